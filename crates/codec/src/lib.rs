@@ -1,1 +1,18 @@
-//! placeholder: replaced by the crate's modules
+//! Bytes in, values out (and back) for Herringbone: bit packing, the RLE/bit-packing
+//! hybrid, every Parquet encoding, compression codecs, pages, split-block Bloom filters,
+//! page checksums and the Variant binary encoding.
+//!
+//! Nothing here knows about Arrow: decoders write into buffers the caller provides, so
+//! the reader can decode straight into Arrow buffers.
+
+pub mod bitpack;
+pub mod bloom;
+pub mod compression;
+pub mod crc;
+pub mod encoding;
+pub mod error;
+pub mod page;
+pub mod rle;
+pub mod variant;
+
+pub use error::{Error, ErrorKind, Result};

@@ -1,0 +1,2 @@
+// Being written: replaced by the real benchmark.
+fn main() {}
