@@ -1,0 +1,734 @@
+//! Page compression codecs: UNCOMPRESSED, SNAPPY, GZIP, BROTLI, LZ4 (the deprecated,
+//! Hadoop-framed codec), LZ4_RAW and ZSTD.
+//!
+//! Decompression is always told how many bytes to produce (the page header's
+//! `uncompressed_page_size`) and fails unless exactly that many come out. The output is
+//! bounded by that size, and the size itself by a caller-configurable limit, so a hostile
+//! stream cannot make the reader allocate more than it asked for. Where the claimed
+//! size is implausible for the compressed length, output grows with what the stream
+//! actually produces instead of being allocated up front.
+//!
+//! LZO (codec id 3) is not supported: the only pure-Rust LZO1X decoders are either
+//! GPL-licensed translations of C code with `unsafe` throughout, or very young crates
+//! with no track record, and no conformance file exercises Parquet's (Hadoop) LZO framing.
+//!
+//! ```
+//! use herringbone_codec::compression::Codec;
+//!
+//! let codec = Codec::Zstd { level: 3 };
+//! let data = b"herringbone herringbone herringbone".repeat(10);
+//! let mut compressed = Vec::new();
+//! codec.compress(&data, &mut compressed).unwrap();
+//! let mut restored = Vec::new();
+//! codec.decompress(&compressed, data.len(), &mut restored).unwrap();
+//! assert_eq!(restored, data);
+//! ```
+
+use std::io::{self, Read, Write};
+
+use crate::error::{Error, Result};
+
+/// The largest uncompressed size [`Codec::decompress`] accepts: the largest size a page
+/// header can declare (`i32::MAX`). Callers that know better pass their own limit to
+/// [`Codec::decompress_with_limit`].
+pub const DEFAULT_MAX_UNCOMPRESSED_SIZE: usize = i32::MAX as usize;
+
+/// Default GZIP level (zlib's default).
+pub const DEFAULT_GZIP_LEVEL: u32 = 6;
+/// Default BROTLI quality (the reference Rust writer's default: fast, still good ratio).
+pub const DEFAULT_BROTLI_QUALITY: u32 = 1;
+/// Default ZSTD level (zstd's own default).
+pub const DEFAULT_ZSTD_LEVEL: i32 = 3;
+
+/// Brotli window size (log2) used on write: the largest standard window.
+const BROTLI_LGWIN: u32 = 22;
+/// Internal buffer size of the streaming brotli codec.
+const BROTLI_BUFFER_SIZE: usize = 4096;
+/// Hadoop LZ4 framing: 4-byte big-endian uncompressed length, 4-byte big-endian
+/// compressed length, then an LZ4 block.
+const HADOOP_FRAME_PREFIX: usize = 8;
+/// First growth step of streamed output.
+const MIN_GROWTH: usize = 64 * 1024;
+
+/// Thrift ids of `CompressionCodec` (parquet.thrift).
+mod id {
+    pub const UNCOMPRESSED: i32 = 0;
+    pub const SNAPPY: i32 = 1;
+    pub const GZIP: i32 = 2;
+    pub const LZO: i32 = 3;
+    pub const BROTLI: i32 = 4;
+    pub const LZ4: i32 = 5;
+    pub const ZSTD: i32 = 6;
+    pub const LZ4_RAW: i32 = 7;
+}
+
+/// A page compression codec, with its write level where it has one.
+///
+/// The level only matters for [`Codec::compress`]; any level decompresses any stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Codec {
+    /// No compression (`UNCOMPRESSED`).
+    #[default]
+    Uncompressed,
+    /// Snappy raw format (`SNAPPY`), no framing.
+    Snappy,
+    /// GZIP (`GZIP`, RFC 1952); several concatenated members are read as one stream.
+    Gzip {
+        /// 0 (store) ..= 9 (best).
+        level: u32,
+    },
+    /// LZO (`LZO`): recognised, not supported.
+    Lzo,
+    /// Brotli (`BROTLI`).
+    Brotli {
+        /// Quality 0 ..= 11.
+        quality: u32,
+    },
+    /// The deprecated `LZ4` codec: written with the Hadoop framing; read with the Hadoop
+    /// framing, falling back to a bare LZ4 block and then to the LZ4 frame format, as
+    /// older writers produced those.
+    Lz4,
+    /// `LZ4_RAW`: one bare LZ4 block.
+    Lz4Raw,
+    /// Zstandard (`ZSTD`).
+    Zstd {
+        /// Level, 1 ..= 22 (negative levels are zstd's fast modes).
+        level: i32,
+    },
+}
+
+impl Codec {
+    /// The codec for a Thrift `CompressionCodec` id, with default write levels.
+    ///
+    /// Unknown ids are an `Unsupported` error; LZO is returned (and fails when used), so
+    /// that a file that declares it but has no data still opens.
+    pub fn from_thrift_id(codec_id: i32) -> Result<Codec> {
+        Ok(match codec_id {
+            id::UNCOMPRESSED => Codec::Uncompressed,
+            id::SNAPPY => Codec::Snappy,
+            id::GZIP => Codec::Gzip {
+                level: DEFAULT_GZIP_LEVEL,
+            },
+            id::LZO => Codec::Lzo,
+            id::BROTLI => Codec::Brotli {
+                quality: DEFAULT_BROTLI_QUALITY,
+            },
+            id::LZ4 => Codec::Lz4,
+            id::ZSTD => Codec::Zstd {
+                level: DEFAULT_ZSTD_LEVEL,
+            },
+            id::LZ4_RAW => Codec::Lz4Raw,
+            other => {
+                return Err(Error::unsupported(format!(
+                    "unsupported codec: unknown compression codec id {other}"
+                )));
+            }
+        })
+    }
+
+    /// The Thrift `CompressionCodec` id written in column metadata.
+    pub fn thrift_id(&self) -> i32 {
+        match self {
+            Codec::Uncompressed => id::UNCOMPRESSED,
+            Codec::Snappy => id::SNAPPY,
+            Codec::Gzip { .. } => id::GZIP,
+            Codec::Lzo => id::LZO,
+            Codec::Brotli { .. } => id::BROTLI,
+            Codec::Lz4 => id::LZ4,
+            Codec::Zstd { .. } => id::ZSTD,
+            Codec::Lz4Raw => id::LZ4_RAW,
+        }
+    }
+
+    /// The spec's name of the codec (`SNAPPY`, `LZ4_RAW`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Codec::Uncompressed => "UNCOMPRESSED",
+            Codec::Snappy => "SNAPPY",
+            Codec::Gzip { .. } => "GZIP",
+            Codec::Lzo => "LZO",
+            Codec::Brotli { .. } => "BROTLI",
+            Codec::Lz4 => "LZ4",
+            Codec::Zstd { .. } => "ZSTD",
+            Codec::Lz4Raw => "LZ4_RAW",
+        }
+    }
+
+    /// Decompresses `input`, appending exactly `expected_size` bytes to `out`.
+    ///
+    /// Fails (leaving `out` as it was) if the stream is malformed, produces a different
+    /// number of bytes, or `expected_size` exceeds [`DEFAULT_MAX_UNCOMPRESSED_SIZE`].
+    pub fn decompress(&self, input: &[u8], expected_size: usize, out: &mut Vec<u8>) -> Result<()> {
+        self.decompress_with_limit(input, expected_size, DEFAULT_MAX_UNCOMPRESSED_SIZE, out)
+    }
+
+    /// [`Codec::decompress`] with a caller-chosen bound on `expected_size`.
+    pub fn decompress_with_limit(
+        &self,
+        input: &[u8],
+        expected_size: usize,
+        max_size: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        if expected_size > max_size {
+            return Err(Error::unsupported(format!(
+                "{}: uncompressed size {expected_size} exceeds the configured limit of {max_size} bytes",
+                self.name()
+            )));
+        }
+        if expected_size == 0 && input.is_empty() {
+            return Ok(());
+        }
+        let start = out.len();
+        let result = match self {
+            Codec::Uncompressed => {
+                if input.len() == expected_size {
+                    out.extend_from_slice(input);
+                    Ok(())
+                } else {
+                    Err(size_mismatch(input.len(), expected_size))
+                }
+            }
+            Codec::Snappy => decompress_snappy(input, expected_size, out),
+            Codec::Gzip { .. } => decompress_deflate(input, expected_size, out),
+            Codec::Lzo => Err(Error::unsupported(
+                "unsupported codec LZO: no sound pure-Rust LZO decoder is available",
+            )),
+            Codec::Brotli { .. } => read_exact_size(
+                brotli::Decompressor::new(input, BROTLI_BUFFER_SIZE),
+                expected_size,
+                out,
+            ),
+            Codec::Lz4 => decompress_lz4_legacy(input, expected_size, out),
+            Codec::Lz4Raw => decompress_lz4_block(input, expected_size, out),
+            Codec::Zstd { .. } => decompress_zstd(input, expected_size, out),
+        };
+        if let Err(error) = result {
+            out.truncate(start);
+            return Err(error.context(format!(
+                "{} decompression of {} bytes into {expected_size}",
+                self.name(),
+                input.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Compresses `input`, appending the compressed bytes to `out`.
+    pub fn compress(&self, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        let start = out.len();
+        let result = match *self {
+            Codec::Uncompressed => {
+                out.extend_from_slice(input);
+                Ok(())
+            }
+            Codec::Snappy => compress_snappy(input, out),
+            Codec::Gzip { level } => {
+                if level > 9 {
+                    return Err(Error::invalid_argument(format!(
+                        "GZIP level {level} is outside 0..=9"
+                    )));
+                }
+                let mut encoder =
+                    flate2::write::GzEncoder::new(&mut *out, flate2::Compression::new(level));
+                encoder
+                    .write_all(input)
+                    .and_then(|()| encoder.finish().map(|_| ()))
+                    .map_err(|e| Error::corrupt("GZIP compression failed").with_source(e))
+            }
+            Codec::Lzo => Err(Error::unsupported(
+                "unsupported codec LZO: no sound pure-Rust LZO encoder is available",
+            )),
+            Codec::Brotli { quality } => {
+                if quality > 11 {
+                    return Err(Error::invalid_argument(format!(
+                        "BROTLI quality {quality} is outside 0..=11"
+                    )));
+                }
+                let mut encoder = brotli::CompressorWriter::new(
+                    &mut *out,
+                    BROTLI_BUFFER_SIZE,
+                    quality,
+                    BROTLI_LGWIN,
+                );
+                encoder
+                    .write_all(input)
+                    .and_then(|()| encoder.flush())
+                    .map_err(|e| Error::corrupt("BROTLI compression failed").with_source(e))
+            }
+            Codec::Lz4 => compress_lz4_hadoop(input, out),
+            Codec::Lz4Raw => {
+                compress_lz4_block(input, out);
+                Ok(())
+            }
+            Codec::Zstd { level } => compress_zstd(input, level, out),
+        };
+        if result.is_err() {
+            out.truncate(start);
+        }
+        result
+    }
+}
+
+fn size_mismatch(produced: usize, expected: usize) -> Error {
+    Error::corrupt(format!(
+        "decompressed size {produced} differs from the {expected} bytes the page header declares"
+    ))
+}
+
+/// Drains `reader` into `out`, requiring exactly `expected` bytes.
+///
+/// The buffer grows with what the stream produces (doubling from 64 KiB), so a tiny
+/// stream claiming a huge size costs memory in proportion to its real output only.
+fn read_exact_size<R: Read>(mut reader: R, expected: usize, out: &mut Vec<u8>) -> Result<()> {
+    let start = out.len();
+    let mut filled = 0usize;
+    while filled < expected {
+        if out.len() == start + filled {
+            let grow = (expected - filled).min(filled.max(MIN_GROWTH));
+            out.resize(start + filled + grow, 0);
+        }
+        match reader.read(&mut out[start + filled..]) {
+            Ok(0) => {
+                out.truncate(start + filled);
+                return Err(size_mismatch(filled, expected));
+            }
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                out.truncate(start + filled);
+                return Err(
+                    Error::corrupt(format!("stream error after {filled} bytes")).with_source(e)
+                );
+            }
+        }
+    }
+    out.truncate(start + filled);
+    // Reading once more lets the codec verify its trailer (gzip CRC/length) and tells a
+    // stream that goes on past the declared size.
+    let mut probe = [0u8; 1];
+    loop {
+        match reader.read(&mut probe) {
+            Ok(0) => return Ok(()),
+            Ok(_) => {
+                return Err(Error::corrupt(format!(
+                    "stream produces more than the {expected} bytes the page header declares"
+                )));
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                return Err(
+                    Error::corrupt(format!("stream error after {filled} bytes")).with_source(e)
+                );
+            }
+        }
+    }
+}
+
+/// Appends `len` zero bytes to `out` and returns the new tail.
+fn grow_zeroed(out: &mut Vec<u8>, len: usize) -> &mut [u8] {
+    let start = out.len();
+    out.resize(start + len, 0);
+    &mut out[start..]
+}
+
+fn decompress_snappy(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<()> {
+    let claimed = snap::raw::decompress_len(input)
+        .map_err(|e| Error::corrupt("invalid snappy length preamble").with_source(e))?;
+    if claimed != expected {
+        return Err(size_mismatch(claimed, expected));
+    }
+    // A snappy element of at most 3 bytes yields at most 64; anything claiming more
+    // than that ratio is corrupt, and rejecting it here keeps allocation honest.
+    if expected / 32 > input.len() {
+        return Err(Error::corrupt(format!(
+            "snappy stream of {} bytes cannot produce {expected} bytes",
+            input.len()
+        )));
+    }
+    let start = out.len();
+    let produced = snap::raw::Decoder::new()
+        .decompress(input, grow_zeroed(out, expected))
+        .map_err(|e| Error::corrupt("invalid snappy data").with_source(e))?;
+    if produced != expected {
+        out.truncate(start);
+        return Err(size_mismatch(produced, expected));
+    }
+    Ok(())
+}
+
+/// GZIP payloads, multi-member; a zlib stream (which some writers produced for GZIP) is
+/// recognised by its header and read too.
+fn decompress_deflate(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<()> {
+    let is_zlib = input.len() >= 2
+        && input[0] & 0x0f == 8
+        && input[0] >> 4 <= 7
+        && (u16::from(input[0]) << 8 | u16::from(input[1])) % 31 == 0;
+    if is_zlib && input[0] != 0x1f {
+        read_exact_size(flate2::bufread::ZlibDecoder::new(input), expected, out)
+    } else {
+        read_exact_size(flate2::bufread::MultiGzDecoder::new(input), expected, out)
+    }
+}
+
+/// An LZ4 block can expand at most ~255:1 (each extra length byte adds 255).
+fn lz4_block_can_produce(input_len: usize, expected: usize) -> bool {
+    expected <= input_len.saturating_mul(255).saturating_add(16)
+}
+
+fn decompress_lz4_block(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<()> {
+    if !lz4_block_can_produce(input.len(), expected) {
+        return Err(Error::corrupt(format!(
+            "LZ4 block of {} bytes cannot produce {expected} bytes",
+            input.len()
+        )));
+    }
+    let start = out.len();
+    let produced = lz4_flex::block::decompress_into(input, grow_zeroed(out, expected))
+        .map_err(|e| Error::corrupt("invalid LZ4 block").with_source(e));
+    match produced {
+        Ok(n) if n == expected => Ok(()),
+        Ok(n) => {
+            out.truncate(start);
+            Err(size_mismatch(n, expected))
+        }
+        Err(e) => {
+            out.truncate(start);
+            Err(e)
+        }
+    }
+}
+
+/// One or more Hadoop frames that together fill exactly `expected` bytes.
+fn decompress_lz4_hadoop(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<()> {
+    if !lz4_block_can_produce(input.len(), expected) {
+        return Err(Error::corrupt(format!(
+            "Hadoop LZ4 data of {} bytes cannot produce {expected} bytes",
+            input.len()
+        )));
+    }
+    let target = grow_zeroed(out, expected);
+    let mut rest = input;
+    let mut filled = 0usize;
+    let mut frame_index = 0usize;
+    while !rest.is_empty() {
+        if rest.len() < HADOOP_FRAME_PREFIX {
+            return Err(Error::corrupt(format!(
+                "Hadoop LZ4 frame {frame_index}: {} trailing bytes are too short for a frame prefix",
+                rest.len()
+            )));
+        }
+        let frame_uncompressed = u32::from_be_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
+        let frame_compressed = u32::from_be_bytes([rest[4], rest[5], rest[6], rest[7]]) as usize;
+        rest = &rest[HADOOP_FRAME_PREFIX..];
+        if frame_compressed > rest.len() {
+            return Err(Error::corrupt(format!(
+                "Hadoop LZ4 frame {frame_index}: compressed length {frame_compressed} exceeds the {} bytes left",
+                rest.len()
+            )));
+        }
+        if frame_uncompressed > expected - filled {
+            return Err(Error::corrupt(format!(
+                "Hadoop LZ4 frame {frame_index}: uncompressed length {frame_uncompressed} exceeds the {} bytes left to fill",
+                expected - filled
+            )));
+        }
+        let produced = lz4_flex::block::decompress_into(
+            &rest[..frame_compressed],
+            &mut target[filled..filled + frame_uncompressed],
+        )
+        .map_err(|e| {
+            Error::corrupt(format!("Hadoop LZ4 frame {frame_index}: invalid LZ4 block"))
+                .with_source(e)
+        })?;
+        if produced != frame_uncompressed {
+            return Err(Error::corrupt(format!(
+                "Hadoop LZ4 frame {frame_index}: produced {produced} bytes, its prefix says {frame_uncompressed}"
+            )));
+        }
+        filled += produced;
+        rest = &rest[frame_compressed..];
+        frame_index += 1;
+    }
+    if filled != expected {
+        return Err(size_mismatch(filled, expected));
+    }
+    Ok(())
+}
+
+/// The deprecated LZ4 codec: Hadoop framing as the spec now defines it; old parquet-cpp
+/// wrote bare blocks and old arrow-rs wrote the LZ4 frame format, so fall back to those.
+fn decompress_lz4_legacy(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<()> {
+    let start = out.len();
+    let hadoop_error = match decompress_lz4_hadoop(input, expected, out) {
+        Ok(()) => return Ok(()),
+        Err(e) => e,
+    };
+    out.truncate(start);
+    if decompress_lz4_block(input, expected, out).is_ok() {
+        return Ok(());
+    }
+    out.truncate(start);
+    if read_exact_size(lz4_flex::frame::FrameDecoder::new(input), expected, out).is_ok() {
+        return Ok(());
+    }
+    out.truncate(start);
+    Err(
+        Error::corrupt("not valid as Hadoop-framed LZ4, a bare LZ4 block or the LZ4 frame format")
+            .with_source(hadoop_error),
+    )
+}
+
+/// A ZSTD frame that costs more than this many output bytes per input byte is decoded
+/// by streaming (output growing with what it really produces) rather than into a
+/// buffer allocated up front.
+const ZSTD_UPFRONT_RATIO: usize = 1024;
+
+fn decompress_zstd(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<()> {
+    if let Ok(Some(content_size)) = zstd::zstd_safe::get_frame_content_size(input) {
+        if content_size > expected as u64 {
+            return Err(Error::corrupt(format!(
+                "ZSTD frame declares {content_size} bytes, more than the {expected} the page header declares"
+            )));
+        }
+    }
+    if expected / ZSTD_UPFRONT_RATIO > input.len() {
+        return read_exact_size(
+            zstd::stream::read::Decoder::with_buffer(input)
+                .map_err(|e| Error::corrupt("cannot start ZSTD decoder").with_source(e))?,
+            expected,
+            out,
+        );
+    }
+    let start = out.len();
+    let produced = zstd::bulk::decompress_to_buffer(input, grow_zeroed(out, expected))
+        .map_err(|e| Error::corrupt("invalid ZSTD data").with_source(e));
+    match produced {
+        Ok(n) if n == expected => Ok(()),
+        Ok(n) => {
+            out.truncate(start);
+            Err(size_mismatch(n, expected))
+        }
+        Err(e) => {
+            out.truncate(start);
+            Err(e)
+        }
+    }
+}
+
+fn compress_snappy(input: &[u8], out: &mut Vec<u8>) -> Result<()> {
+    let start = out.len();
+    let bound = snap::raw::max_compress_len(input.len());
+    if bound == 0 && !input.is_empty() {
+        return Err(Error::invalid_argument(format!(
+            "SNAPPY cannot compress {} bytes in one block",
+            input.len()
+        )));
+    }
+    let written = snap::raw::Encoder::new()
+        .compress(input, grow_zeroed(out, bound))
+        .map_err(|e| Error::invalid_argument("SNAPPY compression failed").with_source(e))?;
+    out.truncate(start + written);
+    Ok(())
+}
+
+fn compress_lz4_block(input: &[u8], out: &mut Vec<u8>) {
+    let start = out.len();
+    let bound = lz4_flex::block::get_maximum_output_size(input.len());
+    let written = lz4_flex::block::compress_into(input, grow_zeroed(out, bound))
+        .expect("lz4_flex output buffer sized by get_maximum_output_size");
+    out.truncate(start + written);
+}
+
+fn compress_lz4_hadoop(input: &[u8], out: &mut Vec<u8>) -> Result<()> {
+    let uncompressed = u32::try_from(input.len()).map_err(|_| {
+        Error::invalid_argument(format!(
+            "LZ4 (Hadoop) cannot frame {} bytes: more than u32::MAX",
+            input.len()
+        ))
+    })?;
+    let start = out.len();
+    out.extend_from_slice(&[0u8; HADOOP_FRAME_PREFIX]);
+    compress_lz4_block(input, out);
+    let compressed = (out.len() - start - HADOOP_FRAME_PREFIX) as u32;
+    out[start..start + 4].copy_from_slice(&uncompressed.to_be_bytes());
+    out[start + 4..start + 8].copy_from_slice(&compressed.to_be_bytes());
+    Ok(())
+}
+
+fn compress_zstd(input: &[u8], level: i32, out: &mut Vec<u8>) -> Result<()> {
+    let start = out.len();
+    let bound = zstd::zstd_safe::compress_bound(input.len());
+    let written =
+        zstd::bulk::compress_to_buffer(input, grow_zeroed(out, bound), level).map_err(|e| {
+            Error::invalid_argument(format!("ZSTD compression at level {level} failed"))
+                .with_source(e)
+        });
+    match written {
+        Ok(n) => {
+            out.truncate(start + n);
+            Ok(())
+        }
+        Err(e) => {
+            out.truncate(start);
+            Err(e)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all_codecs() -> Vec<Codec> {
+        vec![
+            Codec::Uncompressed,
+            Codec::Snappy,
+            Codec::Gzip { level: 6 },
+            Codec::Brotli { quality: 1 },
+            Codec::Lz4,
+            Codec::Lz4Raw,
+            Codec::Zstd { level: 3 },
+        ]
+    }
+
+    #[test]
+    fn thrift_ids_round_trip() {
+        for id in 0..=7 {
+            assert_eq!(Codec::from_thrift_id(id).unwrap().thrift_id(), id);
+        }
+        let err = Codec::from_thrift_id(8).unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::Unsupported);
+    }
+
+    #[test]
+    fn lzo_is_a_clear_unsupported_error() {
+        let err = Codec::Lzo
+            .decompress(b"abc", 10, &mut Vec::new())
+            .unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::Unsupported);
+        assert!(err.to_string().contains("unsupported codec LZO"), "{err}");
+    }
+
+    #[test]
+    fn every_codec_rejects_a_wrong_expected_size() {
+        let data = b"0123456789abcdef".repeat(100);
+        for codec in all_codecs() {
+            let mut compressed = Vec::new();
+            codec.compress(&data, &mut compressed).unwrap();
+            for wrong in [data.len() - 1, data.len() + 1] {
+                let mut out = vec![7u8];
+                let err = codec.decompress(&compressed, wrong, &mut out).unwrap_err();
+                assert_eq!(
+                    err.kind(),
+                    crate::ErrorKind::Corrupt,
+                    "{codec:?} {wrong}: {err}"
+                );
+                assert_eq!(out, vec![7u8], "{codec:?}: output restored on error");
+            }
+        }
+    }
+
+    #[test]
+    fn limit_is_enforced_before_decoding() {
+        let err = Codec::Snappy
+            .decompress_with_limit(&[0x80, 0x80, 0x04], 1 << 16, 1 << 10, &mut Vec::new())
+            .unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::Unsupported);
+        assert!(err.to_string().contains("limit"), "{err}");
+    }
+
+    #[test]
+    fn hadoop_lz4_reads_several_frames_and_fallbacks() {
+        let a = b"first frame first frame first frame".to_vec();
+        let b = b"second frame, second frame".to_vec();
+        let mut framed = Vec::new();
+        Codec::Lz4.compress(&a, &mut framed).unwrap();
+        Codec::Lz4.compress(&b, &mut framed).unwrap();
+        let mut out = Vec::new();
+        Codec::Lz4
+            .decompress(&framed, a.len() + b.len(), &mut out)
+            .unwrap();
+        assert_eq!(out, [a.clone(), b].concat());
+
+        // Bare block, as old parquet-cpp wrote.
+        let mut bare = Vec::new();
+        Codec::Lz4Raw.compress(&a, &mut bare).unwrap();
+        let mut out = Vec::new();
+        Codec::Lz4.decompress(&bare, a.len(), &mut out).unwrap();
+        assert_eq!(out, a);
+
+        // LZ4 frame format, as old arrow-rs wrote.
+        let mut encoder = lz4_flex::frame::FrameEncoder::new(Vec::new());
+        encoder.write_all(&a).unwrap();
+        let frame = encoder.finish().unwrap();
+        let mut out = Vec::new();
+        Codec::Lz4.decompress(&frame, a.len(), &mut out).unwrap();
+        assert_eq!(out, a);
+    }
+
+    #[test]
+    fn gzip_reads_concatenated_members_and_zlib() {
+        let mut two = Vec::new();
+        Codec::Gzip { level: 6 }
+            .compress(b"hello ", &mut two)
+            .unwrap();
+        Codec::Gzip { level: 1 }
+            .compress(b"world", &mut two)
+            .unwrap();
+        let mut out = Vec::new();
+        Codec::Gzip { level: 6 }
+            .decompress(&two, 11, &mut out)
+            .unwrap();
+        assert_eq!(out, b"hello world");
+
+        let mut zlib = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        zlib.write_all(b"zlib payload").unwrap();
+        let zlib = zlib.finish().unwrap();
+        let mut out = Vec::new();
+        Codec::Gzip { level: 6 }
+            .decompress(&zlib, 12, &mut out)
+            .unwrap();
+        assert_eq!(out, b"zlib payload");
+    }
+
+    #[test]
+    fn empty_payloads() {
+        for codec in all_codecs() {
+            let mut out = Vec::new();
+            codec.decompress(&[], 0, &mut out).unwrap();
+            assert!(out.is_empty());
+            let mut compressed = Vec::new();
+            codec.compress(&[], &mut compressed).unwrap();
+            codec.decompress(&compressed, 0, &mut out).unwrap();
+            assert!(out.is_empty(), "{codec:?}");
+        }
+    }
+
+    #[test]
+    fn hostile_size_claims_do_not_allocate_up_front() {
+        // 20 bytes cannot become 1 GiB under snappy or LZ4.
+        let tiny = [0u8; 20];
+        for codec in [Codec::Snappy, Codec::Lz4Raw, Codec::Lz4] {
+            let mut out = Vec::new();
+            assert!(codec.decompress(&tiny, 1 << 30, &mut out).is_err());
+            assert!(
+                out.capacity() < 1 << 20,
+                "{codec:?} allocated {}",
+                out.capacity()
+            );
+        }
+        // A real zstd frame of a few bytes claiming a huge page grows only with its output.
+        let mut compressed = Vec::new();
+        Codec::Zstd { level: 3 }
+            .compress(&[1u8; 1000], &mut compressed)
+            .unwrap();
+        let mut out = Vec::new();
+        assert!(
+            Codec::Zstd { level: 3 }
+                .decompress(&compressed, 1 << 30, &mut out)
+                .is_err()
+        );
+        assert!(out.capacity() < 1 << 20);
+    }
+}
