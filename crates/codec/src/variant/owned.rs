@@ -1,0 +1,599 @@
+//! An owned Variant tree and the encoder that writes it as metadata + value bytes.
+
+use crate::error::{Error, Result};
+
+use super::metadata::{MetadataBuilder, VariantMetadata, byte_width};
+use super::value::{Variant, basic, check_depth, primitive};
+use super::{MAX_DEPTH, push_le_uint};
+
+/// An owned Variant value: what the encoder writes and what a decoded value converts to
+/// ([`Variant::to_owned_value`]).
+///
+/// Object fields are (name, value) pairs; the encoder sorts them by name and rejects
+/// duplicate names. Equality compares floats by their bits (so `NaN == NaN` and
+/// `0.0 != -0.0`), which is what "decodes to the same value" means.
+///
+/// ```
+/// use herringbone_codec::variant::{Variant, VariantMetadata, VariantValue};
+///
+/// let value = VariantValue::Object(vec![
+///     ("b".into(), VariantValue::Int32(7)),
+///     ("a".into(), VariantValue::String("x".into())),
+/// ]);
+/// let encoded = value.encode().unwrap();
+/// let metadata = VariantMetadata::try_new(&encoded.metadata).unwrap();
+/// let decoded = Variant::try_new(metadata, &encoded.value).unwrap();
+/// assert_eq!(decoded.to_owned_value().unwrap(), value.sorted());
+/// ```
+#[derive(Debug, Clone)]
+pub enum VariantValue {
+    /// Null.
+    Null,
+    /// A boolean.
+    Boolean(bool),
+    /// int8.
+    Int8(i8),
+    /// int16.
+    Int16(i16),
+    /// int32.
+    Int32(i32),
+    /// int64.
+    Int64(i64),
+    /// double.
+    Double(f64),
+    /// decimal4: `unscaled * 10^-scale`.
+    Decimal4 {
+        /// The unscaled value.
+        unscaled: i32,
+        /// Digits after the point (0..=38).
+        scale: u8,
+    },
+    /// decimal8: `unscaled * 10^-scale`.
+    Decimal8 {
+        /// The unscaled value.
+        unscaled: i64,
+        /// Digits after the point (0..=38).
+        scale: u8,
+    },
+    /// decimal16: `unscaled * 10^-scale`.
+    Decimal16 {
+        /// The unscaled value.
+        unscaled: i128,
+        /// Digits after the point (0..=38).
+        scale: u8,
+    },
+    /// Days since 1970-01-01.
+    Date(i32),
+    /// Microseconds since the Unix epoch, UTC.
+    TimestampMicros(i64),
+    /// Microseconds since 1970-01-01T00:00:00, no time zone.
+    TimestampNtzMicros(i64),
+    /// float.
+    Float(f32),
+    /// Bytes.
+    Binary(Vec<u8>),
+    /// A string (written as a short string when under 64 bytes).
+    String(String),
+    /// Microseconds since midnight.
+    TimeNtzMicros(i64),
+    /// Nanoseconds since the Unix epoch, UTC.
+    TimestampNanos(i64),
+    /// Nanoseconds since 1970-01-01T00:00:00, no time zone.
+    TimestampNtzNanos(i64),
+    /// A UUID, big-endian bytes.
+    Uuid([u8; 16]),
+    /// An object's (name, value) pairs.
+    Object(Vec<(String, VariantValue)>),
+    /// An array's elements.
+    Array(Vec<VariantValue>),
+}
+
+impl PartialEq for VariantValue {
+    fn eq(&self, other: &Self) -> bool {
+        use VariantValue as V;
+        match (self, other) {
+            (V::Null, V::Null) => true,
+            (V::Boolean(a), V::Boolean(b)) => a == b,
+            (V::Int8(a), V::Int8(b)) => a == b,
+            (V::Int16(a), V::Int16(b)) => a == b,
+            (V::Int32(a), V::Int32(b)) => a == b,
+            (V::Int64(a), V::Int64(b)) => a == b,
+            (V::Double(a), V::Double(b)) => a.to_bits() == b.to_bits(),
+            (V::Float(a), V::Float(b)) => a.to_bits() == b.to_bits(),
+            (
+                V::Decimal4 {
+                    unscaled: a,
+                    scale: s,
+                },
+                V::Decimal4 {
+                    unscaled: b,
+                    scale: t,
+                },
+            ) => a == b && s == t,
+            (
+                V::Decimal8 {
+                    unscaled: a,
+                    scale: s,
+                },
+                V::Decimal8 {
+                    unscaled: b,
+                    scale: t,
+                },
+            ) => a == b && s == t,
+            (
+                V::Decimal16 {
+                    unscaled: a,
+                    scale: s,
+                },
+                V::Decimal16 {
+                    unscaled: b,
+                    scale: t,
+                },
+            ) => a == b && s == t,
+            (V::Date(a), V::Date(b)) => a == b,
+            (V::TimestampMicros(a), V::TimestampMicros(b)) => a == b,
+            (V::TimestampNtzMicros(a), V::TimestampNtzMicros(b)) => a == b,
+            (V::TimeNtzMicros(a), V::TimeNtzMicros(b)) => a == b,
+            (V::TimestampNanos(a), V::TimestampNanos(b)) => a == b,
+            (V::TimestampNtzNanos(a), V::TimestampNtzNanos(b)) => a == b,
+            (V::Binary(a), V::Binary(b)) => a == b,
+            (V::String(a), V::String(b)) => a == b,
+            (V::Uuid(a), V::Uuid(b)) => a == b,
+            (V::Object(a), V::Object(b)) => a == b,
+            (V::Array(a), V::Array(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+/// The two blobs of an encoded Variant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncodedVariant {
+    /// The metadata (dictionary of field names).
+    pub metadata: Vec<u8>,
+    /// The value.
+    pub value: Vec<u8>,
+}
+
+impl VariantValue {
+    /// The same value with every object's fields sorted by name (the order a decoded
+    /// object has).
+    pub fn sorted(&self) -> VariantValue {
+        match self {
+            VariantValue::Object(fields) => {
+                let mut fields: Vec<(String, VariantValue)> = fields
+                    .iter()
+                    .map(|(name, value)| (name.clone(), value.sorted()))
+                    .collect();
+                fields.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+                VariantValue::Object(fields)
+            }
+            VariantValue::Array(elements) => {
+                VariantValue::Array(elements.iter().map(VariantValue::sorted).collect())
+            }
+            other => other.clone(),
+        }
+    }
+
+    /// Adds every object field name in this value to `builder`.
+    pub fn collect_field_names(&self, builder: &mut MetadataBuilder) {
+        // An explicit stack: the tree may be deeper than is comfortable to recurse.
+        let mut pending = vec![self];
+        while let Some(value) = pending.pop() {
+            match value {
+                VariantValue::Object(fields) => {
+                    for (name, field) in fields {
+                        builder.add(name);
+                        pending.push(field);
+                    }
+                }
+                VariantValue::Array(elements) => pending.extend(elements),
+                _ => {}
+            }
+        }
+    }
+
+    /// Encodes this value with a sorted dictionary of exactly its field names.
+    ///
+    /// Errors: duplicate names in an object, nesting deeper than [`MAX_DEPTH`], a
+    /// decimal scale above 38, or a string, binary or container too large for the
+    /// format's 32-bit sizes.
+    pub fn encode(&self) -> Result<EncodedVariant> {
+        let mut builder = MetadataBuilder::new();
+        self.collect_field_names(&mut builder);
+        let metadata = builder.finish_sorted();
+        let mut value = Vec::new();
+        {
+            let dictionary = VariantMetadata::try_new(&metadata)?;
+            self.encode_value(&dictionary, &mut value)?;
+        }
+        Ok(EncodedVariant { metadata, value })
+    }
+
+    /// Appends this value's encoding to `out`, taking field ids from `metadata` (which
+    /// must hold every field name; a shared dictionary for many values is built with
+    /// [`collect_field_names`](Self::collect_field_names) and
+    /// [`MetadataBuilder::finish_sorted`]).
+    pub fn encode_value(&self, metadata: &VariantMetadata<'_>, out: &mut Vec<u8>) -> Result<()> {
+        let mut encoder = Encoder {
+            metadata,
+            scratch: Vec::new(),
+        };
+        encoder.write(self, out, 0)
+    }
+}
+
+struct Encoder<'a, 'm> {
+    metadata: &'a VariantMetadata<'m>,
+    /// Reused per object to sort its field indices.
+    scratch: Vec<usize>,
+}
+
+fn primitive_header(type_id: u8) -> u8 {
+    (type_id << 2) | basic::PRIMITIVE
+}
+
+fn length_u32(len: usize, what: &str) -> Result<u32> {
+    u32::try_from(len).map_err(|_| {
+        Error::invalid_argument(format!(
+            "variant {what} of {len} bytes exceeds the format's 4 GiB limit"
+        ))
+    })
+}
+
+fn check_scale(scale: u8) -> Result<()> {
+    if scale > super::MAX_DECIMAL_SCALE {
+        return Err(Error::invalid_argument(format!(
+            "variant decimal scale {scale} exceeds {}",
+            super::MAX_DECIMAL_SCALE
+        )));
+    }
+    Ok(())
+}
+
+impl Encoder<'_, '_> {
+    fn write(&mut self, value: &VariantValue, out: &mut Vec<u8>, depth: usize) -> Result<()> {
+        use VariantValue as V;
+        match value {
+            V::Null => out.push(primitive_header(primitive::NULL)),
+            V::Boolean(true) => out.push(primitive_header(primitive::TRUE)),
+            V::Boolean(false) => out.push(primitive_header(primitive::FALSE)),
+            V::Int8(v) => {
+                out.push(primitive_header(primitive::INT8));
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            V::Int16(v) => {
+                out.push(primitive_header(primitive::INT16));
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            V::Int32(v) => {
+                out.push(primitive_header(primitive::INT32));
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            V::Int64(v) => {
+                out.push(primitive_header(primitive::INT64));
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            V::Double(v) => {
+                out.push(primitive_header(primitive::DOUBLE));
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            V::Float(v) => {
+                out.push(primitive_header(primitive::FLOAT));
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            V::Decimal4 { unscaled, scale } => {
+                check_scale(*scale)?;
+                out.push(primitive_header(primitive::DECIMAL4));
+                out.push(*scale);
+                out.extend_from_slice(&unscaled.to_le_bytes());
+            }
+            V::Decimal8 { unscaled, scale } => {
+                check_scale(*scale)?;
+                out.push(primitive_header(primitive::DECIMAL8));
+                out.push(*scale);
+                out.extend_from_slice(&unscaled.to_le_bytes());
+            }
+            V::Decimal16 { unscaled, scale } => {
+                check_scale(*scale)?;
+                out.push(primitive_header(primitive::DECIMAL16));
+                out.push(*scale);
+                out.extend_from_slice(&unscaled.to_le_bytes());
+            }
+            V::Date(v) => {
+                out.push(primitive_header(primitive::DATE));
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            V::TimestampMicros(v) => {
+                out.push(primitive_header(primitive::TIMESTAMP_MICROS));
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            V::TimestampNtzMicros(v) => {
+                out.push(primitive_header(primitive::TIMESTAMP_NTZ_MICROS));
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            V::TimeNtzMicros(v) => {
+                out.push(primitive_header(primitive::TIME_NTZ_MICROS));
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            V::TimestampNanos(v) => {
+                out.push(primitive_header(primitive::TIMESTAMP_NANOS));
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            V::TimestampNtzNanos(v) => {
+                out.push(primitive_header(primitive::TIMESTAMP_NTZ_NANOS));
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            V::Uuid(bytes) => {
+                out.push(primitive_header(primitive::UUID));
+                out.extend_from_slice(bytes);
+            }
+            V::Binary(bytes) => {
+                let len = length_u32(bytes.len(), "binary")?;
+                out.push(primitive_header(primitive::BINARY));
+                out.extend_from_slice(&len.to_le_bytes());
+                out.extend_from_slice(bytes);
+            }
+            V::String(text) => write_string(text, out)?,
+            V::Object(fields) => {
+                check_depth(depth, out.len())?;
+                self.write_object(fields, out, depth)?;
+            }
+            V::Array(elements) => {
+                check_depth(depth, out.len())?;
+                self.write_array(elements, out, depth)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn write_object(
+        &mut self,
+        fields: &[(String, VariantValue)],
+        out: &mut Vec<u8>,
+        depth: usize,
+    ) -> Result<()> {
+        let mut order = std::mem::take(&mut self.scratch);
+        order.clear();
+        order.extend(0..fields.len());
+        order.sort_unstable_by(|&a, &b| fields[a].0.as_bytes().cmp(fields[b].0.as_bytes()));
+        let mut ids = Vec::with_capacity(fields.len());
+        for (position, &index) in order.iter().enumerate() {
+            let name = &fields[index].0;
+            if position > 0 && fields[order[position - 1]].0 == *name {
+                return Err(Error::invalid_argument(format!(
+                    "variant object has duplicate field {name:?}"
+                )));
+            }
+            let id = self.metadata.find(name).ok_or_else(|| {
+                Error::invalid_argument(format!(
+                    "variant field name {name:?} is not in the metadata dictionary"
+                ))
+            })?;
+            ids.push(id);
+        }
+        let mut values = Vec::new();
+        let mut offsets = Vec::with_capacity(fields.len() + 1);
+        for &index in &order {
+            offsets.push(values.len());
+            self.write(&fields[index].1, &mut values, depth + 1)?;
+        }
+        offsets.push(values.len());
+        self.scratch = order;
+        length_u32(values.len(), "object")?;
+        length_u32(fields.len(), "object field count")?;
+        let is_large = fields.len() > 0xff;
+        let id_size = byte_width(ids.iter().copied().max().unwrap_or(0));
+        let offset_size = byte_width(values.len());
+        out.push(
+            ((u8::from(is_large) << 4 | (id_size - 1) << 2 | (offset_size - 1)) << 2)
+                | basic::OBJECT,
+        );
+        push_le_uint(out, fields.len() as u32, if is_large { 4 } else { 1 });
+        for id in ids {
+            push_le_uint(out, id as u32, id_size);
+        }
+        for offset in offsets {
+            push_le_uint(out, offset as u32, offset_size);
+        }
+        out.extend_from_slice(&values);
+        Ok(())
+    }
+
+    fn write_array(
+        &mut self,
+        elements: &[VariantValue],
+        out: &mut Vec<u8>,
+        depth: usize,
+    ) -> Result<()> {
+        let mut values = Vec::new();
+        let mut offsets = Vec::with_capacity(elements.len() + 1);
+        for element in elements {
+            offsets.push(values.len());
+            self.write(element, &mut values, depth + 1)?;
+        }
+        offsets.push(values.len());
+        length_u32(values.len(), "array")?;
+        length_u32(elements.len(), "array element count")?;
+        let is_large = elements.len() > 0xff;
+        let offset_size = byte_width(values.len());
+        out.push(((u8::from(is_large) << 2 | (offset_size - 1)) << 2) | basic::ARRAY);
+        push_le_uint(out, elements.len() as u32, if is_large { 4 } else { 1 });
+        for offset in offsets {
+            push_le_uint(out, offset as u32, offset_size);
+        }
+        out.extend_from_slice(&values);
+        Ok(())
+    }
+}
+
+fn write_string(text: &str, out: &mut Vec<u8>) -> Result<()> {
+    if text.len() < 64 {
+        out.push(((text.len() as u8) << 2) | basic::SHORT_STRING);
+    } else {
+        let len = length_u32(text.len(), "string")?;
+        out.push(primitive_header(primitive::STRING));
+        out.extend_from_slice(&len.to_le_bytes());
+    }
+    out.extend_from_slice(text.as_bytes());
+    Ok(())
+}
+
+impl Variant<'_, '_> {
+    /// Converts the whole value to an owned tree, checking every nested value on the way
+    /// (like [`validate`](Self::validate)).
+    pub fn to_owned_value(&self) -> Result<VariantValue> {
+        self.to_owned_at_depth(0)
+    }
+
+    fn to_owned_at_depth(&self, depth: usize) -> Result<VariantValue> {
+        Ok(match *self {
+            Variant::Null => VariantValue::Null,
+            Variant::Boolean(v) => VariantValue::Boolean(v),
+            Variant::Int8(v) => VariantValue::Int8(v),
+            Variant::Int16(v) => VariantValue::Int16(v),
+            Variant::Int32(v) => VariantValue::Int32(v),
+            Variant::Int64(v) => VariantValue::Int64(v),
+            Variant::Double(v) => VariantValue::Double(v),
+            Variant::Decimal4 { unscaled, scale } => VariantValue::Decimal4 { unscaled, scale },
+            Variant::Decimal8 { unscaled, scale } => VariantValue::Decimal8 { unscaled, scale },
+            Variant::Decimal16 { unscaled, scale } => VariantValue::Decimal16 { unscaled, scale },
+            Variant::Date(v) => VariantValue::Date(v),
+            Variant::TimestampMicros(v) => VariantValue::TimestampMicros(v),
+            Variant::TimestampNtzMicros(v) => VariantValue::TimestampNtzMicros(v),
+            Variant::Float(v) => VariantValue::Float(v),
+            Variant::Binary(v) => VariantValue::Binary(v.to_vec()),
+            Variant::String(v) => VariantValue::String(v.to_owned()),
+            Variant::TimeNtzMicros(v) => VariantValue::TimeNtzMicros(v),
+            Variant::TimestampNanos(v) => VariantValue::TimestampNanos(v),
+            Variant::TimestampNtzNanos(v) => VariantValue::TimestampNtzNanos(v),
+            Variant::Uuid(v) => VariantValue::Uuid(v),
+            Variant::Object(object) => {
+                check_depth(depth, 0)?;
+                let mut fields = Vec::with_capacity(object.len().min(4096));
+                for field in object.iter_checked() {
+                    let (name, value) = field?;
+                    fields.push((name.to_owned(), value.to_owned_at_depth(depth + 1)?));
+                }
+                VariantValue::Object(fields)
+            }
+            Variant::Array(array) => {
+                check_depth(depth, 0)?;
+                let mut elements = Vec::with_capacity(array.len().min(4096));
+                for element in array.iter() {
+                    elements.push(element?.to_owned_at_depth(depth + 1)?);
+                }
+                VariantValue::Array(elements)
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(value: &VariantValue) -> VariantValue {
+        let encoded = value.encode().unwrap();
+        let metadata = VariantMetadata::try_new(&encoded.metadata).unwrap();
+        let variant = Variant::try_new(metadata, &encoded.value).unwrap();
+        variant.validate().unwrap();
+        variant.to_owned_value().unwrap()
+    }
+
+    #[test]
+    fn primitives_have_spec_bytes() {
+        let cases: Vec<(VariantValue, Vec<u8>)> = vec![
+            (VariantValue::Null, vec![0x00]),
+            (VariantValue::Boolean(true), vec![0x04]),
+            (VariantValue::Boolean(false), vec![0x08]),
+            (VariantValue::Int8(42), vec![0x0c, 0x2a]),
+            (VariantValue::Int16(1234), vec![0x10, 0xd2, 0x04]),
+            (
+                VariantValue::Decimal4 {
+                    unscaled: 1234,
+                    scale: 2,
+                },
+                vec![0x20, 0x02, 0xd2, 0x04, 0, 0],
+            ),
+            (VariantValue::Date(20194), vec![0x2c, 0xe2, 0x4e, 0, 0]),
+            (VariantValue::String("ab".into()), vec![0x09, b'a', b'b']),
+            (
+                VariantValue::Binary(vec![1, 2]),
+                vec![0x3c, 2, 0, 0, 0, 1, 2],
+            ),
+        ];
+        for (value, bytes) in cases {
+            let encoded = value.encode().unwrap();
+            assert_eq!(encoded.metadata, [0x11, 0, 0]);
+            assert_eq!(encoded.value, bytes, "{value:?}");
+            assert_eq!(round_trip(&value), value);
+        }
+        let long = "x".repeat(64);
+        let encoded = VariantValue::String(long.clone()).encode().unwrap();
+        assert_eq!(encoded.value[..5], [0x40, 64, 0, 0, 0]);
+        assert_eq!(
+            round_trip(&VariantValue::String(long.clone())),
+            VariantValue::String(long)
+        );
+    }
+
+    #[test]
+    fn objects_are_sorted_and_duplicates_rejected() {
+        let value = VariantValue::Object(vec![
+            ("c".into(), VariantValue::Int8(3)),
+            ("b".into(), VariantValue::Int8(2)),
+            (
+                "a".into(),
+                VariantValue::Array(vec![VariantValue::Null, VariantValue::Int8(1)]),
+            ),
+        ]);
+        let encoded = value.encode().unwrap();
+        assert_eq!(
+            encoded.value,
+            [
+                0x02, 3, 0, 1, 2, 0, 8, 10, 12, // header, count, ids a b c, offsets
+                0x03, 2, 0, 1, 3, 0x00, 0x0c, 1, // a: [null, 1]
+                0x0c, 2, 0x0c, 3,
+            ]
+        );
+        assert_eq!(round_trip(&value), value.sorted());
+        let duplicate = VariantValue::Object(vec![
+            ("k".into(), VariantValue::Null),
+            ("k".into(), VariantValue::Null),
+        ]);
+        let err = duplicate.encode().unwrap_err();
+        assert!(err.to_string().contains("duplicate field \"k\""), "{err}");
+    }
+
+    #[test]
+    fn wide_objects_use_large_headers() {
+        let fields: Vec<(String, VariantValue)> = (0..70_000)
+            .map(|i| (format!("f{i:05}"), VariantValue::Int32(i)))
+            .collect();
+        let value = VariantValue::Object(fields);
+        let encoded = value.encode().unwrap();
+        let header = encoded.value[0] >> 2;
+        assert_eq!(header >> 4, 1, "is_large");
+        assert_eq!((header >> 2) & 3, 2, "3-byte field ids");
+        assert_eq!(header & 3, 2, "3-byte offsets");
+        let metadata = VariantMetadata::try_new(&encoded.metadata).unwrap();
+        let variant = Variant::try_new(metadata, &encoded.value).unwrap();
+        let object = variant.as_object().unwrap();
+        assert_eq!(object.len(), 70_000);
+        assert_eq!(object.get("f69999").unwrap(), Some(Variant::Int32(69_999)));
+        assert_eq!(object.get("f12345").unwrap(), Some(Variant::Int32(12_345)));
+        assert_eq!(object.get("g").unwrap(), None);
+        assert_eq!(variant.to_owned_value().unwrap(), value);
+    }
+
+    #[test]
+    fn too_deep_values_are_rejected_not_overflowed() {
+        let mut value = VariantValue::Null;
+        for _ in 0..MAX_DEPTH + 1 {
+            value = VariantValue::Array(vec![value]);
+        }
+        let err = value.encode().unwrap_err();
+        assert!(err.to_string().contains("nesting deeper"), "{err}");
+    }
+}
