@@ -9,6 +9,8 @@
 //!
 //! A missing corpus is a test failure with instructions, never a silent skip.
 
+pub mod canonical;
+
 use std::path::{Path, PathBuf};
 
 /// Root of the workspace (two levels above this crate's manifest).
