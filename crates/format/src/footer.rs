@@ -25,7 +25,7 @@ use crate::metadata::{
     BloomFilterHeader, ColumnChunk, ColumnIndex, ColumnOrder, EncryptionAlgorithm, FileMetaData,
     KeyValue, OffsetIndex, RowGroup, SchemaElement, SortingColumn,
 };
-use crate::thrift::{CompactReader, CompactWriter, Text, ThriftStruct, ThriftValue, wire};
+use crate::thrift::{CompactReader, CompactWriter, Text, ThriftStruct, read_field_into, wire};
 
 /// Magic bytes at the start and end of a Parquet file with a plaintext footer.
 pub const MAGIC: [u8; 4] = *b"PAR1";
@@ -251,42 +251,26 @@ fn read_file_metadata_selected(
     let mut last = 0i16;
     while let Some((ty, id)) = r.read_field_header(&mut last)? {
         match id {
-            1 => version = Some(i32::read_field(r, ty).map_err(|e| e.in_field(S, "version"))?),
-            2 => schema = Some(Vec::read_field(r, ty).map_err(|e| e.in_field(S, "schema"))?),
-            3 => {
-                num_rows = Some(i64::read_field(r, ty).map_err(|e| e.in_field(S, "num_rows"))?)
-            }
+            1 => read_field_into(r, ty, &mut version).map_err(|e| e.in_field(S, "version"))?,
+            2 => read_field_into(r, ty, &mut schema).map_err(|e| e.in_field(S, "schema"))?,
+            3 => read_field_into(r, ty, &mut num_rows).map_err(|e| e.in_field(S, "num_rows"))?,
             4 => {
                 row_groups = Some(
                     read_row_groups_selected(r, ty, options)
                         .map_err(|e| e.in_field(S, "row_groups"))?,
                 )
             }
-            5 => {
-                key_value_metadata = Some(
-                    Vec::read_field(r, ty).map_err(|e| e.in_field(S, "key_value_metadata"))?,
-                )
-            }
+            5 => read_field_into(r, ty, &mut key_value_metadata)
+                .map_err(|e| e.in_field(S, "key_value_metadata"))?,
             6 => {
-                created_by =
-                    Some(Text::read_field(r, ty).map_err(|e| e.in_field(S, "created_by"))?)
+                read_field_into(r, ty, &mut created_by).map_err(|e| e.in_field(S, "created_by"))?
             }
-            7 => {
-                column_orders =
-                    Some(Vec::read_field(r, ty).map_err(|e| e.in_field(S, "column_orders"))?)
-            }
-            8 => {
-                encryption_algorithm = Some(
-                    EncryptionAlgorithm::read_field(r, ty)
-                        .map_err(|e| e.in_field(S, "encryption_algorithm"))?,
-                )
-            }
-            9 => {
-                footer_signing_key_metadata = Some(
-                    Bytes::read_field(r, ty)
-                        .map_err(|e| e.in_field(S, "footer_signing_key_metadata"))?,
-                )
-            }
+            7 => read_field_into(r, ty, &mut column_orders)
+                .map_err(|e| e.in_field(S, "column_orders"))?,
+            8 => read_field_into(r, ty, &mut encryption_algorithm)
+                .map_err(|e| e.in_field(S, "encryption_algorithm"))?,
+            9 => read_field_into(r, ty, &mut footer_signing_key_metadata)
+                .map_err(|e| e.in_field(S, "footer_signing_key_metadata"))?,
             _ => r.skip_field(ty)?,
         }
     }
@@ -348,7 +332,10 @@ fn read_row_groups_selected(
             }
         };
         if wanted {
-            out.push(read_row_group_selected(r, options.columns.as_deref()).map_err(|e| e.at_index(i))?);
+            out.push(
+                read_row_group_selected(r, options.columns.as_deref())
+                    .map_err(|e| e.at_index(i))?,
+            );
         } else {
             r.skip_struct().map_err(|e| e.at_index(i))?;
         }
@@ -356,7 +343,10 @@ fn read_row_groups_selected(
     Ok(out)
 }
 
-fn read_row_group_selected(r: &mut CompactReader<'_>, columns: Option<&[usize]>) -> Result<RowGroup> {
+fn read_row_group_selected(
+    r: &mut CompactReader<'_>,
+    columns: Option<&[usize]>,
+) -> Result<RowGroup> {
     const S: &str = "RowGroup";
     let Some(columns) = columns else {
         return RowGroup::read(r);
@@ -377,25 +367,16 @@ fn read_row_group_selected(r: &mut CompactReader<'_>, columns: Option<&[usize]>)
                     read_columns_selected(r, ty, columns).map_err(|e| e.in_field(S, "columns"))?,
                 )
             }
-            2 => {
-                total_byte_size =
-                    Some(i64::read_field(r, ty).map_err(|e| e.in_field(S, "total_byte_size"))?)
-            }
-            3 => num_rows = Some(i64::read_field(r, ty).map_err(|e| e.in_field(S, "num_rows"))?),
-            4 => {
-                sorting_columns =
-                    Some(Vec::read_field(r, ty).map_err(|e| e.in_field(S, "sorting_columns"))?)
-            }
-            5 => {
-                file_offset =
-                    Some(i64::read_field(r, ty).map_err(|e| e.in_field(S, "file_offset"))?)
-            }
-            6 => {
-                total_compressed_size = Some(
-                    i64::read_field(r, ty).map_err(|e| e.in_field(S, "total_compressed_size"))?,
-                )
-            }
-            7 => ordinal = Some(i16::read_field(r, ty).map_err(|e| e.in_field(S, "ordinal"))?),
+            2 => read_field_into(r, ty, &mut total_byte_size)
+                .map_err(|e| e.in_field(S, "total_byte_size"))?,
+            3 => read_field_into(r, ty, &mut num_rows).map_err(|e| e.in_field(S, "num_rows"))?,
+            4 => read_field_into(r, ty, &mut sorting_columns)
+                .map_err(|e| e.in_field(S, "sorting_columns"))?,
+            5 => read_field_into(r, ty, &mut file_offset)
+                .map_err(|e| e.in_field(S, "file_offset"))?,
+            6 => read_field_into(r, ty, &mut total_compressed_size)
+                .map_err(|e| e.in_field(S, "total_compressed_size"))?,
+            7 => read_field_into(r, ty, &mut ordinal).map_err(|e| e.in_field(S, "ordinal"))?,
             _ => r.skip_field(ty)?,
         }
     }
@@ -592,7 +573,9 @@ pub fn read_bloom_filter_header(
     let length = meta.bloom_filter_length;
     let span = match length {
         Some(len) => i64::from(len),
-        None => i64::try_from(file.len()).unwrap_or(i64::MAX).saturating_sub(offset),
+        None => i64::try_from(file.len())
+            .unwrap_or(i64::MAX)
+            .saturating_sub(offset),
     };
     let range = checked_range("Bloom filter", offset, span, file.len())?;
     let start = range.start as u64;
@@ -666,7 +649,14 @@ mod tests {
             .map(|c| c.meta_data.as_ref().unwrap().path_in_schema[0].to_string())
             .collect();
         assert_eq!(paths, ["c1", "c3"]);
-        assert!(got.row_groups[0].columns[0].meta_data.as_ref().unwrap().statistics.is_none());
+        assert!(
+            got.row_groups[0].columns[0]
+                .meta_data
+                .as_ref()
+                .unwrap()
+                .statistics
+                .is_none()
+        );
         assert_eq!(got.created_by.as_deref(), Some("test"));
 
         let full = decode_file_metadata(bytes.clone(), &FooterOptions::new()).unwrap();
@@ -691,16 +681,24 @@ mod tests {
         assert!(e.to_string().contains("encrypted footer: keys required"));
         let mut bad = file.clone();
         bad[n - 1] = b'X';
-        assert_eq!(read_metadata(&Bytes::from(bad)).unwrap_err().kind(), ErrorKind::Invalid);
+        assert_eq!(
+            read_metadata(&Bytes::from(bad)).unwrap_err().kind(),
+            ErrorKind::Invalid
+        );
         let mut bad = file.clone();
         bad[0] = b'X';
-        assert_eq!(read_metadata(&Bytes::from(bad)).unwrap_err().kind(), ErrorKind::Invalid);
+        assert_eq!(
+            read_metadata(&Bytes::from(bad)).unwrap_err().kind(),
+            ErrorKind::Invalid
+        );
         let mut bad = file.clone();
         bad[n - 8..n - 4].copy_from_slice(&(n as u32).to_le_bytes());
         let e = read_metadata(&Bytes::from(bad)).unwrap_err();
         assert!(e.message().contains("exceeds"), "{e}");
         assert_eq!(
-            read_metadata(&Bytes::from_static(b"PAR1PAR1")).unwrap_err().kind(),
+            read_metadata(&Bytes::from_static(b"PAR1PAR1"))
+                .unwrap_err()
+                .kind(),
             ErrorKind::Truncated
         );
     }

@@ -1,1 +1,13 @@
-//! placeholder: replaced by the crate's modules
+//! Parquet file metadata for Herringbone: the Thrift compact protocol, every structure of
+//! `parquet.thrift`, the schema tree built from the flat schema list, and the footer.
+//!
+//! This crate knows nothing about Arrow and contains no `unsafe` code.
+#![forbid(unsafe_code)]
+
+pub mod error;
+pub mod footer;
+pub mod metadata;
+pub mod schema;
+pub mod thrift;
+
+pub use error::{Error, ErrorKind, Result};

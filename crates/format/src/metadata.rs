@@ -89,6 +89,10 @@ macro_rules! thrift_enum {
             fn write_value(&self, w: &mut CompactWriter) {
                 w.write_i32(self.0)
             }
+            #[inline]
+            fn element_type_ok(ty: u8) -> bool {
+                crate::thrift::is_varint_integer(ty)
+            }
         }
     };
 }
@@ -108,10 +112,8 @@ macro_rules! thrift_read_field {
         }
     };
     ($req:ident $r:ident $wty:ident $slot:ident $ty:ty, $sname:ident $fname:ident) => {
-        $slot = Some(
-            <$ty as ThriftValue>::read_field($r, $wty)
-                .map_err(|e| e.in_field(stringify!($sname), stringify!($fname)))?,
-        )
+        crate::thrift::read_field_into::<$ty>($r, $wty, &mut $slot)
+            .map_err(|e| e.in_field(stringify!($sname), stringify!($fname)))?
     };
 }
 

@@ -166,7 +166,11 @@ impl<'a> CompactReader<'a> {
 
     /// An error of `kind` at the current position.
     #[cold]
-    pub fn error(&self, kind: ErrorKind, message: impl Into<std::borrow::Cow<'static, str>>) -> Error {
+    pub fn error(
+        &self,
+        kind: ErrorKind,
+        message: impl Into<std::borrow::Cow<'static, str>>,
+    ) -> Error {
         Error::new(kind, message).with_offset(self.base_offset + self.pos as u64)
     }
 
@@ -296,7 +300,10 @@ impl<'a> CompactReader<'a> {
     fn read_length(&mut self, what: &'static str) -> Result<usize> {
         let len = self.read_varint()?;
         if len > i32::MAX as u64 {
-            return Err(self.error(ErrorKind::Invalid, format!("{what} length {len} out of range")));
+            return Err(self.error(
+                ErrorKind::Invalid,
+                format!("{what} length {len} out of range"),
+            ));
         }
         let len = len as usize;
         if len > self.remaining() {
@@ -648,7 +655,8 @@ impl CompactWriter {
     /// Appends a `bool` in container form (1 true, 2 false).
     #[inline]
     pub fn write_bool(&mut self, v: bool) {
-        self.buf.push(if v { wire::BOOL_TRUE } else { wire::BOOL_FALSE });
+        self.buf
+            .push(if v { wire::BOOL_TRUE } else { wire::BOOL_FALSE });
     }
 
     /// Appends a `binary` / `string`.
@@ -756,6 +764,12 @@ pub trait ThriftValue: Sized {
         self.write_value(w);
     }
 
+    /// Whether a field header's wire type fits this type.
+    #[inline]
+    fn field_type_ok(ty: u8) -> bool {
+        ty == Self::WIRE
+    }
+
     /// Whether a list element type code fits this type.
     #[inline]
     fn element_type_ok(ty: u8) -> bool {
@@ -780,23 +794,61 @@ impl ThriftValue for bool {
             wire::BOOL_FALSE => Ok(false),
             other => Err(r.error(
                 ErrorKind::Invalid,
-                format!("wire type {} ({other}) where bool was expected", wire_name(other)),
+                format!(
+                    "wire type {} ({other}) where bool was expected",
+                    wire_name(other)
+                ),
             )),
         }
     }
     #[inline]
     fn write_field(&self, w: &mut CompactWriter, last_id: &mut i16, id: i16) {
-        let ty = if *self { wire::BOOL_TRUE } else { wire::BOOL_FALSE };
+        let ty = if *self {
+            wire::BOOL_TRUE
+        } else {
+            wire::BOOL_FALSE
+        };
         w.write_field_header(last_id, ty, id);
     }
     #[inline]
     fn element_type_ok(ty: u8) -> bool {
         ty == wire::BOOL_TRUE || ty == wire::BOOL_FALSE
     }
+    #[inline]
+    fn field_type_ok(ty: u8) -> bool {
+        ty == wire::BOOL_TRUE || ty == wire::BOOL_FALSE
+    }
+}
+
+/// Reads a field value into `slot`. A field whose wire type does not match the
+/// declaration is skipped, as the C++ reader (pyarrow) does: some old writers reused
+/// field ids with other types.
+#[inline]
+pub fn read_field_into<T: ThriftValue>(
+    r: &mut CompactReader<'_>,
+    ty: u8,
+    slot: &mut Option<T>,
+) -> Result<()> {
+    if T::field_type_ok(ty) {
+        *slot = Some(T::read_field(r, ty)?);
+        Ok(())
+    } else {
+        r.skip_field(ty)
+    }
+}
+
+/// Whether a list element type code is one of the zigzag varint integer types.
+///
+/// List elements of `i16`, `i32` and `i64` share one encoding; like the C++ reader
+/// (pyarrow), an integer list written with another integer element type is accepted
+/// (values are range-checked), which some writers have produced for `encodings`.
+#[inline]
+pub fn is_varint_integer(ty: u8) -> bool {
+    matches!(ty, wire::I16 | wire::I32 | wire::I64)
 }
 
 macro_rules! base_value {
-    ($t:ty, $wire:expr, $read:ident, $write:ident) => {
+    ($t:ty, $wire:expr, $read:ident, $write:ident, $elem_ok:expr) => {
         impl ThriftValue for $t {
             const WIRE: u8 = $wire;
             #[inline]
@@ -807,15 +859,20 @@ macro_rules! base_value {
             fn write_value(&self, w: &mut CompactWriter) {
                 w.$write(*self)
             }
+            #[inline]
+            fn element_type_ok(ty: u8) -> bool {
+                $elem_ok(ty)
+            }
         }
     };
 }
 
-base_value!(i8, wire::I8, read_i8, write_i8);
-base_value!(i16, wire::I16, read_i16, write_i16);
-base_value!(i32, wire::I32, read_i32, write_i32);
-base_value!(i64, wire::I64, read_i64, write_i64);
-base_value!(f64, wire::DOUBLE, read_double, write_double);
+base_value!(i8, wire::I8, read_i8, write_i8, |ty| ty == wire::I8);
+base_value!(i16, wire::I16, read_i16, write_i16, is_varint_integer);
+base_value!(i32, wire::I32, read_i32, write_i32, is_varint_integer);
+base_value!(i64, wire::I64, read_i64, write_i64, is_varint_integer);
+base_value!(f64, wire::DOUBLE, read_double, write_double, |ty| ty
+    == wire::DOUBLE);
 
 impl ThriftValue for Bytes {
     const WIRE: u8 = wire::BINARY;
@@ -1154,7 +1211,11 @@ mod tests {
         let owner = Bytes::from_static(&[3, b'a', b'b', b'c']);
         let t = CompactReader::from_bytes(&owner).read_text().unwrap();
         assert_eq!(t, "abc");
-        assert_eq!(t.as_bytes().as_ptr(), owner[1..].as_ptr(), "zero-copy slice");
+        assert_eq!(
+            t.as_bytes().as_ptr(),
+            owner[1..].as_ptr(),
+            "zero-copy slice"
+        );
         assert_eq!(format!("{t:?}"), "\"abc\"");
         assert_eq!(Text::from(String::from("x")).to_string(), "x");
     }
