@@ -6,12 +6,14 @@
 mod json;
 mod metadata;
 mod owned;
+mod path;
 mod text;
 mod value;
 
 pub use json::JsonValue;
 pub use metadata::{METADATA_VERSION, MetadataBuilder, VariantMetadata};
 pub use owned::{EncodedVariant, VariantValue};
+pub use path::{PathElement, VariantPath};
 pub use value::{MAX_DECIMAL_SCALE, Variant, VariantArray, VariantObject};
 
 /// Deepest nesting of objects and arrays accepted when walking a whole value (decode

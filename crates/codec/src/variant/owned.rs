@@ -3,8 +3,8 @@
 use crate::error::{Error, Result};
 
 use super::metadata::{MetadataBuilder, VariantMetadata, byte_width};
+use super::push_le_uint;
 use super::value::{Variant, basic, check_depth, primitive};
-use super::{MAX_DEPTH, push_le_uint};
 
 /// An owned Variant value: what the encoder writes and what a decoded value converts to
 /// ([`Variant::to_owned_value`]).
@@ -195,7 +195,7 @@ impl VariantValue {
 
     /// Encodes this value with a sorted dictionary of exactly its field names.
     ///
-    /// Errors: duplicate names in an object, nesting deeper than [`MAX_DEPTH`], a
+    /// Errors: duplicate names in an object, nesting deeper than [`MAX_DEPTH`](super::MAX_DEPTH), a
     /// decimal scale above 38, or a string, binary or container too large for the
     /// format's 32-bit sizes.
     pub fn encode(&self) -> Result<EncodedVariant> {
@@ -590,7 +590,7 @@ mod tests {
     #[test]
     fn too_deep_values_are_rejected_not_overflowed() {
         let mut value = VariantValue::Null;
-        for _ in 0..MAX_DEPTH + 1 {
+        for _ in 0..crate::variant::MAX_DEPTH + 1 {
             value = VariantValue::Array(vec![value]);
         }
         let err = value.encode().unwrap_err();

@@ -31,18 +31,6 @@ pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (year, month, day)
 }
 
-/// Days since 1970-01-01 of a (year, month, day); the inverse of [`civil_from_days`].
-pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year.rem_euclid(400);
-    let month = i64::from(month);
-    let month_from_march = if month > 2 { month - 3 } else { month + 9 };
-    let day_of_year = (153 * month_from_march + 2) / 5 + i64::from(day) - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * DAYS_PER_ERA + day_of_era - EPOCH_SHIFT
-}
-
 fn write_date(out: &mut String, days: i64) {
     let (year, month, day) = civil_from_days(days);
     if (0..=9999).contains(&year) {
@@ -202,6 +190,18 @@ pub fn decimal_digits(value: i128) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Days since 1970-01-01 of a (year, month, day); the inverse of [`civil_from_days`].
+    pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+        let year = if month <= 2 { year - 1 } else { year };
+        let era = year.div_euclid(400);
+        let year_of_era = year.rem_euclid(400);
+        let month = i64::from(month);
+        let month_from_march = if month > 2 { month - 3 } else { month + 9 };
+        let day_of_year = (153 * month_from_march + 2) / 5 + i64::from(day) - 1;
+        let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+        era * DAYS_PER_ERA + day_of_era - EPOCH_SHIFT
+    }
 
     #[test]
     fn civil_dates_round_trip_and_known_values() {
