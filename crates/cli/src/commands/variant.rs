@@ -1,7 +1,25 @@
-//! `hb variant METADATA VALUE` (being written).
+//! `hb variant METADATA VALUE`: print the JSON of a Variant stored as two blobs.
+
 use std::io::Write;
 use std::path::Path;
 
-pub fn run(_metadata: &Path, _value: &Path, _out: &mut dyn Write) -> Result<(), String> {
-    Err("hb variant is being written".into())
+use herringbone::codec::variant::{Variant, VariantMetadata};
+
+/// Reads the metadata and value files, decodes the Variant and writes its JSON text
+/// (conventions of `herringbone::codec::variant`) as one line.
+///
+/// Errors are one-line strings naming the file or the byte that was wrong.
+pub fn run(metadata: &Path, value: &Path, out: &mut dyn Write) -> Result<(), String> {
+    let metadata_bytes = std::fs::read(metadata)
+        .map_err(|e| format!("reading metadata {}: {e}", metadata.display()))?;
+    let value_bytes =
+        std::fs::read(value).map_err(|e| format!("reading value {}: {e}", value.display()))?;
+    let dictionary = VariantMetadata::try_new(&metadata_bytes)
+        .map_err(|e| format!("{}: {e}", metadata.display()))?;
+    let variant = Variant::try_new(dictionary, &value_bytes)
+        .map_err(|e| format!("{}: {e}", value.display()))?;
+    let json = variant
+        .to_json()
+        .map_err(|e| format!("{}: {e}", value.display()))?;
+    writeln!(out, "{json}").map_err(|e| format!("writing output: {e}"))
 }
