@@ -549,7 +549,7 @@ pub fn parse_message_type(text: &str) -> Result<Vec<SchemaElement>> {
         let index = elements.len();
         if physical.is_none() {
             lexer.expect('{', "to open the group")?;
-            if open.len() >= MAX_SCHEMA_DEPTH {
+            if open.len() > MAX_SCHEMA_DEPTH {
                 return Err(limit_exceeded(format!(
                     "schema text, {}: groups nest deeper than {MAX_SCHEMA_DEPTH} levels",
                     lexer.position(lexer.last)

@@ -13,7 +13,7 @@ use crate::metadata::{
 };
 use crate::thrift::Text;
 
-/// The deepest nesting of groups a schema may have (the root counts as depth 0).
+/// The most groups a schema may nest below its root on one path.
 ///
 /// Real schemas nest a few dozen levels at most; a file claiming more is hostile or
 /// broken, and the limit keeps definition/repetition levels well inside `i16`.
@@ -35,6 +35,9 @@ pub struct Node {
     logical_type: Option<LogicalType>,
     field_id: Option<i32>,
     kind: NodeKind,
+    /// `num_children` as stored on a leaf (parquet-cpp has written `Some(0)`), so the
+    /// element list is given back exactly.
+    leaf_num_children: Option<i32>,
 }
 
 /// What a [`Node`] is: a group with children or a primitive column.
@@ -196,7 +199,13 @@ impl Node {
                 precision,
                 scale,
                 ..
-            } => (Some(*physical_type), *type_length, *precision, *scale, None),
+            } => (
+                Some(*physical_type),
+                *type_length,
+                *precision,
+                *scale,
+                self.leaf_num_children,
+            ),
         };
         SchemaElement {
             type_,
@@ -437,6 +446,7 @@ impl SchemaDescriptor {
             kind: NodeKind::Group {
                 children: Vec::with_capacity(root_children),
             },
+            leaf_num_children: None,
         });
         let mut open: Vec<OpenGroup> = vec![OpenGroup {
             node: 0,
@@ -531,13 +541,14 @@ impl SchemaDescriptor {
                 logical_type: element.logical_type.clone(),
                 field_id: element.field_id,
                 kind,
+                leaf_num_children: None,
             };
 
             if let Some(n) = group_children {
                 let left = elements.len() - index - 1;
                 let n = check_children(n, left, index, &element.name)?;
                 check_group_annotation(element, index, &dotted())?;
-                if open.len() >= MAX_SCHEMA_DEPTH {
+                if open.len() > MAX_SCHEMA_DEPTH {
                     return Err(limit_exceeded(format!(
                         "schema element {index} (`{}`): groups nest deeper than {MAX_SCHEMA_DEPTH} levels",
                         element.name.as_str()
@@ -557,13 +568,14 @@ impl SchemaDescriptor {
             } else {
                 let physical_type = element.type_.unwrap_or(Type::BYTE_ARRAY);
                 check_leaf(element, physical_type, index, &dotted())?;
-                let node = common(NodeKind::Primitive {
+                let mut node = common(NodeKind::Primitive {
                     physical_type,
                     type_length: element.type_length,
                     precision: element.precision,
                     scale: element.scale,
                     column: columns.len(),
                 });
+                node.leaf_num_children = element.num_children;
                 let mut parts = Vec::with_capacity(path.len() + 1);
                 parts.extend(path.iter().cloned());
                 parts.push(element.name.as_str().to_owned());
