@@ -104,9 +104,31 @@ pub const fn packed_len(num_values: usize, width: usize) -> usize {
     bytes + ((num_values % 8) * width).div_ceil(8)
 }
 
-/// Unpacks whole groups of 64 values of width `W`.
+/// Unpacks whole groups of 64 values of width `W`, with the AVX2 build of the same
+/// code when the CPU has it (detected once per call, not per value).
 #[inline(never)]
 fn unpack_groups<T: BitPackable, const W: usize>(input: &[u8], output: &mut [T]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above), which is the only
+            // requirement of a `target_feature(enable = "avx2")` function; the body is
+            // the same safe code as the portable path.
+            unsafe { unpack_groups_avx2::<T, W>(input, output) };
+            return;
+        }
+    }
+    unpack_groups_portable::<T, W>(input, output)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn unpack_groups_avx2<T: BitPackable, const W: usize>(input: &[u8], output: &mut [T]) {
+    unpack_groups_portable::<T, W>(input, output)
+}
+
+#[inline(always)]
+fn unpack_groups_portable<T: BitPackable, const W: usize>(input: &[u8], output: &mut [T]) {
     if W == 0 {
         output.fill(T::default());
         return;
