@@ -11,7 +11,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Debug, Parser)]
-#[command(name = "hb", version, about = "Herringbone: Arrow-native Apache Parquet")]
+#[command(
+    name = "hb",
+    version,
+    about = "Herringbone: Arrow-native Apache Parquet"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -19,6 +23,22 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Show what Herringbone reads from an embedded sample file (no input needed).
+    Demo,
+    /// Print the schema of a Parquet file as text (`message schema { ... }`).
+    Schema {
+        /// The Parquet file.
+        file: PathBuf,
+    },
+    /// Print the file metadata: row groups and, per column, types, encodings, codec,
+    /// sizes and statistics.
+    Meta {
+        /// Print JSON instead of tables.
+        #[arg(long)]
+        json: bool,
+        /// The Parquet file.
+        file: PathBuf,
+    },
     /// Print the JSON of a Variant given its metadata and value blobs.
     Variant {
         /// File holding the Variant metadata bytes.
@@ -33,9 +53,10 @@ fn main() -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let result = match cli.command {
-        Command::Variant { metadata, value } => {
-            commands::variant::run(&metadata, &value, &mut out)
-        }
+        Command::Demo => commands::demo::run(&mut out),
+        Command::Schema { file } => commands::schema::run(&file, &mut out),
+        Command::Meta { json, file } => commands::meta::run(&file, json, &mut out),
+        Command::Variant { metadata, value } => commands::variant::run(&metadata, &value, &mut out),
     };
     let result = result.and_then(|()| out.flush().map_err(|e| format!("writing output: {e}")));
     match result {

@@ -16,7 +16,11 @@ fn prints_corpus_variant_json() {
         .arg(dir.join("object_nested.value"))
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert_eq!(
         String::from_utf8(output.stdout).unwrap(),
         concat!(
@@ -32,7 +36,10 @@ fn prints_corpus_variant_json() {
         .arg(dir.join("primitive_decimal16.value"))
         .output()
         .unwrap();
-    assert_eq!(String::from_utf8(output.stdout).unwrap(), "12345678912345678.90\n");
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        "12345678912345678.90\n"
+    );
 }
 
 #[test]

@@ -64,6 +64,23 @@ impl fmt::Display for SchemaDescriptor {
     }
 }
 
+/// The annotation as the schema text spells it (`TIMESTAMP(MICROS,true)`,
+/// `DECIMAL(9,2)`); a member this version does not know prints as `UNRECOGNIZED(<id>)`.
+///
+/// ```
+/// use herringbone_format::metadata::{LogicalType, TimeUnit};
+/// let ts = LogicalType::Timestamp { is_adjusted_to_utc: true, unit: TimeUnit::Micros };
+/// assert_eq!(ts.to_string(), "TIMESTAMP(MICROS,true)");
+/// ```
+impl fmt::Display for LogicalType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LogicalType::Unrecognized { field_id, .. } => write!(f, "UNRECOGNIZED({field_id})"),
+            known => write_logical(f, known),
+        }
+    }
+}
+
 fn write_schema(schema: &SchemaDescriptor, out: &mut dyn fmt::Write) -> fmt::Result {
     let nodes = schema.nodes();
     let root = schema.root();
