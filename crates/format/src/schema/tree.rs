@@ -35,9 +35,30 @@ pub struct Node {
     logical_type: Option<LogicalType>,
     field_id: Option<i32>,
     kind: NodeKind,
-    /// `num_children` as stored on a leaf (parquet-cpp has written `Some(0)`), so the
-    /// element list is given back exactly.
-    leaf_num_children: Option<i32>,
+    /// Stored fields that mean nothing for this kind of node, kept so that
+    /// [`Node::to_element`] gives back exactly what the file holds.
+    unused: UnusedFields,
+}
+
+/// `num_children` of a leaf (parquet-cpp has written `Some(0)`); `type_length`,
+/// `precision`, `scale` of a group.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+struct UnusedFields {
+    num_children: Option<i32>,
+    type_length: Option<i32>,
+    precision: Option<i32>,
+    scale: Option<i32>,
+}
+
+impl UnusedFields {
+    fn of_group(element: &SchemaElement) -> Self {
+        UnusedFields {
+            num_children: None,
+            type_length: element.type_length,
+            precision: element.precision,
+            scale: element.scale,
+        }
+    }
 }
 
 /// What a [`Node`] is: a group with children or a primitive column.
@@ -188,9 +209,9 @@ impl Node {
         let (type_, type_length, precision, scale, num_children) = match &self.kind {
             NodeKind::Group { children } => (
                 None,
-                None,
-                None,
-                None,
+                self.unused.type_length,
+                self.unused.precision,
+                self.unused.scale,
                 Some(i32::try_from(children.len()).unwrap_or(i32::MAX)),
             ),
             NodeKind::Primitive {
@@ -204,7 +225,7 @@ impl Node {
                 *type_length,
                 *precision,
                 *scale,
-                self.leaf_num_children,
+                self.unused.num_children,
             ),
         };
         SchemaElement {
@@ -446,7 +467,7 @@ impl SchemaDescriptor {
             kind: NodeKind::Group {
                 children: Vec::with_capacity(root_children),
             },
-            leaf_num_children: None,
+            unused: UnusedFields::of_group(root),
         });
         let mut open: Vec<OpenGroup> = vec![OpenGroup {
             node: 0,
@@ -541,7 +562,7 @@ impl SchemaDescriptor {
                 logical_type: element.logical_type.clone(),
                 field_id: element.field_id,
                 kind,
-                leaf_num_children: None,
+                unused: UnusedFields::default(),
             };
 
             if let Some(n) = group_children {
@@ -554,9 +575,11 @@ impl SchemaDescriptor {
                         element.name.as_str()
                     )));
                 }
-                nodes.push(common(NodeKind::Group {
+                let mut node = common(NodeKind::Group {
                     children: Vec::with_capacity(n),
-                }));
+                });
+                node.unused = UnusedFields::of_group(element);
+                nodes.push(node);
                 open.push(OpenGroup {
                     node: id,
                     remaining: n,
@@ -575,7 +598,7 @@ impl SchemaDescriptor {
                     scale: element.scale,
                     column: columns.len(),
                 });
-                node.leaf_num_children = element.num_children;
+                node.unused.num_children = element.num_children;
                 let mut parts = Vec::with_capacity(path.len() + 1);
                 parts.extend(path.iter().cloned());
                 parts.push(element.name.as_str().to_owned());
