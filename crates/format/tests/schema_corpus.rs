@@ -41,9 +41,7 @@ fn oracle_leaves(text: &str) -> Vec<OracleLeaf> {
         } else {
             panic!("unexpected oracle schema line {line:?}");
         };
-        let mut words = body.splitn(2, ' ');
-        let repetition = words.next().unwrap();
-        let rest = words.next().unwrap();
+        let (repetition, rest) = body.split_once(' ').expect("repetition and the rest");
         let id_at = rest.find("field_id=").expect("field_id in oracle line");
         let after_id = &rest[id_at..];
         let name_start = after_id.find(' ').expect("name after field_id") + 1;
