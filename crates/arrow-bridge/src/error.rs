@@ -1,0 +1,96 @@
+//! The one error type of the arrow-bridge crate.
+
+use std::fmt;
+
+/// What kind of failure an [`Error`] is.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// The Parquet schema cannot be mapped to Arrow (e.g. a malformed `LIST` or `MAP`
+    /// group, a decimal wider than `Decimal256`), or an `ARROW:schema` hint is malformed.
+    Schema,
+    /// The caller asked for something impossible (e.g. a projection index out of range).
+    InvalidArgument,
+    /// The file's metadata is invalid (see the source error).
+    Format,
+    /// An Arrow operation failed (see the source error).
+    Arrow,
+}
+
+/// An arrow-bridge error: what went wrong and where (column path, field).
+#[derive(Debug)]
+pub struct Error {
+    kind: ErrorKind,
+    message: String,
+    source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+}
+
+/// Result alias of the arrow-bridge crate.
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// An error of the given kind with a message that says what and where.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// A schema that cannot be mapped.
+    pub fn schema(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Schema, message)
+    }
+
+    /// A bad argument from the caller.
+    pub fn invalid_argument(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::InvalidArgument, message)
+    }
+
+    /// Attaches the underlying cause.
+    pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.source = Some(Box::new(source));
+        self
+    }
+
+    /// The kind of failure.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The message, without the source.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        if let Some(source) = &self.source {
+            write!(f, ": {source}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+impl From<herringbone_format::Error> for Error {
+    fn from(e: herringbone_format::Error) -> Self {
+        Error::new(ErrorKind::Format, "invalid Parquet metadata").with_source(e)
+    }
+}
+
+impl From<arrow_schema::ArrowError> for Error {
+    fn from(e: arrow_schema::ArrowError) -> Self {
+        Error::new(ErrorKind::Arrow, "Arrow error").with_source(e)
+    }
+}
