@@ -55,7 +55,7 @@ pub enum VariantValue {
         /// Digits after the point (0..=38).
         scale: u8,
     },
-    /// decimal16: `unscaled * 10^-scale`.
+    /// decimal16: `unscaled * 10^-scale`, at most 38 digits.
     Decimal16 {
         /// The unscaled value.
         unscaled: i128,
@@ -195,7 +195,7 @@ impl VariantValue {
 
     /// Encodes this value with a sorted dictionary of exactly its field names.
     ///
-    /// Errors: duplicate names in an object, nesting deeper than [`MAX_DEPTH`](super::MAX_DEPTH), a
+    /// Errors: duplicate names in an object, a decimal16 of more than 38 digits, nesting deeper than [`MAX_DEPTH`](super::MAX_DEPTH), a
     /// decimal scale above 38, or a string, binary or container too large for the
     /// format's 32-bit sizes.
     pub fn encode(&self) -> Result<EncodedVariant> {
@@ -296,6 +296,11 @@ impl Encoder<'_, '_> {
             }
             V::Decimal16 { unscaled, scale } => {
                 check_scale(*scale)?;
+                if unscaled.unsigned_abs() >= super::value::MAX_DECIMAL16_MAGNITUDE {
+                    return Err(Error::invalid_argument(format!(
+                        "variant decimal16 {unscaled} has more than 38 digits"
+                    )));
+                }
                 out.push(primitive_header(primitive::DECIMAL16));
                 out.push(*scale);
                 out.extend_from_slice(&unscaled.to_le_bytes());
@@ -443,10 +448,10 @@ impl Variant<'_, '_> {
     /// Converts the whole value to an owned tree, checking every nested value on the way
     /// (like [`validate`](Self::validate)).
     pub fn to_owned_value(&self) -> Result<VariantValue> {
-        self.to_owned_at_depth(0)
+        self.owned_at_depth(0)
     }
 
-    fn to_owned_at_depth(&self, depth: usize) -> Result<VariantValue> {
+    fn owned_at_depth(&self, depth: usize) -> Result<VariantValue> {
         Ok(match *self {
             Variant::Null => VariantValue::Null,
             Variant::Boolean(v) => VariantValue::Boolean(v),
@@ -473,7 +478,7 @@ impl Variant<'_, '_> {
                 let mut fields = Vec::with_capacity(object.len().min(4096));
                 for field in object.iter_checked() {
                     let (name, value) = field?;
-                    fields.push((name.to_owned(), value.to_owned_at_depth(depth + 1)?));
+                    fields.push((name.to_owned(), value.owned_at_depth(depth + 1)?));
                 }
                 VariantValue::Object(fields)
             }
@@ -481,7 +486,7 @@ impl Variant<'_, '_> {
                 check_depth(depth, 0)?;
                 let mut elements = Vec::with_capacity(array.len().min(4096));
                 for element in array.iter() {
-                    elements.push(element?.to_owned_at_depth(depth + 1)?);
+                    elements.push(element?.owned_at_depth(depth + 1)?);
                 }
                 VariantValue::Array(elements)
             }

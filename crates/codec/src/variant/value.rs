@@ -44,6 +44,10 @@ pub(crate) mod primitive {
 /// Largest decimal scale (and precision) the spec allows.
 pub const MAX_DECIMAL_SCALE: u8 = 38;
 
+/// 10^38: a decimal16's unscaled magnitude must stay below it (at most 38 digits).
+pub(crate) const MAX_DECIMAL16_MAGNITUDE: u128 =
+    100_000_000_000_000_000_000_000_000_000_000_000_000;
+
 /// A decoded Variant value that borrows the metadata (`'m`) and value (`'v`) buffers.
 ///
 /// Strings, binaries and nested objects/arrays are not copied: an object or array is a
@@ -89,7 +93,7 @@ pub enum Variant<'m, 'v> {
         /// Digits after the decimal point (0..=38).
         scale: u8,
     },
-    /// Primitive type 10: `unscaled * 10^-scale`.
+    /// Primitive type 10: `unscaled * 10^-scale`, at most 38 digits.
     Decimal16 {
         /// The unscaled value.
         unscaled: i128,
@@ -282,10 +286,16 @@ impl<'m, 'v> Variant<'m, 'v> {
                             unscaled: i64::from_le_bytes(fixed(bytes, 2, "decimal8", base)?),
                             scale,
                         },
-                        _ => Variant::Decimal16 {
-                            unscaled: i128::from_le_bytes(fixed(bytes, 2, "decimal16", base)?),
-                            scale,
-                        },
+                        _ => {
+                            let unscaled = i128::from_le_bytes(fixed(bytes, 2, "decimal16", base)?);
+                            if unscaled.unsigned_abs() >= MAX_DECIMAL16_MAGNITUDE {
+                                return Err(corrupt_at(
+                                    base + 2,
+                                    format!("decimal16 {unscaled} has more than 38 digits"),
+                                ));
+                            }
+                            Variant::Decimal16 { unscaled, scale }
+                        }
                     }
                 }
                 _ => Variant::Null,
