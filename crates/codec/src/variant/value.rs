@@ -409,6 +409,7 @@ impl<'m, 'v> Variant<'m, 'v> {
     }
 
     fn validate_at_depth(&self, depth: usize) -> Result<()> {
+        // Recursion is bounded by check_depth before each nested level.
         match self {
             Variant::Object(object) => {
                 check_depth(depth, object.base)?;
@@ -496,16 +497,18 @@ pub struct VariantObject<'m, 'v> {
     fields_start: usize,
 }
 
+// Debug shows the JSON text: its walk is depth-bounded, where a derived or
+// field-by-field Debug would recurse as deep as hostile input nests.
 impl fmt::Debug for VariantObject<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut map = f.debug_map();
-        for field in self.iter() {
-            match field {
-                Ok((name, value)) => map.entry(&name, &value),
-                Err(e) => map.entry(&"<error>", &e.to_string()),
-            };
-        }
-        map.finish()
+        debug_as_json(Variant::Object(*self), f)
+    }
+}
+
+fn debug_as_json(variant: Variant<'_, '_>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    match variant.to_json() {
+        Ok(json) => f.write_str(&json),
+        Err(e) => write!(f, "<invalid: {e}>"),
     }
 }
 
@@ -699,14 +702,7 @@ pub struct VariantArray<'m, 'v> {
 
 impl fmt::Debug for VariantArray<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut list = f.debug_list();
-        for element in self.iter() {
-            match element {
-                Ok(value) => list.entry(&value),
-                Err(e) => list.entry(&e.to_string()),
-            };
-        }
-        list.finish()
+        debug_as_json(Variant::Array(*self), f)
     }
 }
 
@@ -820,5 +816,54 @@ impl<'m, 'v> VariantArray<'m, 'v> {
     /// The elements in order.
     pub fn iter(&self) -> impl Iterator<Item = Result<Variant<'m, 'v>>> + '_ {
         (0..self.len).map(|index| self.get(index))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EMPTY_METADATA: [u8; 3] = [0x01, 0, 0];
+
+    #[test]
+    fn debug_of_hostile_nesting_is_bounded() {
+        // 100,000 nested one-element arrays ([[[...null...]]]), each level 10 bytes:
+        // header, 1-byte count, two 4-byte offsets.
+        let levels = 100_000usize;
+        let mut value = Vec::with_capacity(levels * 10 + 1);
+        for level in 0..levels {
+            let child_len = (levels - level - 1) * 10 + 1;
+            value.extend_from_slice(&[0x0f, 1]);
+            value.extend_from_slice(&0u32.to_le_bytes());
+            value.extend_from_slice(&(child_len as u32).to_le_bytes());
+        }
+        value.push(0x00); // the innermost value: null
+
+        let metadata = VariantMetadata::try_new(&EMPTY_METADATA).unwrap();
+        let variant = Variant::try_new(metadata, &value).unwrap();
+        let debug = format!("{variant:?}");
+        assert!(
+            debug.contains("nesting deeper"),
+            "{}",
+            &debug[..200.min(debug.len())]
+        );
+        assert!(variant.validate().is_err());
+        assert!(variant.to_owned_value().is_err());
+        // Path access walks only what it is asked for, so it works at any depth.
+        let path = "$".to_owned() + &"[0]".repeat(levels);
+        assert_eq!(variant.get_path(&path).unwrap(), Some(Variant::Null));
+    }
+
+    #[test]
+    fn string_boundaries() {
+        let metadata = VariantMetadata::try_new(&EMPTY_METADATA).unwrap();
+        assert_eq!(
+            Variant::try_new(metadata, &[0x01]).unwrap(),
+            Variant::String("")
+        );
+        let err = Variant::try_new(metadata, &[0x05, 0xc3]).unwrap_err();
+        assert!(err.to_string().contains("not UTF-8"), "{err}");
+        let err = Variant::try_new(metadata, &[0x09, b'a']).unwrap_err();
+        assert!(err.to_string().contains("truncated"), "{err}");
     }
 }
