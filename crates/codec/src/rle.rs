@@ -1,0 +1,675 @@
+//! The RLE / bit-packing hybrid encoding: definition and repetition levels,
+//! dictionary indices and RLE-encoded booleans.
+//!
+//! The stream is a sequence of runs, each introduced by a ULEB128 header:
+//! - `header & 1 == 0`: a repeated run of `header >> 1` copies of one value, stored in
+//!   `ceil(bit_width / 8)` little-endian bytes;
+//! - `header & 1 == 1`: a bit-packed run of `header >> 1` groups of 8 values, packed
+//!   LSB-first at `bit_width` bits ([`crate::bitpack`]).
+//!
+//! Where the stream's size comes from depends on what it holds:
+//!
+//! | Use                                   | Framing before the runs              | Constructor                         |
+//! |---------------------------------------|--------------------------------------|-------------------------------------|
+//! | Levels in a v1 data page (RLE)        | 4-byte little-endian byte length     | [`RleDecoder::with_length_prefix`]  |
+//! | Levels in a v2 data page              | none (lengths are in the page header)| [`RleDecoder::new`]                 |
+//! | BOOLEAN values, RLE encoding          | 4-byte little-endian byte length     | [`RleDecoder::with_length_prefix`]  |
+//! | Dictionary indices (`*_DICTIONARY`)   | 1 byte: the bit width (0..=32)       | [`RleDecoder::for_dictionary_indices`] |
+//!
+//! Decoding works in runs: [`RleDecoder::next_run`] hands out a repeated run as one
+//! value and a count, so a million nulls cost one step; [`RleDecoder::get_batch`]
+//! fills a slice and [`RleDecoder::skip`] advances without writing anything.
+//!
+//! ```
+//! use herringbone_codec::rle::{RleDecoder, RleEncoder};
+//! let mut encoder = RleEncoder::new(3);
+//! encoder.put_run(5, 1000);
+//! for v in [0, 1, 2, 3, 4, 5, 6, 7] {
+//!     encoder.put(v);
+//! }
+//! let bytes = encoder.finish();
+//! let mut decoder = RleDecoder::new(&bytes, 3).unwrap();
+//! decoder.skip(998).unwrap();
+//! let mut values = [0u8; 10];
+//! assert_eq!(decoder.get_batch(&mut values).unwrap(), 10);
+//! assert_eq!(values, [5, 5, 0, 1, 2, 3, 4, 5, 6, 7]);
+//! ```
+
+use crate::bitpack::{self, BitPackable};
+use crate::error::{Error, Result};
+
+/// The largest bit width a stream may declare (values are handed out as `u64`).
+pub const MAX_BIT_WIDTH: usize = 64;
+/// The largest bit width of levels and dictionary indices.
+pub const MAX_INDEX_BIT_WIDTH: usize = 32;
+
+/// Reads a ULEB128 integer of at most 64 bits at `*pos`, advancing it.
+pub(crate) fn read_uleb128(data: &[u8], pos: &mut usize, what: &str) -> Result<u64> {
+    let mut value = 0u64;
+    let mut shift = 0u32;
+    loop {
+        let Some(&byte) = data.get(*pos) else {
+            return Err(Error::corrupt(format!(
+                "{what}: varint truncated at byte {}",
+                *pos
+            )));
+        };
+        *pos += 1;
+        if shift == 63 && byte > 1 {
+            return Err(Error::corrupt(format!(
+                "{what}: varint overflows 64 bits at byte {}",
+                *pos - 1
+            )));
+        }
+        value |= u64::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            return Ok(value);
+        }
+        shift += 7;
+        if shift > 63 {
+            return Err(Error::corrupt(format!(
+                "{what}: varint longer than 10 bytes at byte {}",
+                *pos - 1
+            )));
+        }
+    }
+}
+
+/// Appends `value` as ULEB128.
+pub(crate) fn write_uleb128(mut value: u64, out: &mut Vec<u8>) {
+    while value >= 0x80 {
+        out.push((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+/// A run handed out by [`RleDecoder::next_run`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Run<'a> {
+    /// `count` copies of `value`.
+    Repeated {
+        /// The repeated value.
+        value: u64,
+        /// How many times it repeats.
+        count: usize,
+    },
+    /// `count` bit-packed values; unpack them with [`PackedRun::unpack_into`].
+    BitPacked(PackedRun<'a>),
+}
+
+impl Run<'_> {
+    /// Number of values in the run.
+    pub fn len(&self) -> usize {
+        match self {
+            Run::Repeated { count, .. } => *count,
+            Run::BitPacked(run) => run.count,
+        }
+    }
+
+    /// Whether the run holds no values (never the case for runs the decoder hands out).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A slice of a bit-packed run: `count` values starting at value `first` of `data`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PackedRun<'a> {
+    data: &'a [u8],
+    bit_width: usize,
+    first: usize,
+    count: usize,
+}
+
+impl<'a> PackedRun<'a> {
+    /// The packed bytes of the whole run (the values start at value [`Self::first`]).
+    pub fn data(&self) -> &'a [u8] {
+        self.data
+    }
+    /// Bit width of each value.
+    pub fn bit_width(&self) -> usize {
+        self.bit_width
+    }
+    /// Index, within [`Self::data`], of the first value of this slice.
+    pub fn first(&self) -> usize {
+        self.first
+    }
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+    /// Whether there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+    /// Unpacks the first `out.len()` values of this slice (`out.len() <= self.len()`).
+    pub fn unpack_into<T: BitPackable>(&self, out: &mut [T]) -> Result<()> {
+        if out.len() > self.count {
+            return Err(Error::invalid_argument(format!(
+                "asked for {} values of a {}-value bit-packed run",
+                out.len(),
+                self.count
+            )));
+        }
+        bitpack::unpack_from(self.data, self.bit_width, self.first, out)
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum State {
+    /// No run loaded.
+    Empty,
+    Repeated {
+        value: u64,
+        remaining: usize,
+    },
+    Packed {
+        /// Byte offset of the run's packed data in the stream.
+        start: usize,
+        /// Byte length of the run's packed data present in the stream.
+        len: usize,
+        next: usize,
+        end: usize,
+    },
+}
+
+/// Decoder of the RLE / bit-packing hybrid over a borrowed buffer.
+#[derive(Debug, Clone)]
+pub struct RleDecoder<'a> {
+    data: &'a [u8],
+    pos: usize,
+    bit_width: usize,
+    state: State,
+}
+
+impl<'a> RleDecoder<'a> {
+    /// A decoder over `data`, which holds runs only (no length prefix): v2 page levels,
+    /// or the runs after a prefix the caller has already read.
+    pub fn new(data: &'a [u8], bit_width: usize) -> Result<Self> {
+        if bit_width > MAX_BIT_WIDTH {
+            return Err(Error::corrupt(format!(
+                "RLE bit width {bit_width} exceeds {MAX_BIT_WIDTH}"
+            )));
+        }
+        Ok(Self {
+            data,
+            pos: 0,
+            bit_width,
+            state: State::Empty,
+        })
+    }
+
+    /// A decoder over a stream that starts with its 4-byte little-endian byte length
+    /// (v1 page levels, RLE booleans). Returns the decoder and the number of bytes the
+    /// prefixed stream occupies in `data` (4 + length), so the caller can find what
+    /// follows it.
+    pub fn with_length_prefix(data: &'a [u8], bit_width: usize) -> Result<(Self, usize)> {
+        let Some(prefix) = data.get(..4) else {
+            return Err(Error::corrupt(format!(
+                "RLE length prefix truncated: {} bytes present, 4 needed",
+                data.len()
+            )));
+        };
+        let len = u32::from_le_bytes(prefix.try_into().expect("4 bytes")) as usize;
+        if len > data.len() - 4 {
+            return Err(Error::corrupt(format!(
+                "RLE length prefix says {len} bytes, {} present",
+                data.len() - 4
+            )));
+        }
+        Ok((Self::new(&data[4..4 + len], bit_width)?, 4 + len))
+    }
+
+    /// A decoder over dictionary indices: one byte of bit width (at most 32) followed
+    /// by runs that extend to the end of `data`.
+    pub fn for_dictionary_indices(data: &'a [u8]) -> Result<Self> {
+        let Some(&width) = data.first() else {
+            return Err(Error::corrupt(
+                "dictionary indices: missing the bit-width byte",
+            ));
+        };
+        if usize::from(width) > MAX_INDEX_BIT_WIDTH {
+            return Err(Error::corrupt(format!(
+                "dictionary indices: bit width {width} exceeds {MAX_INDEX_BIT_WIDTH}"
+            )));
+        }
+        Self::new(&data[1..], usize::from(width))
+    }
+
+    /// Bit width of the values.
+    pub fn bit_width(&self) -> usize {
+        self.bit_width
+    }
+
+    /// Loads the next non-empty run; `false` at the end of the data.
+    fn load_run(&mut self) -> Result<bool> {
+        loop {
+            if self.pos >= self.data.len() {
+                self.state = State::Empty;
+                return Ok(false);
+            }
+            let header_pos = self.pos;
+            let header = read_uleb128(self.data, &mut self.pos, "RLE run header")?;
+            let count = header >> 1;
+            if header & 1 == 1 {
+                let values = count
+                    .checked_mul(8)
+                    .and_then(|v| usize::try_from(v).ok())
+                    .ok_or_else(|| {
+                        Error::corrupt(format!(
+                            "RLE bit-packed run of {count} groups at byte {header_pos} is too long"
+                        ))
+                    })?;
+                let remaining = self.data.len() - self.pos;
+                let (values, len) = if self.bit_width == 0 {
+                    (values, 0)
+                } else {
+                    let wanted = values
+                        .checked_mul(self.bit_width)
+                        .map(|bits| bits / 8)
+                        .unwrap_or(usize::MAX);
+                    if wanted <= remaining {
+                        (values, wanted)
+                    } else {
+                        // The last run may lack its padding: keep the values whose bits
+                        // are all present, as the reference readers do.
+                        (remaining * 8 / self.bit_width, remaining)
+                    }
+                };
+                let start = self.pos;
+                self.pos += len;
+                if values > 0 {
+                    self.state = State::Packed {
+                        start,
+                        len,
+                        next: 0,
+                        end: values,
+                    };
+                    return Ok(true);
+                }
+            } else {
+                let count = usize::try_from(count).map_err(|_| {
+                    Error::corrupt(format!("RLE run length {count} at byte {header_pos} too large"))
+                })?;
+                let value_bytes = self.bit_width.div_ceil(8);
+                let Some(bytes) = self.data.get(self.pos..self.pos + value_bytes) else {
+                    return Err(Error::corrupt(format!(
+                        "RLE repeated run at byte {header_pos}: value truncated ({value_bytes} bytes needed, {} present)",
+                        self.data.len() - self.pos
+                    )));
+                };
+                let mut buf = [0u8; 8];
+                buf[..value_bytes].copy_from_slice(bytes);
+                let value = u64::from_le_bytes(buf);
+                if value & !bitpack::mask(self.bit_width) != 0 {
+                    return Err(Error::corrupt(format!(
+                        "RLE repeated run at byte {header_pos}: value {value} does not fit bit width {}",
+                        self.bit_width
+                    )));
+                }
+                self.pos += value_bytes;
+                if count > 0 {
+                    self.state = State::Repeated {
+                        value,
+                        remaining: count,
+                    };
+                    return Ok(true);
+                }
+            }
+        }
+    }
+
+    fn ensure_run(&mut self) -> Result<bool> {
+        match self.state {
+            State::Repeated { remaining: 0, .. } | State::Empty => self.load_run(),
+            State::Packed { next, end, .. } if next >= end => self.load_run(),
+            _ => Ok(true),
+        }
+    }
+
+    /// The next run, cut to at most `max` values (`max > 0`), or `None` at the end
+    /// of the data. The decoder advances past the values returned.
+    pub fn next_run(&mut self, max: usize) -> Result<Option<Run<'a>>> {
+        if max == 0 || !self.ensure_run()? {
+            return Ok(None);
+        }
+        match &mut self.state {
+            State::Repeated { value, remaining } => {
+                let count = max.min(*remaining);
+                *remaining -= count;
+                Ok(Some(Run::Repeated {
+                    value: *value,
+                    count,
+                }))
+            }
+            State::Packed {
+                start,
+                len,
+                next,
+                end,
+            } => {
+                let count = max.min(*end - *next);
+                let run = PackedRun {
+                    data: &self.data[*start..*start + *len],
+                    bit_width: self.bit_width,
+                    first: *next,
+                    count,
+                };
+                *next += count;
+                Ok(Some(Run::BitPacked(run)))
+            }
+            State::Empty => Ok(None),
+        }
+    }
+
+    /// Decodes up to `out.len()` values into `out`; returns how many were written
+    /// (fewer only at the end of the data).
+    pub fn get_batch<T: BitPackable>(&mut self, out: &mut [T]) -> Result<usize> {
+        if self.bit_width > T::BITS {
+            return Err(Error::invalid_argument(format!(
+                "RLE bit width {} does not fit a {}-bit output",
+                self.bit_width,
+                T::BITS
+            )));
+        }
+        let mut filled = 0;
+        while filled < out.len() {
+            match self.next_run(out.len() - filled)? {
+                None => break,
+                Some(Run::Repeated { value, count }) => {
+                    out[filled..filled + count].fill(T::from_u64(value));
+                    filled += count;
+                }
+                Some(Run::BitPacked(run)) => {
+                    run.unpack_into(&mut out[filled..filled + run.len()])?;
+                    filled += run.len();
+                }
+            }
+        }
+        Ok(filled)
+    }
+
+    /// Skips up to `n` values; returns how many were skipped (fewer only at the end of
+    /// the data). Costs one step per run, not per value.
+    pub fn skip(&mut self, n: usize) -> Result<usize> {
+        let mut skipped = 0;
+        while skipped < n {
+            match self.next_run(n - skipped)? {
+                None => break,
+                Some(run) => skipped += run.len(),
+            }
+        }
+        Ok(skipped)
+    }
+
+    /// Decodes up to `out.len()` dictionary indices and writes `dictionary[index]` for
+    /// each; an index outside the dictionary is an error. Returns how many were written.
+    pub fn get_batch_with_dictionary<V: Copy>(
+        &mut self,
+        dictionary: &[V],
+        out: &mut [V],
+    ) -> Result<usize> {
+        if self.bit_width > MAX_INDEX_BIT_WIDTH {
+            return Err(Error::invalid_argument(format!(
+                "bit width {} too wide for dictionary indices",
+                self.bit_width
+            )));
+        }
+        let mut indices = [0u32; 1024];
+        let mut filled = 0;
+        while filled < out.len() {
+            let want = (out.len() - filled).min(indices.len());
+            match self.next_run(want)? {
+                None => break,
+                Some(Run::Repeated { value, count }) => {
+                    let Some(&v) = dictionary.get(value as usize) else {
+                        return Err(index_error(value, dictionary.len()));
+                    };
+                    out[filled..filled + count].fill(v);
+                    filled += count;
+                }
+                Some(Run::BitPacked(run)) => {
+                    let indices = &mut indices[..run.len()];
+                    run.unpack_into(indices)?;
+                    let max = indices.iter().copied().max().unwrap_or(0);
+                    if max as usize >= dictionary.len() {
+                        return Err(index_error(u64::from(max), dictionary.len()));
+                    }
+                    for (o, &i) in out[filled..filled + run.len()].iter_mut().zip(indices.iter()) {
+                        *o = dictionary[i as usize];
+                    }
+                    filled += run.len();
+                }
+            }
+        }
+        Ok(filled)
+    }
+}
+
+fn index_error(index: u64, len: usize) -> Error {
+    Error::corrupt(format!(
+        "dictionary index {index} out of range for a dictionary of {len} values"
+    ))
+}
+
+/// Whether [`RleEncoder::append_to`] writes the 4-byte length prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LengthPrefix {
+    /// v1 data page levels and RLE booleans.
+    With,
+    /// v2 data page levels and dictionary indices (after their bit-width byte).
+    Without,
+}
+
+/// Encoder of the RLE / bit-packing hybrid, choosing runs the way the reference
+/// writers do: 8 or more equal values become a repeated run, anything else is
+/// bit-packed in groups of 8 (at most 63 groups per run, so the header is one byte),
+/// and the last partial group is padded with zeros.
+#[derive(Debug, Clone)]
+pub struct RleEncoder {
+    bit_width: usize,
+    out: Vec<u8>,
+    buffered: [u64; 8],
+    num_buffered: usize,
+    current_value: u64,
+    repeat_count: usize,
+    /// Values in the open bit-packed run (a multiple of 8).
+    bit_packed_count: usize,
+    /// Where the open bit-packed run's header byte is reserved.
+    header_pos: Option<usize>,
+}
+
+const MAX_GROUPS_PER_PACKED_RUN: usize = 63;
+
+impl RleEncoder {
+    /// An encoder for values of `bit_width` bits (values above it are truncated).
+    ///
+    /// # Panics
+    /// If `bit_width > 64`: that is a programming error, not bad input.
+    pub fn new(bit_width: usize) -> Self {
+        assert!(bit_width <= MAX_BIT_WIDTH, "RLE bit width {bit_width} > 64");
+        Self {
+            bit_width,
+            out: Vec::new(),
+            buffered: [0; 8],
+            num_buffered: 0,
+            current_value: 0,
+            repeat_count: 0,
+            bit_packed_count: 0,
+            header_pos: None,
+        }
+    }
+
+    /// Upper bound of the encoded size of `num_values` values of `bit_width` bits
+    /// (without a length prefix).
+    pub fn max_buffer_size(bit_width: usize, num_values: usize) -> usize {
+        // Per group of 8: a bit-packed group costs bit_width bytes plus at most one
+        // header byte; a repeated run (8+ values) costs a header no longer than one byte
+        // per 8 values plus the value bytes.
+        num_values.div_ceil(8) * (bit_width + 1 + bit_width.div_ceil(8)) + 16
+    }
+
+    /// Appends one value.
+    pub fn put(&mut self, value: u64) {
+        let value = value & bitpack::mask(self.bit_width);
+        if value == self.current_value {
+            self.repeat_count += 1;
+            if self.repeat_count > 8 {
+                // Extending a repeated run already long enough to be one.
+                return;
+            }
+        } else {
+            if self.repeat_count >= 8 {
+                self.flush_repeated_run();
+            }
+            self.repeat_count = 1;
+            self.current_value = value;
+        }
+        self.buffered[self.num_buffered] = value;
+        self.num_buffered += 1;
+        if self.num_buffered == 8 {
+            self.flush_buffered();
+        }
+    }
+
+    /// Appends `count` copies of `value`; a long run costs O(1) beyond its first 9 values.
+    pub fn put_run(&mut self, value: u64, count: usize) {
+        let value = value & bitpack::mask(self.bit_width);
+        let mut left = count;
+        while left > 0 && !(value == self.current_value && self.repeat_count >= 8) {
+            self.put(value);
+            left -= 1;
+        }
+        self.repeat_count += left;
+    }
+
+    fn flush_repeated_run(&mut self) {
+        write_uleb128((self.repeat_count as u64) << 1, &mut self.out);
+        let bytes = self.current_value.to_le_bytes();
+        self.out
+            .extend_from_slice(&bytes[..self.bit_width.div_ceil(8)]);
+        self.num_buffered = 0;
+        self.repeat_count = 0;
+    }
+
+    fn flush_buffered(&mut self) {
+        if self.repeat_count >= 8 {
+            // The buffered values are the start of a repeated run.
+            self.num_buffered = 0;
+            if self.bit_packed_count > 0 {
+                self.close_packed_run();
+            }
+            return;
+        }
+        self.bit_packed_count += self.num_buffered;
+        self.write_buffered_packed();
+        if self.bit_packed_count / 8 >= MAX_GROUPS_PER_PACKED_RUN {
+            self.close_packed_run();
+        }
+        self.repeat_count = 0;
+    }
+
+    fn write_buffered_packed(&mut self) {
+        if self.header_pos.is_none() {
+            self.header_pos = Some(self.out.len());
+            self.out.push(0);
+        }
+        bitpack::pack(
+            &self.buffered[..self.num_buffered],
+            self.bit_width,
+            &mut self.out,
+        )
+        .expect("bit width checked in new");
+        self.num_buffered = 0;
+    }
+
+    fn close_packed_run(&mut self) {
+        if let Some(pos) = self.header_pos.take() {
+            self.out[pos] = (((self.bit_packed_count / 8) << 1) | 1) as u8;
+        }
+        self.bit_packed_count = 0;
+    }
+
+    fn flush(&mut self) {
+        if self.bit_packed_count == 0 && self.repeat_count == 0 && self.num_buffered == 0 {
+            return;
+        }
+        let all_repeated = self.bit_packed_count == 0
+            && (self.repeat_count == self.num_buffered || self.num_buffered == 0);
+        if self.repeat_count > 0 && all_repeated {
+            self.flush_repeated_run();
+        } else {
+            if self.num_buffered > 0 {
+                self.buffered[self.num_buffered..].fill(0);
+                self.num_buffered = 8;
+            }
+            self.bit_packed_count += self.num_buffered;
+            if self.num_buffered > 0 {
+                self.write_buffered_packed();
+            }
+            self.close_packed_run();
+            self.repeat_count = 0;
+        }
+    }
+
+    /// Finishes the stream and returns its bytes (no length prefix).
+    pub fn finish(mut self) -> Vec<u8> {
+        self.flush();
+        self.out
+    }
+
+    /// Finishes the stream and appends it to `out`, with or without the 4-byte
+    /// little-endian length prefix.
+    pub fn append_to(self, out: &mut Vec<u8>, prefix: LengthPrefix) {
+        let bytes = self.finish();
+        if prefix == LengthPrefix::With {
+            out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+        }
+        out.extend_from_slice(&bytes);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_run_then_packed_values() {
+        let mut encoder = RleEncoder::new(3);
+        encoder.put_run(5, 100_000);
+        for v in 0..8 {
+            encoder.put(v);
+        }
+        let bytes = encoder.finish();
+        let mut decoder = RleDecoder::new(&bytes, 3).unwrap();
+        assert_eq!(
+            decoder.next_run(usize::MAX).unwrap(),
+            Some(Run::Repeated {
+                value: 5,
+                count: 100_000
+            })
+        );
+        let mut out = [0u32; 9];
+        assert_eq!(decoder.get_batch(&mut out).unwrap(), 8);
+        assert_eq!(out[..8], [0, 1, 2, 3, 4, 5, 6, 7]);
+    }
+
+    #[test]
+    fn bad_headers_are_errors() {
+        // Varint that never ends.
+        let err = RleDecoder::new(&[0x80, 0x80], 1)
+            .unwrap()
+            .skip(1)
+            .unwrap_err();
+        assert!(err.message().contains("varint truncated"), "{err}");
+        // Repeated value wider than the bit width.
+        let err = RleDecoder::new(&[0x02, 0x09], 3)
+            .unwrap()
+            .skip(1)
+            .unwrap_err();
+        assert!(err.message().contains("does not fit"), "{err}");
+        assert!(RleDecoder::for_dictionary_indices(&[33]).is_err());
+        assert!(RleDecoder::with_length_prefix(&[9, 0, 0, 0, 1], 1).is_err());
+    }
+}
