@@ -420,7 +420,9 @@ fn read_columns_selected(
     for i in 0..count {
         if selected.get(next) == Some(&i) {
             next += 1;
-            out.push(ColumnChunk::read(r).map_err(|e| e.at_index(i))?);
+            let mut chunk = ColumnChunk::default();
+            chunk.read_in_place(r).map_err(|e| e.at_index(i))?;
+            out.push(chunk);
         } else {
             r.skip_struct().map_err(|e| e.at_index(i))?;
         }

@@ -104,42 +104,49 @@ macro_rules! thrift_field_type {
 }
 
 macro_rules! thrift_read_field {
-    (stats $r:ident $wty:ident $slot:ident $ty:ty, $sname:ident $fname:ident) => {
+    (stats $r:ident $wty:ident $this:ident $seen:ident $field:ident $ty:ty, $id:literal $sname:ident) => {
         if $r.skip_statistics() {
             $r.skip_field($wty)?
         } else {
-            thrift_read_field!(optional $r $wty $slot $ty, $sname $fname)
+            thrift_read_field!(optional $r $wty $this $seen $field $ty, $id $sname)
         }
     };
-    ($req:ident $r:ident $wty:ident $slot:ident $ty:ty, $sname:ident $fname:ident) => {
-        crate::thrift::read_field_into::<$ty>($r, $wty, &mut $slot)
-            .map_err(|e| e.in_field(stringify!($sname), stringify!($fname)))?
+    (optional $r:ident $wty:ident $this:ident $seen:ident $field:ident $ty:ty, $id:literal $sname:ident) => {
+        crate::thrift::read_field_into::<$ty>($r, $wty, &mut $this.$field)
+            .map_err(|e| e.in_field(stringify!($sname), stringify!($field)))?
+    };
+    (required $r:ident $wty:ident $this:ident $seen:ident $field:ident $ty:ty, $id:literal $sname:ident) => {
+        if crate::thrift::read_required_field_into::<$ty>(
+            $r,
+            $wty,
+            &mut $this.$field,
+            $seen & (1u64 << $id) != 0,
+        )
+        .map_err(|e| e.in_field(stringify!($sname), stringify!($field)))?
+        {
+            $seen |= 1u64 << $id;
+        }
     };
 }
 
-macro_rules! thrift_finish_field {
-    (required $r:ident $slot:ident $id:literal, $sname:ident $fname:ident) => {
-        match $slot {
-            Some(v) => v,
-            None => {
-                return Err($r
-                    .error(
-                        ErrorKind::Invalid,
-                        concat!(
-                            "required field `",
-                            stringify!($fname),
-                            "` (id ",
-                            stringify!($id),
-                            ") is missing"
-                        ),
-                    )
-                    .in_field(stringify!($sname), stringify!($fname)));
-            }
+macro_rules! thrift_check_required {
+    (required $r:ident $seen:ident $id:literal, $sname:ident $fname:ident) => {
+        if $seen & (1u64 << $id) == 0 {
+            return Err($r
+                .error(
+                    ErrorKind::Invalid,
+                    concat!(
+                        "required field `",
+                        stringify!($fname),
+                        "` (id ",
+                        stringify!($id),
+                        ") is missing"
+                    ),
+                )
+                .in_field(stringify!($sname), stringify!($fname)));
         }
     };
-    ($req:ident $r:ident $slot:ident $id:literal, $sname:ident $fname:ident) => {
-        $slot
-    };
+    ($req:ident $r:ident $seen:ident $id:literal, $sname:ident $fname:ident) => {};
 }
 
 macro_rules! thrift_write_field {
@@ -167,22 +174,31 @@ macro_rules! thrift_struct {
             $( $(#[$fattr])* pub $field: thrift_field_type!($req $ty), )*
         }
 
-        impl ThriftStruct for $name {
-            #[allow(unused_mut)]
-            fn read(r: &mut CompactReader<'_>) -> Result<Self> {
+        impl $name {
+            /// Reads the structure into `self`, which must be `Default` (fields are
+            /// decoded in place, which avoids moving large structures).
+            #[allow(unused_mut, unused_variables)]
+            pub fn read_in_place(&mut self, r: &mut CompactReader<'_>) -> Result<()> {
                 r.enter()?;
-                $( let mut $field: Option<$ty> = None; )*
+                let mut seen: u64 = 0;
                 let mut last = 0i16;
                 while let Some((wty, id)) = r.read_field_header(&mut last)? {
                     match id {
-                        $( $id => thrift_read_field!($req r wty $field $ty, $name $field), )*
+                        $( $id => thrift_read_field!($req r wty self seen $field $ty, $id $name), )*
                         _ => r.skip_field(wty)?,
                     }
                 }
                 r.leave();
-                Ok($name {
-                    $( $field: thrift_finish_field!($req r $field $id, $name $field), )*
-                })
+                $( thrift_check_required!($req r seen $id, $name $field); )*
+                Ok(())
+            }
+        }
+
+        impl ThriftStruct for $name {
+            fn read(r: &mut CompactReader<'_>) -> Result<Self> {
+                let mut value = Self::default();
+                value.read_in_place(r)?;
+                Ok(value)
             }
 
             #[allow(unused_mut, unused_variables)]
@@ -195,9 +211,14 @@ macro_rules! thrift_struct {
 
         impl ThriftValue for $name {
             const WIRE: u8 = wire::STRUCT;
+            const IN_PLACE: bool = true;
             #[inline]
             fn read_value(r: &mut CompactReader<'_>) -> Result<Self> {
                 <Self as ThriftStruct>::read(r)
+            }
+            #[inline]
+            fn read_value_in_place(&mut self, r: &mut CompactReader<'_>) -> Result<()> {
+                self.read_in_place(r)
             }
             #[inline]
             fn write_value(&self, w: &mut CompactWriter) {

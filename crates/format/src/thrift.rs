@@ -367,8 +367,31 @@ impl<'a> CompactReader<'a> {
 
     /// Reads a field header. Returns `None` at the end of the structure, otherwise the
     /// wire type and the field id. `last_id` is the previous field id of this structure.
-    #[inline]
+    #[inline(always)]
     pub fn read_field_header(&mut self, last_id: &mut i16) -> Result<Option<(u8, i16)>> {
+        // Fast path: the stop byte, or the short form (id delta 1..=15) of a known wire type.
+        if let Some(&b) = self.buf.get(self.pos) {
+            if b == wire::STOP {
+                self.pos += 1;
+                return Ok(None);
+            }
+            let ty = b & 0x0f;
+            let delta = b >> 4;
+            if delta != 0
+                && ty != wire::STOP
+                && ty <= wire::UUID
+                && let Some(id) = last_id.checked_add(i16::from(delta))
+            {
+                self.pos += 1;
+                *last_id = id;
+                return Ok(Some((ty, id)));
+            }
+        }
+        self.read_field_header_slow(last_id)
+    }
+
+    #[inline(never)]
+    fn read_field_header_slow(&mut self, last_id: &mut i16) -> Result<Option<(u8, i16)>> {
         let b = self.read_byte()?;
         if b == wire::STOP {
             return Ok(None);
@@ -480,11 +503,7 @@ impl<'a> CompactReader<'a> {
             wire::I16 | wire::I32 | wire::I64 => self.skip_varint(),
             wire::DOUBLE => self.take(8, "a double").map(drop),
             wire::UUID => self.take(16, "a uuid").map(drop),
-            wire::BINARY => {
-                let len = self.read_length("binary")?;
-                self.pos += len;
-                Ok(())
-            }
+            wire::BINARY => self.skip_binary(),
             wire::LIST | wire::SET => {
                 let (elem, count) = self.read_list_header()?;
                 if count > 0 && (elem == wire::STOP || elem > wire::UUID) {
@@ -494,8 +513,28 @@ impl<'a> CompactReader<'a> {
                     ));
                 }
                 self.enter()?;
-                for _ in 0..count {
-                    self.skip_value(elem)?;
+                // Tight loops for the element types footers are made of.
+                match elem {
+                    wire::I16 | wire::I32 | wire::I64 => {
+                        for _ in 0..count {
+                            self.skip_varint()?;
+                        }
+                    }
+                    wire::BINARY => {
+                        for _ in 0..count {
+                            self.skip_binary()?;
+                        }
+                    }
+                    wire::STRUCT => {
+                        for _ in 0..count {
+                            self.skip_struct()?;
+                        }
+                    }
+                    _ => {
+                        for _ in 0..count {
+                            self.skip_value(elem)?;
+                        }
+                    }
                 }
                 self.leave();
                 Ok(())
@@ -520,8 +559,25 @@ impl<'a> CompactReader<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
+    fn skip_binary(&mut self) -> Result<()> {
+        let len = self.read_length("binary")?;
+        self.pos += len;
+        Ok(())
+    }
+
+    #[inline(always)]
     fn skip_varint(&mut self) -> Result<()> {
+        if let Some(&b) = self.buf.get(self.pos)
+            && b < 0x80
+        {
+            self.pos += 1;
+            return Ok(());
+        }
+        self.skip_varint_slow()
+    }
+
+    fn skip_varint_slow(&mut self) -> Result<()> {
         let rest = &self.buf[self.pos..];
         for (i, &b) in rest.iter().take(10).enumerate() {
             if b < 0x80 {
@@ -541,7 +597,13 @@ impl<'a> CompactReader<'a> {
         self.enter()?;
         let mut last = 0i16;
         while let Some((ty, _)) = self.read_field_header(&mut last)? {
-            self.skip_field(ty)?;
+            match ty {
+                wire::BOOL_TRUE | wire::BOOL_FALSE => {}
+                wire::I16 | wire::I32 | wire::I64 => self.skip_varint()?,
+                wire::BINARY => self.skip_binary()?,
+                wire::STRUCT => self.skip_struct()?,
+                _ => self.skip_value(ty)?,
+            }
         }
         self.leave();
         Ok(())
@@ -740,9 +802,20 @@ pub trait ThriftStruct: Sized {
 /// A value that can appear as a field or a container element: the glue the generated
 /// readers and writers use. Implemented for the Thrift base types, [`Bytes`], [`Text`],
 /// `Vec<T>`, the enums and every structure.
-pub trait ThriftValue: Sized {
+pub trait ThriftValue: Sized + Default {
     /// The compact wire type of the value.
     const WIRE: u8;
+
+    /// Whether [`read_value_in_place`](Self::read_value_in_place) is the cheaper way
+    /// to read this type (large structures: it avoids moving them around).
+    const IN_PLACE: bool = false;
+
+    /// Reads the value in container form into `self`, which must be `Default`.
+    #[inline]
+    fn read_value_in_place(&mut self, r: &mut CompactReader<'_>) -> Result<()> {
+        *self = Self::read_value(r)?;
+        Ok(())
+    }
 
     /// Reads the value in container form.
     fn read_value(r: &mut CompactReader<'_>) -> Result<Self>;
@@ -829,12 +902,40 @@ pub fn read_field_into<T: ThriftValue>(
     ty: u8,
     slot: &mut Option<T>,
 ) -> Result<()> {
-    if T::field_type_ok(ty) {
+    if !T::field_type_ok(ty) {
+        return r.skip_field(ty);
+    }
+    if T::IN_PLACE {
+        slot.insert(T::default()).read_value_in_place(r)
+    } else {
         *slot = Some(T::read_field(r, ty)?);
         Ok(())
-    } else {
-        r.skip_field(ty)
     }
+}
+
+/// Reads a required field's value into `slot` (see [`read_field_into`]); returns
+/// whether it was read (`false`: skipped for a mismatched wire type). `seen` says
+/// whether `slot` already holds a value from an earlier occurrence of the field.
+#[inline]
+pub fn read_required_field_into<T: ThriftValue>(
+    r: &mut CompactReader<'_>,
+    ty: u8,
+    slot: &mut T,
+    seen: bool,
+) -> Result<bool> {
+    if !T::field_type_ok(ty) {
+        r.skip_field(ty)?;
+        return Ok(false);
+    }
+    if T::IN_PLACE {
+        if seen {
+            *slot = T::default();
+        }
+        slot.read_value_in_place(r)?;
+    } else {
+        *slot = T::read_field(r, ty)?;
+    }
+    Ok(true)
 }
 
 /// Whether a list element type code is one of the zigzag varint integer types.
@@ -918,8 +1019,17 @@ impl<T: ThriftValue> ThriftValue for Vec<T> {
         }
         // `count` was checked against the remaining bytes by `read_list_header`.
         let mut out = Vec::with_capacity(count);
-        for i in 0..count {
-            out.push(T::read_value(r).map_err(|e| e.at_index(i))?);
+        if T::IN_PLACE {
+            for i in 0..count {
+                out.push(T::default());
+                if let Some(slot) = out.last_mut() {
+                    slot.read_value_in_place(r).map_err(|e| e.at_index(i))?;
+                }
+            }
+        } else {
+            for i in 0..count {
+                out.push(T::read_value(r).map_err(|e| e.at_index(i))?);
+            }
         }
         Ok(out)
     }
