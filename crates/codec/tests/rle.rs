@@ -1,0 +1,226 @@
+//! RLE / bit-packing hybrid and bit packing: spec examples, round trips, hostile input
+//! and cross-checks against arrow-rs.
+
+use bytes::Bytes;
+use herringbone_codec::bitpack;
+use herringbone_codec::rle::{LengthPrefix, RleDecoder, RleEncoder, Run};
+use proptest::prelude::*;
+
+fn encode(values: &[u64], width: usize) -> Vec<u8> {
+    let mut encoder = RleEncoder::new(width);
+    for &v in values {
+        encoder.put(v);
+    }
+    encoder.finish()
+}
+
+fn decode_all(bytes: &[u8], width: usize, n: usize) -> Vec<u64> {
+    let mut decoder = RleDecoder::new(bytes, width).unwrap();
+    let mut out = vec![0u64; n];
+    assert_eq!(decoder.get_batch(&mut out).unwrap(), n);
+    out
+}
+
+#[test]
+fn spec_example_rle_hybrid_0_to_7_width_3() {
+    // Encodings.md: one bit-packed run of one group, header (1 << 1) | 1.
+    let expected = [0x03, 0b1000_1000, 0b1100_0110, 0b1111_1010];
+    let values: Vec<u64> = (0..8).collect();
+    assert_eq!(encode(&values, 3), expected);
+    assert_eq!(decode_all(&expected, 3, 8), values);
+}
+
+#[test]
+fn spec_example_bit_packed_msb_first_0_to_7_width_3() {
+    let expected = [0b0000_0101, 0b0011_1001, 0b0111_0111];
+    let mut packed = Vec::new();
+    bitpack::pack_msb_first(&[0u8, 1, 2, 3, 4, 5, 6, 7], 3, &mut packed).unwrap();
+    assert_eq!(packed, expected);
+    let mut out = [0u16; 8];
+    bitpack::unpack_msb_first(&expected, 3, 0, &mut out).unwrap();
+    assert_eq!(out, [0, 1, 2, 3, 4, 5, 6, 7]);
+    let mut tail = [0u16; 3];
+    bitpack::unpack_msb_first(&expected, 3, 5, &mut tail).unwrap();
+    assert_eq!(tail, [5, 6, 7]);
+    assert!(bitpack::unpack_msb_first(&expected, 3, 0, &mut [0u16; 9]).is_err());
+}
+
+#[test]
+fn length_prefix_and_dictionary_framings() {
+    let values = [1u64, 1, 0, 1, 0, 0, 0, 1, 1, 1];
+    let mut encoder = RleEncoder::new(1);
+    values.iter().for_each(|&v| encoder.put(v));
+    let mut framed = Vec::new();
+    encoder.append_to(&mut framed, LengthPrefix::With);
+    framed.extend_from_slice(b"rest");
+    let (mut decoder, used) = RleDecoder::with_length_prefix(&framed, 1).unwrap();
+    assert_eq!(&framed[used..], b"rest");
+    let mut out = [0u8; 10];
+    assert_eq!(decoder.get_batch(&mut out).unwrap(), 10);
+    assert_eq!(out.map(u64::from), values);
+
+    let mut dict_page = vec![2u8];
+    let mut encoder = RleEncoder::new(2);
+    [3u64, 0, 2, 2].iter().for_each(|&v| encoder.put(v));
+    encoder.append_to(&mut dict_page, LengthPrefix::Without);
+    let mut decoder = RleDecoder::for_dictionary_indices(&dict_page).unwrap();
+    let dictionary = ["a", "b", "c", "d"];
+    let mut out = [""; 4];
+    assert_eq!(
+        decoder
+            .get_batch_with_dictionary(&dictionary, &mut out)
+            .unwrap(),
+        4
+    );
+    assert_eq!(out, ["d", "a", "c", "c"]);
+    let mut decoder = RleDecoder::for_dictionary_indices(&dict_page).unwrap();
+    let err = decoder
+        .get_batch_with_dictionary(&dictionary[..3], &mut out)
+        .unwrap_err();
+    assert!(err.message().contains("out of range"), "{err}");
+}
+
+#[test]
+fn a_run_of_a_million_nulls_is_one_step() {
+    let mut encoder = RleEncoder::new(1);
+    encoder.put_run(0, 1_000_000);
+    encoder.put_run(1, 70_000);
+    let bytes = encoder.finish();
+    assert!(bytes.len() < 10, "{bytes:?}");
+    let mut decoder = RleDecoder::new(&bytes, 1).unwrap();
+    assert_eq!(
+        decoder.next_run(usize::MAX).unwrap(),
+        Some(Run::Repeated {
+            value: 0,
+            count: 1_000_000
+        })
+    );
+    assert_eq!(
+        decoder.next_run(5).unwrap(),
+        Some(Run::Repeated { value: 1, count: 5 })
+    );
+    assert_eq!(decoder.skip(usize::MAX).unwrap(), 69_995);
+    assert_eq!(decoder.next_run(1).unwrap(), None);
+}
+
+#[test]
+fn width_zero_and_64() {
+    let zeros = vec![0u64; 1000];
+    let bytes = encode(&zeros, 0);
+    assert_eq!(decode_all(&bytes, 0, 1000), zeros);
+    let wide: Vec<u64> = (0..100)
+        .map(|i: u64| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .chain([u64::MAX; 9])
+        .collect();
+    let bytes = encode(&wide, 64);
+    assert_eq!(decode_all(&bytes, 64, wide.len()), wide);
+}
+
+/// A value sequence with runs: (value, run length) pairs expanded.
+fn runs_strategy(width: usize) -> impl Strategy<Value = Vec<u64>> {
+    let max = bitpack::mask(width);
+    prop::collection::vec((0..=max, prop_oneof![1usize..4, 1usize..20, 1usize..300]), 0..40)
+        .prop_map(|runs| {
+            runs.into_iter()
+                .flat_map(|(v, n)| std::iter::repeat_n(v, n))
+                .collect()
+        })
+}
+
+fn width_and_values() -> impl Strategy<Value = (usize, Vec<u64>)> {
+    (0usize..=64).prop_flat_map(|w| (Just(w), runs_strategy(w)))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn rle_round_trip_every_width((width, values) in width_and_values()) {
+        let bytes = encode(&values, width);
+        prop_assert!(bytes.len() <= RleEncoder::max_buffer_size(width, values.len()));
+        let mut decoder = RleDecoder::new(&bytes, width).unwrap();
+        let mut out = vec![0u64; values.len() + 8];
+        let n = decoder.get_batch(&mut out).unwrap();
+        // Padding of the last bit-packed group decodes as zeros beyond the values.
+        prop_assert!(n >= values.len() && n < values.len() + 8);
+        prop_assert_eq!(&out[..values.len()], &values[..]);
+    }
+
+    #[test]
+    fn rle_skip_then_read_equals_read_then_drop(
+        (width, values) in width_and_values(),
+        skip in 0usize..2000,
+        chunk in 1usize..100,
+    ) {
+        let bytes = encode(&values, width);
+        let skip = skip.min(values.len());
+        let mut decoder = RleDecoder::new(&bytes, width).unwrap();
+        prop_assert_eq!(decoder.skip(skip).unwrap(), skip);
+        let mut got = Vec::new();
+        let mut buf = vec![0u64; chunk];
+        while got.len() < values.len() - skip {
+            let n = decoder.get_batch(&mut buf).unwrap();
+            prop_assert!(n > 0);
+            got.extend_from_slice(&buf[..n]);
+        }
+        prop_assert_eq!(&got[..values.len() - skip], &values[skip..]);
+    }
+
+    #[test]
+    fn rle_matches_arrow_rs_both_ways((width, values) in (1usize..=32).prop_flat_map(|w| (Just(w), runs_strategy(w)))) {
+        let ours = encode(&values, width);
+        let mut theirs = parquet::encodings::rle::RleEncoder::new(width as u8, 1024);
+        for &v in &values {
+            theirs.put(v);
+        }
+        let theirs = theirs.consume();
+        prop_assert_eq!(&ours, &theirs);
+        let mut decoder = parquet::encodings::rle::RleDecoder::new(width as u8);
+        decoder.set_data(Bytes::from(ours.clone())).unwrap();
+        let mut out = vec![0u32; values.len()];
+        prop_assert_eq!(decoder.get_batch(&mut out).unwrap(), values.len());
+        prop_assert!(out.iter().zip(&values).all(|(&a, &b)| u64::from(a) == b));
+    }
+
+    #[test]
+    fn rle_decoder_never_panics(
+        bytes in prop::collection::vec(any::<u8>(), 0..200),
+        width in 0usize..=70,
+        reads in prop::collection::vec((any::<bool>(), 0usize..300), 1..6),
+    ) {
+        if let Ok(mut decoder) = RleDecoder::new(&bytes, width) {
+            let mut out = vec![0u64; 300];
+            for (skip, n) in reads {
+                let result = if skip { decoder.skip(n) } else { decoder.get_batch(&mut out[..n]) };
+                if result.is_err() {
+                    break;
+                }
+            }
+        }
+        let _ = RleDecoder::for_dictionary_indices(&bytes).and_then(|mut d| {
+            let dict = [0u8; 5];
+            let mut out = [0u8; 64];
+            d.get_batch_with_dictionary(&dict, &mut out)
+        });
+        let _ = RleDecoder::with_length_prefix(&bytes, width.min(64));
+    }
+
+    #[test]
+    fn bitpack_round_trip_and_arrow_rs_unpack(width in 0usize..=32, n in 0usize..300, seed in any::<u64>()) {
+        let values: Vec<u32> = (0..n as u64)
+            .map(|i| (i.wrapping_add(seed).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 17) as u32 & bitpack::mask(width) as u32)
+            .collect();
+        let mut packed = Vec::new();
+        bitpack::pack(&values, width, &mut packed).unwrap();
+        prop_assert_eq!(packed.len(), bitpack::packed_len(n, width));
+        let mut reader = parquet::util::bit_util::BitReader::new(Bytes::from(packed.clone()));
+        let mut theirs = vec![0u32; n];
+        if width > 0 {
+            prop_assert_eq!(reader.get_batch(&mut theirs, width), n);
+            prop_assert_eq!(&theirs, &values);
+        }
+        let mut ours = vec![0u32; n];
+        bitpack::unpack(&packed, width, &mut ours).unwrap();
+        prop_assert_eq!(&ours, &values);
+    }
+}
