@@ -189,6 +189,72 @@ fn parses_arrow_rs_uppercase_and_other_spellings() {
 }
 
 #[test]
+fn parses_arrow_rs_59_printer_quirks() {
+    // arrow-rs 59 prints field ids as `[id]`, VARIANT's version as an Option, and the
+    // GEOGRAPHY algorithm before the CRS.
+    let text = "message schema {
+      REQUIRED INT32 id [1];
+      OPTIONAL group var [2] (VARIANT(Some(1))) {
+        REQUIRED BYTE_ARRAY metadata;
+        REQUIRED BYTE_ARRAY value;
+      }
+      OPTIONAL group v0 (VARIANT(None)) {
+        REQUIRED BYTE_ARRAY metadata;
+        REQUIRED BYTE_ARRAY value;
+      }
+      OPTIONAL BYTE_ARRAY g1 (GEOGRAPHY(SPHERICAL));
+      OPTIONAL BYTE_ARRAY g2 (GEOGRAPHY(KARNEY, OGC:CRS84));
+    }";
+    let elements = parse_message_type(text).unwrap();
+    assert_eq!(elements[1].field_id, Some(1));
+    assert_eq!(elements[2].field_id, Some(2));
+    assert_eq!(
+        elements[2].logical_type,
+        Some(LogicalType::Variant {
+            specification_version: Some(1)
+        })
+    );
+    assert_eq!(
+        elements[5].logical_type,
+        Some(LogicalType::Variant {
+            specification_version: None
+        })
+    );
+    assert_eq!(
+        elements[8].logical_type,
+        Some(LogicalType::Geography {
+            crs: None,
+            algorithm: Some(EdgeInterpolationAlgorithm::SPHERICAL)
+        })
+    );
+    assert_eq!(
+        elements[9].logical_type,
+        Some(LogicalType::Geography {
+            crs: Some("OGC:CRS84".into()),
+            algorithm: Some(EdgeInterpolationAlgorithm::KARNEY)
+        })
+    );
+    // Our own printing keeps CRS and algorithm apart: a CRS spelled like an algorithm is
+    // quoted.
+    let schema = SchemaDescriptor::new(&elements).unwrap();
+    assert!(
+        schema
+            .to_text()
+            .contains("optional binary g1 (GEOGRAPHY(,SPHERICAL));"),
+        "{}",
+        schema.to_text()
+    );
+    let mut odd = elements.clone();
+    odd[8].logical_type = Some(LogicalType::Geography {
+        crs: Some("SPHERICAL".into()),
+        algorithm: None,
+    });
+    let text = SchemaDescriptor::new(&odd).unwrap().to_text();
+    assert!(text.contains("(GEOGRAPHY(\"SPHERICAL\"))"), "{text}");
+    assert_eq!(parse_message_type(&text).unwrap()[8], odd[8]);
+}
+
+#[test]
 fn names_and_crs_that_are_not_plain_words_are_quoted() {
     let mut elements = parse_message_type("message schema { optional binary x; }").unwrap();
     elements[0].name = "root with space".into();
@@ -383,7 +449,12 @@ fn time_unit() -> impl Strategy<Value = TimeUnit> {
 }
 
 fn crs() -> impl Strategy<Value = Option<String>> {
-    prop::option::of(prop_oneof!["[A-Za-z]{1,5}:[0-9]{1,5}", any::<String>()])
+    prop::option::of(prop_oneof![
+        "[A-Za-z]{1,5}:[0-9]{1,5}",
+        any::<String>(),
+        // Values that read as an edge algorithm unless quoted.
+        "SPHERICAL|karney| 4|-1",
+    ])
 }
 
 /// (physical type, type_length, annotation) combinations that validate.

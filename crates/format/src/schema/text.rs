@@ -166,8 +166,13 @@ fn is_plain_word(s: &str) -> bool {
 
 fn write_quoted_or_plain(out: &mut dyn fmt::Write, s: &str) -> fmt::Result {
     if is_plain_word(s) {
-        return out.write_str(s);
+        out.write_str(s)
+    } else {
+        write_quoted(out, s)
     }
+}
+
+fn write_quoted(out: &mut dyn fmt::Write, s: &str) -> fmt::Result {
     out.write_char('"')?;
     for c in s.chars() {
         match c {
@@ -185,6 +190,15 @@ fn write_quoted_or_plain(out: &mut dyn fmt::Write, s: &str) -> fmt::Result {
 
 fn write_name(out: &mut dyn fmt::Write, name: &str) -> fmt::Result {
     write_quoted_or_plain(out, name)
+}
+
+/// A CRS, quoted also when it would read as an edge algorithm or a number.
+fn write_crs(out: &mut dyn fmt::Write, crs: &str) -> fmt::Result {
+    if parse_algorithm(crs).is_some() {
+        write_quoted(out, crs)
+    } else {
+        write_quoted_or_plain(out, crs)
+    }
 }
 
 fn write_annotation_and_id(out: &mut dyn fmt::Write, node: &Node) -> fmt::Result {
@@ -262,7 +276,7 @@ fn write_logical(out: &mut dyn fmt::Write, logical: &LogicalType) -> fmt::Result
         LogicalType::Geometry { crs } => match crs {
             Some(crs) => {
                 out.write_str("GEOMETRY(")?;
-                write_quoted_or_plain(out, crs)?;
+                write_crs(out, crs)?;
                 out.write_char(')')
             }
             None => out.write_str("GEOMETRY"),
@@ -273,7 +287,7 @@ fn write_logical(out: &mut dyn fmt::Write, logical: &LogicalType) -> fmt::Result
             }
             out.write_str("GEOGRAPHY(")?;
             if let Some(crs) = crs {
-                write_quoted_or_plain(out, crs)?;
+                write_crs(out, crs)?;
             }
             if let Some(algorithm) = algorithm {
                 out.write_char(',')?;
@@ -612,24 +626,68 @@ fn parse_annotation_and_id(lexer: &mut Lexer<'_>, element: &mut SchemaElement) -
         } else if !seen_id && lexer.eat('=')? {
             element.field_id = Some(lexer.int("a field id")?);
             seen_id = true;
+        } else if let Some(Token::Word(w)) = lexer.peek()?
+            && !seen_id
+            && w.starts_with('[')
+        {
+            // arrow-rs prints the field id as `[id]` after the name.
+            let word = *w;
+            lexer.next()?;
+            let id = word
+                .strip_prefix('[')
+                .and_then(|w| w.strip_suffix(']'))
+                .and_then(|w| w.parse::<i32>().ok())
+                .ok_or_else(|| {
+                    lexer.error(format!("expected a field id `[id]`, found `{word}`"))
+                })?;
+            element.field_id = Some(id);
+            seen_id = true;
         } else {
             return Ok(());
         }
     }
 }
 
-/// The arguments of `NAME(a, b, ...)`: each a word or quoted string, or empty.
-fn parse_arguments(lexer: &mut Lexer<'_>) -> Result<Vec<Option<String>>> {
+/// One argument of `NAME(a, b, ...)`: a word or quoted string, or nothing.
+struct Argument {
+    text: Option<String>,
+    quoted: bool,
+}
+
+/// The arguments of `NAME(a, b, ...)`. `Some(x)` reads as `x` (arrow-rs prints
+/// `VARIANT(Some(1))`).
+fn parse_arguments(lexer: &mut Lexer<'_>) -> Result<Vec<Argument>> {
     let mut args = Vec::new();
     if !lexer.eat('(')? {
         return Ok(args);
     }
     loop {
         let arg = match lexer.peek()? {
-            Some(Token::Punct(',' | ')')) => None,
+            Some(Token::Punct(',' | ')')) => Argument {
+                text: None,
+                quoted: false,
+            },
             _ => match lexer.next()? {
-                Some(Token::Word(w)) => Some(w.to_owned()),
-                Some(Token::Quoted(s)) => Some(s),
+                Some(Token::Word(w)) if lexer.peek()? == Some(&Token::Punct('(')) => {
+                    if w != "Some" {
+                        return Err(lexer.error(format!("unexpected `(` after `{w}`")));
+                    }
+                    lexer.next()?;
+                    let inner = lexer.word("a value inside Some(..)")?.to_owned();
+                    lexer.expect(')', "after Some(..)")?;
+                    Argument {
+                        text: Some(inner),
+                        quoted: false,
+                    }
+                }
+                Some(Token::Word(w)) => Argument {
+                    text: Some(w.to_owned()),
+                    quoted: false,
+                },
+                Some(Token::Quoted(s)) => Argument {
+                    text: Some(s),
+                    quoted: true,
+                },
                 Some(other) => {
                     return Err(lexer.error(format!("expected an argument, found {other}")));
                 }
@@ -650,8 +708,18 @@ fn parse_arguments(lexer: &mut Lexer<'_>) -> Result<Vec<Option<String>>> {
 
 fn parse_annotation(lexer: &mut Lexer<'_>, element: &mut SchemaElement) -> Result<()> {
     let name = lexer.word("an annotation")?.to_ascii_uppercase();
-    let args = parse_arguments(lexer)?;
-    let arg_count = args.len();
+    let arguments = parse_arguments(lexer)?;
+    let arg_count = arguments.len();
+    let args: Vec<Option<String>> = arguments.iter().map(|a| a.text.clone()).collect();
+    // An unquoted argument naming an edge algorithm (arrow-rs puts it first).
+    let is_algorithm = |i: usize| {
+        arguments.get(i).is_some_and(|a| {
+            !a.quoted
+                && a.text
+                    .as_deref()
+                    .is_some_and(|t| algorithm_by_name(t).is_some())
+        })
+    };
     let bad_args = |lexer: &Lexer<'_>, expected: &str| {
         lexer.error(format!(
             "annotation {name} takes {expected}, got {arg_count} argument(s)"
@@ -767,6 +835,7 @@ fn parse_annotation(lexer: &mut Lexer<'_>, element: &mut SchemaElement) -> Resul
         "VARIANT" => {
             let specification_version = match args.as_slice() {
                 [] => None,
+                [Some(none)] if none == "None" => None,
                 [v] => {
                     let v = int_arg(lexer, v, "specification version")?;
                     Some(i8::try_from(v).map_err(|_| {
@@ -789,6 +858,11 @@ fn parse_annotation(lexer: &mut Lexer<'_>, element: &mut SchemaElement) -> Resul
         "GEOGRAPHY" => {
             let (crs, algorithm) = match args.as_slice() {
                 [] => (None, None),
+                // arrow-rs: `GEOGRAPHY(SPHERICAL)` and `GEOGRAPHY(SPHERICAL, crs)`.
+                [algorithm] if is_algorithm(0) => (None, algorithm.clone()),
+                [algorithm, crs] if is_algorithm(0) && !is_algorithm(1) => {
+                    (crs.clone(), algorithm.clone())
+                }
                 [crs] => (crs.clone(), None),
                 [crs, algorithm] => (crs.clone(), algorithm.clone()),
                 _ => return Err(bad_args(lexer, "(crs,algorithm), (crs) or nothing")),
@@ -811,17 +885,20 @@ fn parse_annotation(lexer: &mut Lexer<'_>, element: &mut SchemaElement) -> Resul
     Ok(())
 }
 
-fn parse_algorithm(word: &str) -> Option<EdgeInterpolationAlgorithm> {
+fn algorithm_by_name(word: &str) -> Option<EdgeInterpolationAlgorithm> {
     let upper = word.trim().to_ascii_uppercase();
-    let known = [
-        EdgeInterpolationAlgorithm::SPHERICAL,
-        EdgeInterpolationAlgorithm::VINCENTY,
-        EdgeInterpolationAlgorithm::THOMAS,
-        EdgeInterpolationAlgorithm::ANDOYER,
-        EdgeInterpolationAlgorithm::KARNEY,
-    ];
-    known
-        .into_iter()
+    EdgeInterpolationAlgorithm::ALL
+        .iter()
+        .copied()
         .find(|a| a.name() == Some(upper.as_str()))
-        .or_else(|| upper.parse::<i32>().ok().map(EdgeInterpolationAlgorithm))
+}
+
+/// An algorithm by name, or by number for a value this version does not know.
+fn parse_algorithm(word: &str) -> Option<EdgeInterpolationAlgorithm> {
+    algorithm_by_name(word).or_else(|| {
+        word.trim()
+            .parse::<i32>()
+            .ok()
+            .map(EdgeInterpolationAlgorithm)
+    })
 }
