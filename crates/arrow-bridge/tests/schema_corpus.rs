@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, FieldRef, Fields};
 use bytes::Bytes;
-use herringbone_arrow_bridge::schema::{SchemaOptions, parquet_to_arrow};
+use herringbone_arrow_bridge::schema::{
+    ParquetField, ParquetFieldKind, SchemaOptions, parquet_to_arrow,
+};
 use herringbone_format::schema::SchemaDescriptor;
 use herringbone_testkit::canonical::pyarrow_field_type_string;
 
@@ -57,6 +59,23 @@ fn without_metadata(data_type: &DataType) -> DataType {
     }
 }
 
+/// `(leaf column, def level, rep level)` of every leaf under `field`.
+fn collect_leaf_levels(field: &ParquetField, out: &mut Vec<(usize, i16, i16)>) {
+    match &field.kind {
+        ParquetFieldKind::Primitive { column, .. } => {
+            out.push((*column, field.def_level, field.rep_level))
+        }
+        ParquetFieldKind::Struct { children } => {
+            children.iter().for_each(|c| collect_leaf_levels(c, out))
+        }
+        ParquetFieldKind::List { element, .. } => collect_leaf_levels(element, out),
+        ParquetFieldKind::Map { key, value, .. } => {
+            collect_leaf_levels(key, out);
+            collect_leaf_levels(value, out);
+        }
+    }
+}
+
 /// Files where our type of a top-level column deliberately differs from arrow-rs's.
 const ARROW_RS_DIFFERENCES: &[(&str, &str, &str)] = &[];
 
@@ -103,6 +122,26 @@ fn corpus_schemas_map_like_pyarrow_and_arrow_rs() {
         }
         checked += 1;
         let mut file_ok = true;
+        let mut leaves = Vec::new();
+        for field in mapping.fields() {
+            collect_leaf_levels(field, &mut leaves);
+        }
+        for (column, def, rep) in leaves {
+            let c = descriptor.column(column).expect("leaf exists");
+            if (def, rep) != (c.max_def_level(), c.max_rep_level()) {
+                problems.push(format!(
+                    "{name}: column {}: levels ({def}, {rep}), descriptor ({}, {})",
+                    c.path(),
+                    c.max_def_level(),
+                    c.max_rep_level()
+                ));
+                file_ok = false;
+            }
+        }
+        if mapping.leaf_columns() != (0..descriptor.num_columns()).collect::<Vec<_>>() {
+            problems.push(format!("{name}: leaf columns out of order or missing"));
+            file_ok = false;
+        }
 
         // pyarrow, through the oracle.
         let oracle = herringbone_testkit::oracle(&relative);
