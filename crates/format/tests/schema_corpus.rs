@@ -119,6 +119,8 @@ fn text_view(schema: &SchemaDescriptor) -> Vec<String> {
                 _ => None,
             };
             let logical = n.resolved_logical_type();
+            // The root's field id is not printed (other parsers reject it).
+            let field_id = n.field_id().filter(|_| n.parent().is_some());
             format!(
                 "{}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{}",
                 n.name(),
@@ -126,7 +128,7 @@ fn text_view(schema: &SchemaDescriptor) -> Vec<String> {
                 n.physical_type(),
                 length,
                 logical,
-                n.field_id(),
+                field_id,
                 // The legacy annotation with no LogicalType counterpart (INTERVAL).
                 n.resolved_converted_type().filter(|_| logical.is_none()),
                 n.children().len()

@@ -14,7 +14,8 @@
 //!
 //! Printing follows parquet-mr: lowercase repetition and physical type, the annotation in
 //! parentheses (the `LogicalType` when there is one, else the legacy `ConvertedType`),
-//! then the field id as `= id`. Two extensions keep every schema printable and
+//! then the field id as `= id` (not for the root, which parquet-mr and arrow-rs cannot
+//! parse there). Two extensions keep every schema printable and
 //! parseable: a name that is empty or holds whitespace or one of `;{}(),="\` is printed
 //! as a double-quoted string with `\"`, `\\`, `\n`, `\r`, `\t` and `\u{..}` escapes, and
 //! the `GEOMETRY`/`GEOGRAPHY` CRS is quoted the same way when needed. A `LogicalType`
@@ -86,7 +87,8 @@ fn write_schema(schema: &SchemaDescriptor, out: &mut dyn fmt::Write) -> fmt::Res
     let root = schema.root();
     out.write_str("message ")?;
     write_name(out, root.name())?;
-    write_annotation_and_id(out, root)?;
+    // The root's field id or annotation (pyarrow writes id -1) is not printed: the
+    // parquet-mr and arrow-rs parsers reject it after `message <name>`.
     out.write_str(" {\n")?;
     // (group, next child position): an explicit stack, so depth costs heap, not stack.
     let mut open: Vec<(usize, usize)> = vec![(0, 0)];
