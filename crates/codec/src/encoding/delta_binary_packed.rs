@@ -1,0 +1,326 @@
+//! DELTA_BINARY_PACKED for INT32 and INT64.
+//!
+//! Header: ULEB128 block size (a multiple of 128), ULEB128 miniblocks per block (block
+//! size / miniblocks a multiple of 32), ULEB128 total value count, zigzag ULEB128 first
+//! value. Then blocks: zigzag ULEB128 minimum delta, one bit-width byte per miniblock,
+//! and the miniblocks' `delta - min_delta` bit-packed. Arithmetic wraps (in 32 bits for
+//! INT32, 64 for INT64). Miniblocks after the last value carry no data, whatever their
+//! declared width.
+//!
+//! ```
+//! use herringbone_codec::encoding::delta_binary_packed::{self, DeltaBinaryPackedDecoder};
+//! let mut page = Vec::new();
+//! delta_binary_packed::encode(&[7i32, 5, 3, 1, 2, 3, 4, 5], &mut page);
+//! let mut decoder = DeltaBinaryPackedDecoder::<i32>::new(&page).unwrap();
+//! decoder.skip(2).unwrap();
+//! let mut out = [0i32; 6];
+//! assert_eq!(decoder.decode(&mut out).unwrap(), 6);
+//! assert_eq!(out, [3, 1, 2, 3, 4, 5]);
+//! ```
+
+use std::marker::PhantomData;
+
+use crate::bitpack;
+use crate::error::{Error, Result};
+use crate::rle::{read_uleb128, write_uleb128};
+
+/// Block size the reference writers use.
+pub const BLOCK_SIZE: usize = 128;
+/// Miniblocks per block the reference writers use.
+pub const MINIBLOCKS_PER_BLOCK: usize = 4;
+/// Largest block size accepted on read (the reference writers use 128).
+pub const MAX_BLOCK_SIZE: usize = 1 << 20;
+
+/// An integer type DELTA_BINARY_PACKED can hold: `i32` or `i64`.
+pub trait DeltaInt: Copy + Default + PartialEq + std::fmt::Debug + 'static {
+    /// Width in bits.
+    const BITS: usize;
+    /// Truncating conversion from the wrapping 64-bit accumulator.
+    fn from_u64(value: u64) -> Self;
+    /// Sign-extending conversion.
+    fn to_i64(self) -> i64;
+}
+
+impl DeltaInt for i32 {
+    const BITS: usize = 32;
+    #[inline(always)]
+    fn from_u64(value: u64) -> Self {
+        value as i32
+    }
+    #[inline(always)]
+    fn to_i64(self) -> i64 {
+        i64::from(self)
+    }
+}
+
+impl DeltaInt for i64 {
+    const BITS: usize = 64;
+    #[inline(always)]
+    fn from_u64(value: u64) -> Self {
+        value as i64
+    }
+    #[inline(always)]
+    fn to_i64(self) -> i64 {
+        self
+    }
+}
+
+fn read_zigzag(data: &[u8], pos: &mut usize, what: &str) -> Result<i64> {
+    let v = read_uleb128(data, pos, what)?;
+    Ok(((v >> 1) as i64) ^ -((v & 1) as i64))
+}
+
+fn write_zigzag(v: i64, out: &mut Vec<u8>) {
+    write_uleb128(((v << 1) ^ (v >> 63)) as u64, out);
+}
+
+fn read_usize(data: &[u8], pos: &mut usize, what: &str) -> Result<usize> {
+    let v = read_uleb128(data, pos, what)?;
+    usize::try_from(v).map_err(|_| Error::corrupt(format!("{what} {v} too large")))
+}
+
+/// Decoder of a DELTA_BINARY_PACKED stream over a borrowed buffer.
+#[derive(Debug, Clone)]
+pub struct DeltaBinaryPackedDecoder<'a, T: DeltaInt> {
+    data: &'a [u8],
+    pos: usize,
+    miniblocks_per_block: usize,
+    values_per_miniblock: usize,
+    total: usize,
+    /// Values not yet handed out.
+    remaining: usize,
+    first_value: Option<u64>,
+    last: u64,
+    /// Deltas not yet assigned to a loaded miniblock.
+    unloaded: usize,
+    min_delta: u64,
+    /// Byte offset of the current block's bit widths.
+    widths_at: usize,
+    /// Next miniblock of the current block (== miniblocks_per_block: load a block).
+    miniblock: usize,
+    mb_start: usize,
+    mb_width: usize,
+    mb_next: usize,
+    mb_len: usize,
+    _type: PhantomData<T>,
+}
+
+impl<'a, T: DeltaInt> DeltaBinaryPackedDecoder<'a, T> {
+    /// Reads and validates the header at the start of `data`.
+    pub fn new(data: &'a [u8]) -> Result<Self> {
+        let mut pos = 0;
+        let block_size = read_usize(data, &mut pos, "DELTA_BINARY_PACKED block size")?;
+        let miniblocks = read_usize(data, &mut pos, "DELTA_BINARY_PACKED miniblock count")?;
+        let total = read_usize(data, &mut pos, "DELTA_BINARY_PACKED value count")?;
+        let first = read_zigzag(data, &mut pos, "DELTA_BINARY_PACKED first value")?;
+        if block_size == 0 || block_size % 128 != 0 || block_size > MAX_BLOCK_SIZE {
+            return Err(Error::corrupt(format!(
+                "DELTA_BINARY_PACKED block size {block_size} is not a positive multiple of 128 up to {MAX_BLOCK_SIZE}"
+            )));
+        }
+        if miniblocks == 0
+            || block_size % miniblocks != 0
+            || (block_size / miniblocks) % 32 != 0
+        {
+            return Err(Error::corrupt(format!(
+                "DELTA_BINARY_PACKED: {miniblocks} miniblocks per block of {block_size} values do not give a multiple of 32 values each"
+            )));
+        }
+        Ok(Self {
+            data,
+            pos,
+            miniblocks_per_block: miniblocks,
+            values_per_miniblock: block_size / miniblocks,
+            total,
+            remaining: total,
+            first_value: (total > 0).then_some(first as u64),
+            last: 0,
+            unloaded: total.saturating_sub(1),
+            min_delta: 0,
+            widths_at: 0,
+            miniblock: miniblocks,
+            mb_start: 0,
+            mb_width: 0,
+            mb_next: 0,
+            mb_len: 0,
+            _type: PhantomData,
+        })
+    }
+
+    /// Total number of values the header declares.
+    pub fn len(&self) -> usize {
+        self.total
+    }
+
+    /// Whether the stream holds no values.
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// Values not yet decoded or skipped.
+    pub fn remaining(&self) -> usize {
+        self.remaining
+    }
+
+    /// Loads the next miniblock holding values (reading a block header when needed).
+    fn load_miniblock(&mut self) -> Result<()> {
+        if self.miniblock == self.miniblocks_per_block {
+            let block_at = self.pos;
+            self.min_delta = read_zigzag(
+                self.data,
+                &mut self.pos,
+                "DELTA_BINARY_PACKED block min delta",
+            )? as u64;
+            if self.data.len() - self.pos < self.miniblocks_per_block {
+                return Err(Error::corrupt(format!(
+                    "DELTA_BINARY_PACKED block at byte {block_at}: {} miniblock bit widths expected, {} bytes present",
+                    self.miniblocks_per_block,
+                    self.data.len() - self.pos
+                )));
+            }
+            self.widths_at = self.pos;
+            self.pos += self.miniblocks_per_block;
+            self.miniblock = 0;
+        }
+        let width = usize::from(self.data[self.widths_at + self.miniblock]);
+        if width > 64 {
+            return Err(Error::corrupt(format!(
+                "DELTA_BINARY_PACKED miniblock bit width {width} exceeds 64"
+            )));
+        }
+        let values = self.values_per_miniblock.min(self.unloaded);
+        let full_bytes = self.values_per_miniblock * width / 8;
+        let available = self.data.len() - self.pos;
+        let bytes = if full_bytes <= available {
+            full_bytes
+        } else if values < self.values_per_miniblock
+            && bitpack::packed_len(values, width) <= available
+        {
+            // The final miniblock may lack its padding; the values themselves are here.
+            available
+        } else {
+            return Err(Error::corrupt(format!(
+                "DELTA_BINARY_PACKED miniblock at byte {}: {full_bytes} bytes expected, {available} present",
+                self.pos
+            )));
+        };
+        self.mb_start = self.pos;
+        self.mb_width = width;
+        self.mb_next = 0;
+        self.mb_len = values;
+        self.pos += bytes;
+        self.unloaded -= values;
+        self.miniblock += 1;
+        Ok(())
+    }
+
+    /// Decodes up to `n` values, handing each to `sink` in chunks.
+    fn run(&mut self, n: usize, mut sink: impl FnMut(usize, &[u64])) -> Result<usize> {
+        let n = n.min(self.remaining);
+        let mut done = 0;
+        if n > 0 {
+            if let Some(first) = self.first_value.take() {
+                self.last = first;
+                sink(0, &[first]);
+                done = 1;
+            }
+        }
+        let mut buf = [0u64; 256];
+        while done < n {
+            if self.mb_next == self.mb_len {
+                self.load_miniblock()?;
+                continue;
+            }
+            let k = (n - done).min(self.mb_len - self.mb_next).min(buf.len());
+            let chunk = &mut buf[..k];
+            bitpack::unpack_from(
+                &self.data[self.mb_start..self.pos],
+                self.mb_width,
+                self.mb_next,
+                chunk,
+            )?;
+            let min_delta = self.min_delta;
+            let mut last = self.last;
+            for v in chunk.iter_mut() {
+                last = last.wrapping_add(min_delta).wrapping_add(*v);
+                *v = last;
+            }
+            self.last = last;
+            sink(done, chunk);
+            self.mb_next += k;
+            done += k;
+        }
+        self.remaining -= done;
+        Ok(done)
+    }
+
+    /// Decodes up to `out.len()` values; returns how many (fewer only at the end).
+    pub fn decode(&mut self, out: &mut [T]) -> Result<usize> {
+        self.run(out.len(), |at, values| {
+            for (o, &v) in out[at..at + values.len()].iter_mut().zip(values) {
+                *o = T::from_u64(v);
+            }
+        })
+    }
+
+    /// Skips up to `n` values (their deltas are still summed); returns how many.
+    pub fn skip(&mut self, n: usize) -> Result<usize> {
+        self.run(n, |_, _| {})
+    }
+
+    /// Byte offset just past the stream (after the last miniblock holding values),
+    /// found by walking the block structure without unpacking.
+    pub fn end_offset(&self) -> Result<usize> {
+        let mut walker = self.clone();
+        while walker.unloaded > 0 {
+            walker.load_miniblock()?;
+        }
+        Ok(walker.pos)
+    }
+}
+
+/// Appends `values` DELTA_BINARY_PACKED with blocks of 128 values in 4 miniblocks, as
+/// the reference writers do. Deltas wrap in the width of `T`.
+pub fn encode<T: DeltaInt>(values: &[T], out: &mut Vec<u8>) {
+    write_uleb128(BLOCK_SIZE as u64, out);
+    write_uleb128(MINIBLOCKS_PER_BLOCK as u64, out);
+    write_uleb128(values.len() as u64, out);
+    let Some(first) = values.first() else {
+        write_zigzag(0, out);
+        return;
+    };
+    write_zigzag(first.to_i64(), out);
+    let value_mask = bitpack::mask(T::BITS);
+    let per_miniblock = BLOCK_SIZE / MINIBLOCKS_PER_BLOCK;
+    let mut deltas = [0u64; BLOCK_SIZE];
+    for block in (0..values.len() - 1).step_by(BLOCK_SIZE) {
+        // Deltas block..block+128 pair value j with value j + 1.
+        let pairs = &values[block..values.len().min(block + BLOCK_SIZE + 1)];
+        if pairs.len() < 2 {
+            break;
+        }
+        let deltas = &mut deltas[..pairs.len() - 1];
+        let mut min_delta = i64::MAX;
+        for (d, pair) in deltas.iter_mut().zip(pairs.windows(2)) {
+            // Wrapping in T's width, then sign-extended so the minimum is signed.
+            let delta = T::from_u64(pair[1].to_i64().wrapping_sub(pair[0].to_i64()) as u64);
+            *d = delta.to_i64() as u64;
+            min_delta = min_delta.min(delta.to_i64());
+        }
+        write_zigzag(min_delta, out);
+        for d in deltas.iter_mut() {
+            *d = d.wrapping_sub(min_delta as u64) & value_mask;
+        }
+        let mut widths = [0u8; MINIBLOCKS_PER_BLOCK];
+        for (width, mb) in widths.iter_mut().zip(deltas.chunks(per_miniblock)) {
+            let max = mb.iter().fold(0u64, |a, &b| a | b);
+            *width = (64 - max.leading_zeros()) as u8;
+        }
+        out.extend_from_slice(&widths);
+        for (width, mb) in widths.iter().zip(deltas.chunks(per_miniblock)) {
+            let mut padded = [0u64; BLOCK_SIZE / MINIBLOCKS_PER_BLOCK];
+            padded[..mb.len()].copy_from_slice(mb);
+            bitpack::pack(&padded, usize::from(*width), out).expect("width <= 64");
+        }
+    }
+}
