@@ -35,7 +35,8 @@ mod tree;
 pub use compat::{converted_type_from_logical, logical_type_from_converted};
 pub use text::{parse_message_type, parse_schema};
 pub use tree::{
-    ColumnDescriptor, ColumnPath, MAX_SCHEMA_DEPTH, Node, NodeId, NodeKind, SchemaDescriptor,
+    ColumnDescriptor, ColumnPath, MAX_SCHEMA_DEPTH, MAX_TOTAL_PATH_NAMES, Node, NodeId, NodeKind,
+    SchemaDescriptor,
 };
 
 use std::borrow::Cow;

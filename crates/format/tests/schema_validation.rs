@@ -7,7 +7,7 @@ use herringbone_format::metadata::{
     ConvertedType, FieldRepetitionType, LogicalType, SchemaElement, TimeUnit, Type,
 };
 use herringbone_format::schema::{
-    ColumnPath, MAX_SCHEMA_DEPTH, NodeKind, SchemaDescriptor, parse_schema,
+    ColumnPath, MAX_SCHEMA_DEPTH, MAX_TOTAL_PATH_NAMES, NodeKind, SchemaDescriptor, parse_schema,
 };
 use proptest::prelude::*;
 
@@ -775,6 +775,35 @@ fn hostile_child_counts_do_not_allocate_or_panic() {
     let schema = SchemaDescriptor::new(&wide).unwrap();
     assert_eq!(schema.num_columns(), 20_000);
     assert_eq!(schema.column_index_by_dotted_path("c19999"), Some(19_999));
+}
+
+#[test]
+fn deep_and_wide_schemas_hit_the_path_budget_not_memory() {
+    // 1,000 nested groups, then 5,000 leaves at the bottom: 5 million path names.
+    let leaves = 5_000;
+    let mut elements = vec![root(1)];
+    for i in 0..MAX_SCHEMA_DEPTH {
+        let children = if i + 1 == MAX_SCHEMA_DEPTH { leaves } else { 1 };
+        elements.push(group(&format!("g{i}"), children, OPTIONAL));
+    }
+    elements.extend((0..leaves).map(|i| leaf(&format!("c{i}"), Type::INT32, OPTIONAL)));
+    let err = SchemaDescriptor::new(&elements).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::LimitExceeded, "{err}");
+    assert!(
+        err.to_string()
+            .contains(&format!("more than {MAX_TOTAL_PATH_NAMES} names")),
+        "{err}"
+    );
+    // The same shape with fewer leaves is fine.
+    let last = elements.len() - leaves as usize - 1;
+    elements[last].num_children = Some(100);
+    elements.truncate(last + 1 + 100);
+    let schema = SchemaDescriptor::new(&elements).unwrap();
+    assert_eq!(schema.num_columns(), 100);
+    assert_eq!(
+        schema.column(99).unwrap().path().parts().len(),
+        MAX_SCHEMA_DEPTH + 1
+    );
 }
 
 fn arbitrary_element() -> impl Strategy<Value = SchemaElement> {

@@ -19,6 +19,13 @@ use crate::thrift::Text;
 /// broken, and the limit keeps definition/repetition levels well inside `i16`.
 pub const MAX_SCHEMA_DEPTH: usize = 1000;
 
+/// The most names all column paths may hold together (the sum of the columns' depths).
+///
+/// Each column stores its own path, so a hostile footer nesting thousands of columns
+/// under a deep chain of groups would cost memory quadratic in its size; real schemas
+/// (100,000 columns ten levels deep) stay far below this.
+pub const MAX_TOTAL_PATH_NAMES: usize = 1 << 22;
+
 /// Index of a [`Node`] in its [`SchemaDescriptor`]: the position of its `SchemaElement`
 /// in the flat list (the root is 0).
 pub type NodeId = usize;
@@ -478,6 +485,7 @@ impl SchemaDescriptor {
         }];
         // Names of the open groups below the root: the path prefix of the next element.
         let mut path: Vec<String> = Vec::new();
+        let mut total_path_names = 0usize;
 
         for (index, element) in elements.iter().enumerate().skip(1) {
             while open.last().is_some_and(|g| g.remaining == 0) {
@@ -599,6 +607,14 @@ impl SchemaDescriptor {
                     column: columns.len(),
                 });
                 node.unused.num_children = element.num_children;
+                total_path_names += path.len() + 1;
+                if total_path_names > MAX_TOTAL_PATH_NAMES {
+                    return Err(limit_exceeded(format!(
+                        "schema element {index} (`{}`): the column paths hold more than \
+                         {MAX_TOTAL_PATH_NAMES} names together",
+                        dotted()
+                    )));
+                }
                 let mut parts = Vec::with_capacity(path.len() + 1);
                 parts.extend(path.iter().cloned());
                 parts.push(element.name.as_str().to_owned());
