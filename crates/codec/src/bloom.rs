@@ -16,7 +16,12 @@
 //! assert!(!filter.check(&43i64)); // almost certainly absent
 //! ```
 
-use crate::error::{Error, Result};
+use herringbone_format::metadata::{
+    BloomFilterAlgorithm, BloomFilterCompression, BloomFilterHash, BloomFilterHeader,
+};
+use herringbone_format::thrift::{CompactWriter, ThriftStruct};
+
+use crate::error::{Error, ErrorKind, Result};
 
 /// The smallest bitset the reference writers produce: one block.
 pub const BITSET_MIN_BYTES: usize = 32;
@@ -278,6 +283,71 @@ impl SplitBlockBloomFilter {
         self.check_hash(value.bloom_hash())
     }
 
+    /// The Thrift header stored in front of the bitset.
+    pub fn header(&self) -> BloomFilterHeader {
+        BloomFilterHeader {
+            num_bytes: i32::try_from(self.num_bytes()).unwrap_or(i32::MAX),
+            algorithm: BloomFilterAlgorithm::Block,
+            hash: BloomFilterHash::Xxhash,
+            compression: BloomFilterCompression::Uncompressed,
+        }
+    }
+
+    /// Appends the filter as stored in a file: the Thrift header, then the bitset.
+    /// Returns the number of bytes written (the chunk's `bloom_filter_length`).
+    pub fn write(&self, out: &mut Vec<u8>) -> usize {
+        let start = out.len();
+        let mut writer = CompactWriter::from_vec(std::mem::take(out));
+        self.header().write(&mut writer);
+        *out = writer.into_inner();
+        self.write_bitset(out);
+        out.len() - start
+    }
+
+    /// Reads a filter stored as header + bitset at the start of `bytes` (which may go
+    /// on past it); returns it and the number of bytes it took.
+    ///
+    /// Only the split-block algorithm, XXH64 and no compression exist; anything else is
+    /// an `Unsupported` error. The bitset size is checked against the bytes present and
+    /// against `max_bytes` before anything is allocated.
+    pub fn read(bytes: &[u8], max_bytes: usize) -> Result<(Self, usize)> {
+        let (header, header_len) = BloomFilterHeader::decode_slice(bytes).map_err(|e| {
+            Error::new(ErrorKind::Metadata, "invalid Bloom filter header").with_source(e)
+        })?;
+        if header.algorithm != BloomFilterAlgorithm::Block {
+            return Err(Error::unsupported(format!(
+                "Bloom filter algorithm {:?} (only the split-block algorithm exists)",
+                header.algorithm
+            )));
+        }
+        if header.hash != BloomFilterHash::Xxhash {
+            return Err(Error::unsupported(format!(
+                "Bloom filter hash {:?} (only XXH64 exists)",
+                header.hash
+            )));
+        }
+        if header.compression != BloomFilterCompression::Uncompressed {
+            return Err(Error::unsupported(format!(
+                "Bloom filter compression {:?} (only uncompressed bitsets exist)",
+                header.compression
+            )));
+        }
+        let num_bytes = usize::try_from(header.num_bytes).map_err(|_| {
+            Error::corrupt(format!(
+                "Bloom filter num_bytes {} is negative",
+                header.num_bytes
+            ))
+        })?;
+        let available = bytes.len() - header_len;
+        if num_bytes > available {
+            return Err(Error::corrupt(format!(
+                "Bloom filter bitset of {num_bytes} bytes exceeds the {available} bytes after its {header_len}-byte header"
+            )));
+        }
+        let filter = Self::from_bitset(&bytes[header_len..header_len + num_bytes], max_bytes)?;
+        Ok((filter, header_len + num_bytes))
+    }
+
     /// Appends the bitset as stored in a file (little-endian words).
     pub fn write_bitset(&self, out: &mut Vec<u8>) {
         out.reserve(self.num_bytes());
@@ -342,6 +412,56 @@ mod tests {
         assert!(SplitBlockBloomFilter::from_bitset(&[0; 33], 1024).is_err());
         let err = SplitBlockBloomFilter::from_bitset(&[0; 64], 32).unwrap_err();
         assert_eq!(err.kind(), crate::ErrorKind::Unsupported);
+    }
+
+    #[test]
+    fn header_and_bitset_round_trip() {
+        let mut filter = SplitBlockBloomFilter::with_num_bytes(1024);
+        filter.insert("parquet");
+        let mut stored = vec![0xEE];
+        let written = filter.write(&mut stored);
+        assert_eq!(written, stored.len() - 1);
+        // 0x15 = field 1, i32; 1024 zigzag-varint = 0x80 0x10; three unions each holding
+        // an empty member struct; stop.
+        assert_eq!(
+            &stored[1..17],
+            &[
+                0x15, 0x80, 0x10, 0x1c, 0x1c, 0, 0, 0x1c, 0x1c, 0, 0, 0x1c, 0x1c, 0, 0, 0
+            ]
+        );
+        stored.extend_from_slice(b"trailing");
+        let (back, used) = SplitBlockBloomFilter::read(&stored[1..], BITSET_MAX_BYTES).unwrap();
+        assert_eq!(used, written);
+        assert_eq!(back, filter);
+        assert!(back.check("parquet"));
+    }
+
+    #[test]
+    fn read_rejects_bad_headers() {
+        let mut stored = Vec::new();
+        SplitBlockBloomFilter::with_num_bytes(64).write(&mut stored);
+        // Truncated bitset.
+        let err =
+            SplitBlockBloomFilter::read(&stored[..stored.len() - 1], BITSET_MAX_BYTES).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Corrupt);
+        // Over the caller's limit.
+        let err = SplitBlockBloomFilter::read(&stored, 32).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Unsupported);
+        // An unknown hash union member (id 2).
+        let mut unknown_hash = stored.clone();
+        // Bytes: 0x15 0x80 0x01 | algorithm 0x1c 0x1c 0 0 | hash 0x1c (member) 0x1c ...
+        assert_eq!(unknown_hash[8], 0x1c);
+        unknown_hash[8] = 0x2c;
+        let err = SplitBlockBloomFilter::read(&unknown_hash, BITSET_MAX_BYTES).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Unsupported, "{err}");
+        // Negative size.
+        let negative = [
+            0x15, 0x01, 0x1c, 0x1c, 0, 0, 0x1c, 0x1c, 0, 0, 0x1c, 0x1c, 0, 0, 0,
+        ];
+        let err = SplitBlockBloomFilter::read(&negative, BITSET_MAX_BYTES).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Corrupt);
+        // Not a header at all.
+        assert!(SplitBlockBloomFilter::read(&[], BITSET_MAX_BYTES).is_err());
     }
 
     #[test]
