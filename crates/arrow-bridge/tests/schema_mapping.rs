@@ -820,3 +820,41 @@ fn physical_types_are_recorded_on_leaves() {
         .collect();
     assert_eq!(physical, [Type::INT96, Type::FIXED_LEN_BYTE_ARRAY]);
 }
+
+#[test]
+fn corrupted_hints_never_panic() {
+    // Byte flips and truncations of a valid hint: each is either decoded (and applied
+    // only where compatible) or ignored with a reason; the mapping itself never fails.
+    let valid = base64::engine::general_purpose::STANDARD
+        .decode(encode_hint(&hint_schema()))
+        .unwrap();
+    let plain = map(HINTED);
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1);
+        (state >> 33) as usize
+    };
+    for round in 0..1500 {
+        let mut bytes = valid.clone();
+        for _ in 0..1 + round % 4 {
+            let i = next() % bytes.len();
+            bytes[i] ^= 1 << (next() % 8);
+        }
+        if round % 5 == 0 {
+            bytes.truncate(next() % bytes.len());
+        }
+        let kv = vec![KeyValue {
+            key: "ARROW:schema".into(),
+            value: Some(
+                base64::engine::general_purpose::STANDARD
+                    .encode(&bytes)
+                    .into(),
+            ),
+        }];
+        let mapping = map_with(HINTED, &SchemaOptions::default(), Some(&kv));
+        assert_eq!(mapping.fields().len(), plain.fields().len());
+        assert_eq!(mapping.leaf_columns(), plain.leaf_columns());
+    }
+}
