@@ -199,6 +199,17 @@ impl<'m> VariantMetadata<'m> {
             .ok_or_else(|| Error::corrupt(format!("variant metadata: string {id} is invalid")))
     }
 
+    /// The raw bytes of string `id` (validated as UTF-8 at construction), without the
+    /// UTF-8 check [`get`](Self::get) repeats: what name comparisons use.
+    pub(crate) fn name_bytes(&self, id: usize) -> Option<&'m [u8]> {
+        if id >= self.dictionary_size {
+            return None;
+        }
+        let start = self.strings_start + self.raw_offset(id);
+        let end = self.strings_start + self.raw_offset(id + 1);
+        self.bytes.get(start..end)
+    }
+
     /// The id of `name`: binary search when the dictionary is sorted, else a linear scan
     /// (first match; an unsorted dictionary may hold duplicates).
     pub fn find(&self, name: &str) -> Option<usize> {
@@ -206,8 +217,8 @@ impl<'m> VariantMetadata<'m> {
             let (mut low, mut high) = (0, self.dictionary_size);
             while low < high {
                 let mid = low + (high - low) / 2;
-                let candidate = self.get(mid).ok()?;
-                match candidate.as_bytes().cmp(name.as_bytes()) {
+                let candidate = self.name_bytes(mid)?;
+                match candidate.cmp(name.as_bytes()) {
                     std::cmp::Ordering::Less => low = mid + 1,
                     std::cmp::Ordering::Greater => high = mid,
                     std::cmp::Ordering::Equal => return Some(mid),

@@ -529,7 +529,7 @@ impl<'m, 'v> VariantObject<'m, 'v> {
         )?;
         let fields_start = table_end(
             offsets_start,
-            len + 1,
+            len.saturating_add(1),
             offset_size,
             bytes.len(),
             base,
@@ -650,7 +650,17 @@ impl<'m, 'v> VariantObject<'m, 'v> {
         let (mut low, mut high) = (0, self.len);
         while low < high {
             let mid = low + (high - low) / 2;
-            match self.field_name(mid)?.as_bytes().cmp(name.as_bytes()) {
+            let id = self.field_id(mid);
+            let candidate = self.metadata.name_bytes(id).ok_or_else(|| {
+                corrupt_at(
+                    self.base,
+                    format!(
+                        "object field {mid} has field id {id}, out of range for a dictionary of {} strings",
+                        self.metadata.len()
+                    ),
+                )
+            })?;
+            match candidate.cmp(name.as_bytes()) {
                 Ordering::Less => low = mid + 1,
                 Ordering::Greater => high = mid,
                 Ordering::Equal => return self.field_value(mid).map(Some),
@@ -714,7 +724,7 @@ impl<'m, 'v> VariantArray<'m, 'v> {
         let (len, offsets_start) = container_count(bytes, is_large, base, "array")?;
         let elements_start = table_end(
             offsets_start,
-            len + 1,
+            len.saturating_add(1),
             offset_size,
             bytes.len(),
             base,
