@@ -36,7 +36,9 @@ mod sealed {
 
 /// A fixed-width value stored little-endian: INT32 (`i32`/`u32`), INT64 (`i64`/`u64`),
 /// FLOAT (`f32`), DOUBLE (`f64`) and INT96 (`[u8; 12]`, the raw 12 bytes).
-pub trait FixedWidth: Copy + Default + PartialEq + std::fmt::Debug + sealed::Sealed + 'static {
+pub trait FixedWidth:
+    Copy + Default + PartialEq + std::fmt::Debug + sealed::Sealed + 'static
+{
     /// Bytes per value.
     const SIZE: usize;
     /// The value from exactly `SIZE` little-endian bytes.

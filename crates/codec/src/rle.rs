@@ -290,7 +290,9 @@ impl<'a> RleDecoder<'a> {
                 }
             } else {
                 let count = usize::try_from(count).map_err(|_| {
-                    Error::corrupt(format!("RLE run length {count} at byte {header_pos} too large"))
+                    Error::corrupt(format!(
+                        "RLE run length {count} at byte {header_pos} too large"
+                    ))
                 })?;
                 let value_bytes = self.bit_width.div_ceil(8);
                 let Some(bytes) = self.data.get(self.pos..self.pos + value_bytes) else {
@@ -436,7 +438,10 @@ impl<'a> RleDecoder<'a> {
                     if max as usize >= dictionary.len() {
                         return Err(index_error(u64::from(max), dictionary.len()));
                     }
-                    for (o, &i) in out[filled..filled + run.len()].iter_mut().zip(indices.iter()) {
+                    for (o, &i) in out[filled..filled + run.len()]
+                        .iter_mut()
+                        .zip(indices.iter())
+                    {
                         *o = dictionary[i as usize];
                     }
                     filled += run.len();

@@ -119,12 +119,15 @@ fn width_zero_and_64() {
 /// A value sequence with runs: (value, run length) pairs expanded.
 fn runs_strategy(width: usize) -> impl Strategy<Value = Vec<u64>> {
     let max = bitpack::mask(width);
-    prop::collection::vec((0..=max, prop_oneof![1usize..4, 1usize..20, 1usize..300]), 0..40)
-        .prop_map(|runs| {
-            runs.into_iter()
-                .flat_map(|(v, n)| std::iter::repeat_n(v, n))
-                .collect()
-        })
+    prop::collection::vec(
+        (0..=max, prop_oneof![1usize..4, 1usize..20, 1usize..300]),
+        0..40,
+    )
+    .prop_map(|runs| {
+        runs.into_iter()
+            .flat_map(|(v, n)| std::iter::repeat_n(v, n))
+            .collect()
+    })
 }
 
 fn width_and_values() -> impl Strategy<Value = (usize, Vec<u64>)> {

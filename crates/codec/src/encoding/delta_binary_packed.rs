@@ -113,17 +113,17 @@ impl<'a, T: DeltaInt> DeltaBinaryPackedDecoder<'a, T> {
         let miniblocks = read_usize(data, &mut pos, "DELTA_BINARY_PACKED miniblock count")?;
         let total = read_usize(data, &mut pos, "DELTA_BINARY_PACKED value count")?;
         let first = read_zigzag(data, &mut pos, "DELTA_BINARY_PACKED first value")?;
-        if block_size == 0 || block_size % 128 != 0 || block_size > MAX_BLOCK_SIZE {
+        // The specification asks for blocks of a multiple of 128 values and miniblocks of a
+        // multiple of 32; decoding only needs miniblocks to end on a byte boundary, so
+        // reading accepts multiples of 8 (as in the specification's own examples).
+        if block_size == 0 || block_size > MAX_BLOCK_SIZE {
             return Err(Error::corrupt(format!(
-                "DELTA_BINARY_PACKED block size {block_size} is not a positive multiple of 128 up to {MAX_BLOCK_SIZE}"
+                "DELTA_BINARY_PACKED block size {block_size} is not in 1..={MAX_BLOCK_SIZE}"
             )));
         }
-        if miniblocks == 0
-            || block_size % miniblocks != 0
-            || (block_size / miniblocks) % 32 != 0
-        {
+        if miniblocks == 0 || block_size % miniblocks != 0 || (block_size / miniblocks) % 8 != 0 {
             return Err(Error::corrupt(format!(
-                "DELTA_BINARY_PACKED: {miniblocks} miniblocks per block of {block_size} values do not give a multiple of 32 values each"
+                "DELTA_BINARY_PACKED: {miniblocks} miniblocks per block of {block_size} values do not give a multiple of 8 values each"
             )));
         }
         Ok(Self {
@@ -282,20 +282,46 @@ impl<'a, T: DeltaInt> DeltaBinaryPackedDecoder<'a, T> {
 /// Appends `values` DELTA_BINARY_PACKED with blocks of 128 values in 4 miniblocks, as
 /// the reference writers do. Deltas wrap in the width of `T`.
 pub fn encode<T: DeltaInt>(values: &[T], out: &mut Vec<u8>) {
-    write_uleb128(BLOCK_SIZE as u64, out);
-    write_uleb128(MINIBLOCKS_PER_BLOCK as u64, out);
+    encode_with_layout(values, BLOCK_SIZE, MINIBLOCKS_PER_BLOCK, out)
+        .expect("the default layout is valid");
+}
+
+/// Appends `values` DELTA_BINARY_PACKED with blocks of `block_size` values split into
+/// `miniblocks` miniblocks; the miniblock size must be a positive multiple of 8 (the
+/// specification asks for multiples of 128 and 32; smaller layouts exist for its
+/// examples and for tests) and at most 1024.
+pub fn encode_with_layout<T: DeltaInt>(
+    values: &[T],
+    block_size: usize,
+    miniblocks: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    if miniblocks == 0
+        || block_size % miniblocks != 0
+        || (block_size / miniblocks) % 8 != 0
+        || block_size / miniblocks > 1024
+        || block_size > MAX_BLOCK_SIZE
+    {
+        return Err(Error::invalid_argument(format!(
+            "DELTA_BINARY_PACKED layout of {miniblocks} miniblocks per {block_size} values is not supported"
+        )));
+    }
+    write_uleb128(block_size as u64, out);
+    write_uleb128(miniblocks as u64, out);
     write_uleb128(values.len() as u64, out);
     let Some(first) = values.first() else {
         write_zigzag(0, out);
-        return;
+        return Ok(());
     };
     write_zigzag(first.to_i64(), out);
     let value_mask = bitpack::mask(T::BITS);
-    let per_miniblock = BLOCK_SIZE / MINIBLOCKS_PER_BLOCK;
-    let mut deltas = [0u64; BLOCK_SIZE];
-    for block in (0..values.len() - 1).step_by(BLOCK_SIZE) {
-        // Deltas block..block+128 pair value j with value j + 1.
-        let pairs = &values[block..values.len().min(block + BLOCK_SIZE + 1)];
+    let per_miniblock = block_size / miniblocks;
+    let mut deltas = vec![0u64; block_size];
+    let mut padded = vec![0u64; per_miniblock];
+    let mut widths = vec![0u8; miniblocks];
+    for block in (0..values.len() - 1).step_by(block_size) {
+        // Delta j of the block pairs value j with value j + 1.
+        let pairs = &values[block..values.len().min(block + block_size + 1)];
         if pairs.len() < 2 {
             break;
         }
@@ -311,16 +337,17 @@ pub fn encode<T: DeltaInt>(values: &[T], out: &mut Vec<u8>) {
         for d in deltas.iter_mut() {
             *d = d.wrapping_sub(min_delta as u64) & value_mask;
         }
-        let mut widths = [0u8; MINIBLOCKS_PER_BLOCK];
+        widths.fill(0);
         for (width, mb) in widths.iter_mut().zip(deltas.chunks(per_miniblock)) {
             let max = mb.iter().fold(0u64, |a, &b| a | b);
             *width = (64 - max.leading_zeros()) as u8;
         }
         out.extend_from_slice(&widths);
         for (width, mb) in widths.iter().zip(deltas.chunks(per_miniblock)) {
-            let mut padded = [0u64; BLOCK_SIZE / MINIBLOCKS_PER_BLOCK];
+            padded.fill(0);
             padded[..mb.len()].copy_from_slice(mb);
             bitpack::pack(&padded, usize::from(*width), out).expect("width <= 64");
         }
     }
+    Ok(())
 }

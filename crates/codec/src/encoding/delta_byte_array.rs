@@ -142,9 +142,10 @@ pub fn encode<V: AsRef<[u8]>>(values: &[V], out: &mut Vec<u8>) -> Result<()> {
             .zip(value)
             .take_while(|(a, b)| a == b)
             .count();
-        prefixes.push(i32::try_from(shared).map_err(|_| {
-            Error::invalid_argument("DELTA_BYTE_ARRAY value longer than 2 GiB")
-        })?);
+        prefixes
+            .push(i32::try_from(shared).map_err(|_| {
+                Error::invalid_argument("DELTA_BYTE_ARRAY value longer than 2 GiB")
+            })?);
         suffixes.push(&value[shared..]);
         previous = value;
     }

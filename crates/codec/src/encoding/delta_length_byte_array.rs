@@ -53,7 +53,11 @@ impl<'a> DeltaLengthByteArrayDecoder<'a> {
 
     /// Decodes up to `n` values' (start, len) positions in the data, chunk by chunk,
     /// checking lengths against the bytes present.
-    fn for_each(&mut self, n: usize, mut sink: impl FnMut(usize, usize) -> Result<()>) -> Result<usize> {
+    fn for_each(
+        &mut self,
+        n: usize,
+        mut sink: impl FnMut(usize, usize) -> Result<()>,
+    ) -> Result<usize> {
         let mut done = 0;
         let mut lengths = [0i32; CHUNK];
         while done < n {
