@@ -324,6 +324,41 @@ impl ArrowSchemaMapping {
         self.hint_error.as_deref()
     }
 
+    /// The mapping with the caller's Arrow schema imposed (a reader's "supplied schema"
+    /// option): same top-level field names in the same order (after any projection),
+    /// the same nesting, and leaf types that read the stored values faithfully (the
+    /// rules of the `ARROW:schema` hint: e.g. `INT96` as any timestamp unit, strings as
+    /// `LargeUtf8` or views, a dictionary, a time zone). The result's schema is exactly
+    /// `schema`.
+    ///
+    /// Errors (kind `InvalidArgument`) name the first field that cannot be read so.
+    pub fn with_supplied_schema(&self, schema: &Schema) -> Result<ArrowSchemaMapping> {
+        if schema.fields().len() != self.fields.len() {
+            return Err(Error::invalid_argument(format!(
+                "supplied schema has {} fields, the file (after projection) {}",
+                schema.fields().len(),
+                self.fields.len()
+            )));
+        }
+        let mut fields = Vec::with_capacity(self.fields.len());
+        for (field, wanted) in self.fields.iter().zip(schema.fields()) {
+            if field.field.name() != wanted.name() {
+                return Err(Error::invalid_argument(format!(
+                    "supplied schema: field `{}` where the file has `{}`",
+                    wanted.name(),
+                    field.field.name()
+                )));
+            }
+            fields.push(hint::coerce(field, wanted, "")?);
+        }
+        Ok(ArrowSchemaMapping {
+            schema: Arc::new(schema.clone()),
+            fields,
+            num_leaves: self.num_leaves,
+            hint_error: self.hint_error.clone(),
+        })
+    }
+
     /// The mapping restricted to a projection. Leaf column indices stay those of the
     /// file.
     ///

@@ -858,3 +858,95 @@ fn corrupted_hints_never_panic() {
         assert_eq!(mapping.leaf_columns(), plain.leaf_columns());
     }
 }
+
+#[test]
+fn supplied_schema_coerces_faithful_types_and_rejects_others() {
+    let mapping = map("message m {
+        required int96 t;
+        optional binary s (STRING);
+        optional group l (LIST) { repeated group list { optional int32 element; } }
+        optional group mp (MAP) { repeated group key_value { required binary key (STRING); optional int64 value; } }
+    }");
+    let wanted = Schema::new(vec![
+        Field::new(
+            "t",
+            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            true,
+        ),
+        Field::new(
+            "s",
+            DataType::Dictionary(Box::new(DataType::UInt16), Box::new(DataType::LargeUtf8)),
+            true,
+        ),
+        Field::new(
+            "l",
+            DataType::LargeList(field("item", DataType::Int32, true)),
+            true,
+        ),
+        Field::new(
+            "mp",
+            DataType::Map(
+                field(
+                    "entries",
+                    DataType::Struct(Fields::from(vec![
+                        Field::new("key", DataType::Utf8View, false),
+                        Field::new("value", DataType::Int64, true),
+                    ])),
+                    false,
+                ),
+                false,
+            ),
+            true,
+        ),
+    ]);
+    let coerced = mapping.with_supplied_schema(&wanted).unwrap();
+    assert_eq!(coerced.schema().as_ref(), &wanted);
+    assert_eq!(coerced.leaf_columns(), mapping.leaf_columns());
+    assert_eq!(coerced.fields()[2].def_level, mapping.fields()[2].def_level);
+
+    let reject = |index: usize, replacement: Field, expected: &str| {
+        let mut fields: Vec<FieldRef> = wanted.fields().iter().cloned().collect();
+        fields[index] = Arc::new(replacement);
+        let err = mapping
+            .with_supplied_schema(&Schema::new(fields))
+            .expect_err("incompatible");
+        assert_eq!(err.kind(), ErrorKind::InvalidArgument);
+        assert!(err.to_string().contains(expected), "{err}");
+    };
+    reject(
+        1,
+        Field::new("s", DataType::Int32, true),
+        "field `s` cannot be read as Int32",
+    );
+    reject(1, Field::new("s", DataType::Utf8, false), "nullable");
+    reject(
+        0,
+        Field::new("x", DataType::Int64, true),
+        "field `x` where the file has `t`",
+    );
+    reject(
+        2,
+        Field::new(
+            "l",
+            DataType::List(field("item", DataType::Utf8, true)),
+            true,
+        ),
+        "field `l.item`",
+    );
+    reject(2, Field::new("l", DataType::Int32, true), "nesting differs");
+    let err = mapping
+        .with_supplied_schema(&Schema::new(vec![Field::new("t", DataType::Int64, true)]))
+        .unwrap_err();
+    assert!(err.to_string().contains("1 fields"), "{err}");
+    // After a projection the supplied schema covers the projected fields.
+    let projected = mapping.project(&Projection::Roots(vec![1])).unwrap();
+    let only_s = Schema::new(vec![Field::new("s", DataType::Utf8View, true)]);
+    assert_eq!(
+        projected
+            .with_supplied_schema(&only_s)
+            .unwrap()
+            .schema()
+            .as_ref(),
+        &only_s
+    );
+}

@@ -16,7 +16,7 @@ use herringbone_format::metadata::Type;
 
 use super::{
     Converter, EXTENSION_METADATA_KEY, EXTENSION_NAME_KEY, ParquetField, ParquetFieldKind,
-    map_type, with_list_element,
+    SchemaOptions, map_type, with_list_element,
 };
 use crate::error::{Error, Result};
 
@@ -303,8 +303,12 @@ impl Converter<'_> {
         };
         match field.kind {
             ParquetFieldKind::Primitive { physical_type, .. } => {
-                let data_type =
-                    self.hinted_leaf_type(field.field.data_type(), physical_type, hint.data_type());
+                let data_type = hinted_leaf_type(
+                    self.options,
+                    field.field.data_type(),
+                    physical_type,
+                    hint.data_type(),
+                );
                 ParquetField {
                     field: merged_field(&field.field, data_type),
                     ..field
@@ -431,68 +435,171 @@ impl Converter<'_> {
             }
         }
     }
+}
 
-    /// The type of a leaf given the hint: the hint where it reads the same stored values
-    /// faithfully, ours otherwise.
-    fn hinted_leaf_type(&self, ours: &DataType, physical: Type, hint: &DataType) -> DataType {
-        if let DataType::Dictionary(key, value) = hint {
-            if !key.is_dictionary_key_type() {
-                return ours.clone();
-            }
-            let inner = self.hinted_leaf_type(ours, physical, value);
-            return if &inner == value.as_ref() {
-                hint.clone()
-            } else {
-                inner
-            };
-        }
-        if ours == hint {
+/// The type of a leaf given the hint: the hint where it reads the same stored values
+/// faithfully, ours otherwise.
+pub(super) fn hinted_leaf_type(
+    options: &SchemaOptions,
+    ours: &DataType,
+    physical: Type,
+    hint: &DataType,
+) -> DataType {
+    if let DataType::Dictionary(key, value) = hint {
+        if !key.is_dictionary_key_type() {
             return ours.clone();
         }
-        let strings_free = self.options.strings.is_none();
-        let binaries_free = self.options.binaries.is_none();
-        let accept = match (ours, hint) {
-            // Offset width, views, and text-vs-bytes are the reader's choice.
-            (o, h) if is_string(o) && is_string(h) => strings_free,
-            (o, h) if is_binary(o) && is_binary(h) => binaries_free,
-            (o, h) if is_binary(o) && is_string(h) => {
-                binaries_free && strings_free && physical == Type::BYTE_ARRAY
-            }
-            // A time zone the annotation cannot carry (same unit).
-            (DataType::Timestamp(unit, _), DataType::Timestamp(hint_unit, _))
-                if unit == hint_unit && physical == Type::INT64 =>
-            {
-                true
-            }
-            // INT96 holds nanoseconds of a day: any unit is a faithful conversion.
-            (DataType::Timestamp(_, _), DataType::Timestamp(_, _)) if physical == Type::INT96 => {
-                self.options.int96_unit.is_none()
-            }
-            // Types Parquet has no annotation for, stored as plain integers.
-            (
-                DataType::Int64,
-                DataType::Timestamp(_, _)
-                | DataType::Duration(_)
-                | DataType::Date64
-                | DataType::Time64(_),
-            ) => true,
-            (DataType::Int32, DataType::Time32(_) | DataType::Date32) => true,
-            (DataType::Date32, DataType::Date64) => true,
-            (DataType::Interval(_), DataType::Interval(_)) => true,
-            (DataType::Decimal128(p, s), h) => match decimal_capacity(h) {
-                Some((hp, hs)) => {
-                    let max = match h {
-                        DataType::Decimal32(_, _) => arrow_schema::DECIMAL32_MAX_PRECISION,
-                        DataType::Decimal64(_, _) => arrow_schema::DECIMAL64_MAX_PRECISION,
-                        DataType::Decimal128(_, _) => arrow_schema::DECIMAL128_MAX_PRECISION,
-                        _ => arrow_schema::DECIMAL256_MAX_PRECISION,
-                    };
-                    hs == *s && hp >= *p && hp <= max
-                }
-                None => false,
-            },
-            _ => false,
+        let inner = hinted_leaf_type(options, ours, physical, value);
+        return if &inner == value.as_ref() {
+            hint.clone()
+        } else {
+            inner
         };
-        if accept { hint.clone() } else { ours.clone() }
     }
+    if ours == hint {
+        return ours.clone();
+    }
+    let strings_free = options.strings.is_none();
+    let binaries_free = options.binaries.is_none();
+    let accept = match (ours, hint) {
+        // Offset width, views, and text-vs-bytes are the reader's choice.
+        (o, h) if is_string(o) && is_string(h) => strings_free,
+        (o, h) if is_binary(o) && is_binary(h) => binaries_free,
+        (o, h) if is_binary(o) && is_string(h) => {
+            binaries_free && strings_free && physical == Type::BYTE_ARRAY
+        }
+        // A time zone the annotation cannot carry (same unit).
+        (DataType::Timestamp(unit, _), DataType::Timestamp(hint_unit, _))
+            if unit == hint_unit && physical == Type::INT64 =>
+        {
+            true
+        }
+        // INT96 holds nanoseconds of a day: any unit is a faithful conversion.
+        (DataType::Timestamp(_, _), DataType::Timestamp(_, _)) if physical == Type::INT96 => {
+            options.int96_unit.is_none()
+        }
+        // Types Parquet has no annotation for, stored as plain integers.
+        (
+            DataType::Int64,
+            DataType::Timestamp(_, _)
+            | DataType::Duration(_)
+            | DataType::Date64
+            | DataType::Time64(_),
+        ) => true,
+        (DataType::Int32, DataType::Time32(_) | DataType::Date32) => true,
+        (DataType::Date32, DataType::Date64) => true,
+        (DataType::Interval(_), DataType::Interval(_)) => true,
+        (DataType::Decimal128(p, s), h) => match decimal_capacity(h) {
+            Some((hp, hs)) => {
+                let max = match h {
+                    DataType::Decimal32(_, _) => arrow_schema::DECIMAL32_MAX_PRECISION,
+                    DataType::Decimal64(_, _) => arrow_schema::DECIMAL64_MAX_PRECISION,
+                    DataType::Decimal128(_, _) => arrow_schema::DECIMAL128_MAX_PRECISION,
+                    _ => arrow_schema::DECIMAL256_MAX_PRECISION,
+                };
+                hs == *s && hp >= *p && hp <= max
+            }
+            None => false,
+        },
+        _ => false,
+    };
+    if accept { hint.clone() } else { ours.clone() }
+}
+
+/// `field` read as `target` (a caller-supplied Arrow field): the target's name,
+/// nullability, metadata and type, provided every leaf type is a faithful reading of the
+/// stored values (the rules of the hint) and the nesting matches.
+pub(super) fn coerce(field: &ParquetField, target: &FieldRef, path: &str) -> Result<ParquetField> {
+    let path = if path.is_empty() {
+        target.name().to_string()
+    } else {
+        format!("{path}.{}", target.name())
+    };
+    let mismatch = |why: &str| {
+        Error::invalid_argument(format!(
+            "supplied schema: field `{path}` cannot be read as {}: {why} (the file has {})",
+            target.data_type(),
+            field.field.data_type()
+        ))
+    };
+    if field.field.is_nullable() && !target.is_nullable() {
+        return Err(mismatch("the file's column is nullable"));
+    }
+    let kind = match (&field.kind, target.data_type()) {
+        (ParquetFieldKind::Primitive { physical_type, .. }, wanted) => {
+            let read_as = hinted_leaf_type(
+                &SchemaOptions::default(),
+                field.field.data_type(),
+                *physical_type,
+                wanted,
+            );
+            if &read_as != wanted {
+                return Err(mismatch("not a faithful reading of the stored values"));
+            }
+            field.kind.clone()
+        }
+        (ParquetFieldKind::Struct { children }, DataType::Struct(wanted)) => {
+            if children.len() != wanted.len() {
+                return Err(mismatch("a different number of struct fields"));
+            }
+            let mut coerced = Vec::with_capacity(children.len());
+            for (child, wanted) in children.iter().zip(wanted.iter()) {
+                if child.field.name() != wanted.name() {
+                    return Err(mismatch(&format!(
+                        "struct field `{}` where the file has `{}`",
+                        wanted.name(),
+                        child.field.name()
+                    )));
+                }
+                coerced.push(coerce(child, wanted, &path)?);
+            }
+            ParquetFieldKind::Struct { children: coerced }
+        }
+        (
+            ParquetFieldKind::List {
+                element,
+                entry_def_level,
+                entry_rep_level,
+            },
+            DataType::List(wanted)
+            | DataType::LargeList(wanted)
+            | DataType::ListView(wanted)
+            | DataType::LargeListView(wanted)
+            | DataType::FixedSizeList(wanted, _),
+        ) => ParquetFieldKind::List {
+            element: Box::new(coerce(element, wanted, &path)?),
+            entry_def_level: *entry_def_level,
+            entry_rep_level: *entry_rep_level,
+        },
+        (
+            ParquetFieldKind::Map {
+                key,
+                value,
+                entry_def_level,
+                entry_rep_level,
+            },
+            DataType::Map(entries, _),
+        ) => {
+            let DataType::Struct(pair) = entries.data_type() else {
+                return Err(mismatch("map entries that are not a struct"));
+            };
+            let [wanted_key, wanted_value] = pair.iter().as_slice() else {
+                return Err(mismatch("map entries without exactly a key and a value"));
+            };
+            ParquetFieldKind::Map {
+                key: Box::new(coerce(key, wanted_key, &path)?),
+                value: Box::new(coerce(value, wanted_value, &path)?),
+                entry_def_level: *entry_def_level,
+                entry_rep_level: *entry_rep_level,
+            }
+        }
+        _ => return Err(mismatch("the nesting differs")),
+    };
+    Ok(ParquetField {
+        field: target.clone(),
+        node: field.node,
+        def_level: field.def_level,
+        rep_level: field.rep_level,
+        kind,
+    })
 }
