@@ -26,6 +26,8 @@
 
 use std::io::{self, Read, Write};
 
+use herringbone_format::metadata::CompressionCodec;
+
 use crate::error::{Error, Result};
 
 /// The largest uncompressed size [`Codec::decompress`] accepts: the largest size a page
@@ -49,6 +51,10 @@ const BROTLI_BUFFER_SIZE: usize = 4096;
 const HADOOP_FRAME_PREFIX: usize = 8;
 /// First growth step of streamed output.
 const MIN_GROWTH: usize = 64 * 1024;
+/// The largest expansion DEFLATE allows.
+const DEFLATE_MAX_RATIO: usize = 1032;
+/// First output allocation of a brotli stream, per input byte.
+const BROTLI_TYPICAL_RATIO: usize = 16;
 
 /// Thrift ids of `CompressionCodec` (parquet.thrift).
 mod id {
@@ -126,6 +132,16 @@ impl Codec {
         })
     }
 
+    /// The codec a column chunk's metadata names, with default write levels.
+    pub fn from_compression_codec(codec: CompressionCodec) -> Result<Codec> {
+        Self::from_thrift_id(codec.0)
+    }
+
+    /// The `CompressionCodec` to write in column chunk metadata.
+    pub fn compression_codec(&self) -> CompressionCodec {
+        CompressionCodec(self.thrift_id())
+    }
+
     /// The Thrift `CompressionCodec` id written in column metadata.
     pub fn thrift_id(&self) -> i32 {
         match self {
@@ -197,6 +213,8 @@ impl Codec {
             Codec::Brotli { .. } => read_exact_size(
                 brotli::Decompressor::new(input, BROTLI_BUFFER_SIZE),
                 expected_size,
+                // Brotli's ratio is unbounded; start from a generous typical one.
+                input.len().saturating_mul(BROTLI_TYPICAL_RATIO),
                 out,
             ),
             Codec::Lz4 => decompress_lz4_legacy(input, expected_size, out),
@@ -270,6 +288,14 @@ impl Codec {
     }
 }
 
+impl TryFrom<CompressionCodec> for Codec {
+    type Error = Error;
+
+    fn try_from(codec: CompressionCodec) -> Result<Codec> {
+        Codec::from_compression_codec(codec)
+    }
+}
+
 fn size_mismatch(produced: usize, expected: usize) -> Error {
     Error::corrupt(format!(
         "decompressed size {produced} differs from the {expected} bytes the page header declares"
@@ -278,14 +304,25 @@ fn size_mismatch(produced: usize, expected: usize) -> Error {
 
 /// Drains `reader` into `out`, requiring exactly `expected` bytes.
 ///
-/// The buffer grows with what the stream produces (doubling from 64 KiB), so a tiny
-/// stream claiming a huge size costs memory in proportion to its real output only.
-fn read_exact_size<R: Read>(mut reader: R, expected: usize, out: &mut Vec<u8>) -> Result<()> {
+/// The buffer starts at `first_step` (at least 64 KiB) and then doubles with what the
+/// stream produces, so a tiny stream claiming a huge size costs memory in proportion to
+/// its real output only.
+fn read_exact_size<R: Read>(
+    mut reader: R,
+    expected: usize,
+    first_step: usize,
+    out: &mut Vec<u8>,
+) -> Result<()> {
     let start = out.len();
     let mut filled = 0usize;
     while filled < expected {
         if out.len() == start + filled {
-            let grow = (expected - filled).min(filled.max(MIN_GROWTH));
+            let step = if filled == 0 {
+                first_step.max(MIN_GROWTH)
+            } else {
+                filled
+            };
+            let grow = (expected - filled).min(step);
             out.resize(start + filled + grow, 0);
         }
         match reader.read(&mut out[start + filled..]) {
@@ -360,14 +397,32 @@ fn decompress_snappy(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result
 /// GZIP payloads, multi-member; a zlib stream (which some writers produced for GZIP) is
 /// recognised by its header and read too.
 fn decompress_deflate(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<()> {
+    // DEFLATE expands at most 1032:1 (a 258-byte match per 2 bits); more is corrupt,
+    // and anything less can be allocated up front.
+    if expected / DEFLATE_MAX_RATIO > input.len() {
+        return Err(Error::corrupt(format!(
+            "DEFLATE stream of {} bytes cannot produce {expected} bytes",
+            input.len()
+        )));
+    }
     let is_zlib = input.len() >= 2
         && input[0] & 0x0f == 8
         && input[0] >> 4 <= 7
         && (u16::from(input[0]) << 8 | u16::from(input[1])) % 31 == 0;
     if is_zlib && input[0] != 0x1f {
-        read_exact_size(flate2::bufread::ZlibDecoder::new(input), expected, out)
+        read_exact_size(
+            flate2::bufread::ZlibDecoder::new(input),
+            expected,
+            expected,
+            out,
+        )
     } else {
-        read_exact_size(flate2::bufread::MultiGzDecoder::new(input), expected, out)
+        read_exact_size(
+            flate2::bufread::MultiGzDecoder::new(input),
+            expected,
+            expected,
+            out,
+        )
     }
 }
 
@@ -459,6 +514,13 @@ fn decompress_lz4_hadoop(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Re
 /// The deprecated LZ4 codec: Hadoop framing as the spec now defines it; old parquet-cpp
 /// wrote bare blocks and old arrow-rs wrote the LZ4 frame format, so fall back to those.
 fn decompress_lz4_legacy(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<()> {
+    // Every form holds LZ4 blocks, so the block expansion bound holds for all three.
+    if !lz4_block_can_produce(input.len(), expected) {
+        return Err(Error::corrupt(format!(
+            "LZ4 data of {} bytes cannot produce {expected} bytes",
+            input.len()
+        )));
+    }
     let start = out.len();
     let hadoop_error = match decompress_lz4_hadoop(input, expected, out) {
         Ok(()) => return Ok(()),
@@ -469,7 +531,8 @@ fn decompress_lz4_legacy(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Re
         return Ok(());
     }
     out.truncate(start);
-    if read_exact_size(lz4_flex::frame::FrameDecoder::new(input), expected, out).is_ok() {
+    let frame = lz4_flex::frame::FrameDecoder::new(input);
+    if read_exact_size(frame, expected, expected, out).is_ok() {
         return Ok(());
     }
     out.truncate(start);
@@ -497,6 +560,7 @@ fn decompress_zstd(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(
             zstd::stream::read::Decoder::with_buffer(input)
                 .map_err(|e| Error::corrupt("cannot start ZSTD decoder").with_source(e))?,
             expected,
+            0,
             out,
         );
     }
@@ -599,6 +663,16 @@ mod tests {
         }
         let err = Codec::from_thrift_id(8).unwrap_err();
         assert_eq!(err.kind(), crate::ErrorKind::Unsupported);
+    }
+
+    #[test]
+    fn compression_codec_conversions() {
+        for &codec in CompressionCodec::ALL {
+            let ours = Codec::try_from(codec).unwrap();
+            assert_eq!(ours.compression_codec(), codec);
+            assert_eq!(Some(ours.name()), codec.name());
+        }
+        assert!(Codec::try_from(CompressionCodec(99)).is_err());
     }
 
     #[test]

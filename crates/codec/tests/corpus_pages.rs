@@ -62,7 +62,7 @@ fn walk_file(bytes: &Bytes, metadata: &FileMetaData, headers_only: bool) -> Walk
                     continue;
                 }
             };
-            let codec = match Codec::from_thrift_id(meta.codec.0) {
+            let codec = match Codec::try_from(meta.codec) {
                 Ok(codec) => codec,
                 Err(e) => {
                     walk.errors
@@ -279,7 +279,7 @@ fn first_chunk_pages(rel: &str, column: usize) -> Vec<Page> {
         .as_ref()
         .unwrap();
     let (start, end) = chunk_range(meta, metadata.created_by.as_deref(), bytes.len()).unwrap();
-    let codec = Codec::from_thrift_id(meta.codec.0).unwrap();
+    let codec = Codec::try_from(meta.codec).unwrap();
     PageReader::new(bytes.slice(start..end), codec, PageReaderOptions::default())
         .collect::<Result<Vec<_>, _>>()
         .unwrap()
