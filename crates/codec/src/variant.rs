@@ -17,6 +17,9 @@
 //! - [`VariantValue`]: an owned tree; [`VariantValue::encode`] writes metadata + value
 //!   with sorted field names, duplicate names rejected, the smallest field-id and offset
 //!   widths, `is_large` only above 255 elements, and short strings below 64 bytes.
+//! - [`encode_object_from_fields`] / [`encode_array_from_elements`] assemble containers
+//!   from values that are already encoded (e.g. [`VariantObject::field_bytes`]) without
+//!   decoding them: how a subset of an object is kept when others are shredded.
 //! - [`VariantPath`] / [`Variant::get_path`]: `$.a.b[2]`, `$['odd.key'][0]` lookups that
 //!   touch only the containers on the path.
 //!
@@ -75,7 +78,9 @@ mod value;
 
 pub use json::JsonValue;
 pub use metadata::{METADATA_VERSION, MetadataBuilder, VariantMetadata};
-pub use owned::{EncodedVariant, VariantValue};
+pub use owned::{
+    EncodedVariant, VariantValue, encode_array_from_elements, encode_object_from_fields,
+};
 pub use path::{PathElement, VariantPath};
 pub use value::{MAX_DECIMAL_SCALE, Variant, VariantArray, VariantObject};
 

@@ -3,7 +3,8 @@
 //! or corrupted bytes.
 
 use herringbone_codec::variant::{
-    JsonValue, MetadataBuilder, Variant, VariantMetadata, VariantValue,
+    JsonValue, MetadataBuilder, Variant, VariantMetadata, VariantValue, encode_array_from_elements,
+    encode_object_from_fields,
 };
 use proptest::prelude::*;
 
@@ -355,4 +356,69 @@ fn hostile_values_fail_with_locations() {
         value = outer;
     }
     assert!(err(&value).contains("nesting deeper"));
+}
+
+#[test]
+fn containers_from_encoded_parts() {
+    let dir = herringbone_testkit::corpus_root().join("variant");
+    let metadata_bytes = std::fs::read(dir.join("object_primitive.metadata")).unwrap();
+    let value_bytes = std::fs::read(dir.join("object_primitive.value")).unwrap();
+    let metadata = VariantMetadata::try_new(&metadata_bytes).unwrap();
+    let variant = Variant::try_new(metadata, &value_bytes).unwrap();
+    let object = variant.as_object().unwrap();
+    // Keep every field but "int_field", in reverse order: the writer sorts them.
+    let mut kept = Vec::new();
+    for index in (0..object.len()).rev() {
+        let name = object.field_name(index).unwrap();
+        if name != "int_field" {
+            kept.push((name, object.field_bytes(index).unwrap()));
+        }
+    }
+    let mut value = Vec::new();
+    encode_object_from_fields(&metadata, &kept, &mut value).unwrap();
+    let VariantValue::Object(mut expected) = variant.to_owned_value().unwrap() else {
+        panic!("not an object")
+    };
+    expected.retain(|(name, _)| name != "int_field");
+    assert_eq!(
+        decode(&metadata_bytes, &value),
+        VariantValue::Object(expected)
+    );
+
+    // Duplicates, unknown names and malformed values are rejected.
+    let one = [0x0c, 1];
+    let err = encode_object_from_fields(
+        &metadata,
+        &[("int_field", &one), ("int_field", &one)],
+        &mut Vec::new(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("duplicate"), "{err}");
+    let err = encode_object_from_fields(&metadata, &[("nope", &one)], &mut Vec::new()).unwrap_err();
+    assert!(err.to_string().contains("not in the metadata"), "{err}");
+    let err = encode_object_from_fields(&metadata, &[("int_field", &[0x0c][..])], &mut Vec::new())
+        .unwrap_err();
+    assert!(err.to_string().contains("field \"int_field\""), "{err}");
+
+    // Arrays: elements of the corpus array_nested, reversed.
+    let metadata_bytes = std::fs::read(dir.join("array_nested.metadata")).unwrap();
+    let value_bytes = std::fs::read(dir.join("array_nested.value")).unwrap();
+    let metadata = VariantMetadata::try_new(&metadata_bytes).unwrap();
+    let variant = Variant::try_new(metadata, &value_bytes).unwrap();
+    let array = variant.as_array().unwrap();
+    let parts: Vec<&[u8]> = (0..array.len())
+        .rev()
+        .map(|i| array.element_bytes(i).unwrap())
+        .collect();
+    let mut value = Vec::new();
+    encode_array_from_elements(&metadata, &parts, &mut value).unwrap();
+    let VariantValue::Array(mut expected) = variant.to_owned_value().unwrap() else {
+        panic!("not an array")
+    };
+    expected.reverse();
+    assert_eq!(
+        decode(&metadata_bytes, &value),
+        VariantValue::Array(expected)
+    );
+    assert!(encode_array_from_elements(&metadata, &[&[0x09, b'a']], &mut Vec::new()).is_err());
 }

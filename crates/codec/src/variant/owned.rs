@@ -359,24 +359,7 @@ impl Encoder<'_, '_> {
         depth: usize,
     ) -> Result<()> {
         let mut order = std::mem::take(&mut self.scratch);
-        order.clear();
-        order.extend(0..fields.len());
-        order.sort_unstable_by(|&a, &b| fields[a].0.as_bytes().cmp(fields[b].0.as_bytes()));
-        let mut ids = Vec::with_capacity(fields.len());
-        for (position, &index) in order.iter().enumerate() {
-            let name = &fields[index].0;
-            if position > 0 && fields[order[position - 1]].0 == *name {
-                return Err(Error::invalid_argument(format!(
-                    "variant object has duplicate field {name:?}"
-                )));
-            }
-            let id = self.metadata.find(name).ok_or_else(|| {
-                Error::invalid_argument(format!(
-                    "variant field name {name:?} is not in the metadata dictionary"
-                ))
-            })?;
-            ids.push(id);
-        }
+        let ids = sorted_field_ids(self.metadata, fields.len(), |i| &fields[i].0, &mut order)?;
         let mut values = Vec::new();
         let mut offsets = Vec::with_capacity(fields.len() + 1);
         for &index in &order {
@@ -385,24 +368,7 @@ impl Encoder<'_, '_> {
         }
         offsets.push(values.len());
         self.scratch = order;
-        length_u32(values.len(), "object")?;
-        length_u32(fields.len(), "object field count")?;
-        let is_large = fields.len() > 0xff;
-        let id_size = byte_width(ids.iter().copied().max().unwrap_or(0));
-        let offset_size = byte_width(values.len());
-        out.push(
-            ((u8::from(is_large) << 4 | (id_size - 1) << 2 | (offset_size - 1)) << 2)
-                | basic::OBJECT,
-        );
-        push_le_uint(out, fields.len() as u32, if is_large { 4 } else { 1 });
-        for id in ids {
-            push_le_uint(out, id as u32, id_size);
-        }
-        for offset in offsets {
-            push_le_uint(out, offset as u32, offset_size);
-        }
-        out.extend_from_slice(&values);
-        Ok(())
+        finish_object(&ids, &offsets, &values, out)
     }
 
     fn write_array(
@@ -418,18 +384,135 @@ impl Encoder<'_, '_> {
             self.write(element, &mut values, depth + 1)?;
         }
         offsets.push(values.len());
-        length_u32(values.len(), "array")?;
-        length_u32(elements.len(), "array element count")?;
-        let is_large = elements.len() > 0xff;
-        let offset_size = byte_width(values.len());
-        out.push(((u8::from(is_large) << 2 | (offset_size - 1)) << 2) | basic::ARRAY);
-        push_le_uint(out, elements.len() as u32, if is_large { 4 } else { 1 });
-        for offset in offsets {
-            push_le_uint(out, offset as u32, offset_size);
-        }
-        out.extend_from_slice(&values);
-        Ok(())
+        finish_array(&offsets, &values, out)
     }
+}
+
+/// Sorts field indices `0..count` by name into `order` and returns the field ids in
+/// that order; duplicate names and names missing from `metadata` are errors.
+fn sorted_field_ids<'n>(
+    metadata: &VariantMetadata<'_>,
+    count: usize,
+    name: impl Fn(usize) -> &'n str,
+    order: &mut Vec<usize>,
+) -> Result<Vec<usize>> {
+    order.clear();
+    order.extend(0..count);
+    order.sort_unstable_by(|&a, &b| name(a).as_bytes().cmp(name(b).as_bytes()));
+    let mut ids = Vec::with_capacity(count);
+    for (position, &index) in order.iter().enumerate() {
+        let field = name(index);
+        if position > 0 && name(order[position - 1]) == field {
+            return Err(Error::invalid_argument(format!(
+                "variant object has duplicate field {field:?}"
+            )));
+        }
+        let id = metadata.find(field).ok_or_else(|| {
+            Error::invalid_argument(format!(
+                "variant field name {field:?} is not in the metadata dictionary"
+            ))
+        })?;
+        ids.push(id);
+    }
+    Ok(ids)
+}
+
+/// Writes an object header, ids and offsets (smallest widths), then the values.
+fn finish_object(ids: &[usize], offsets: &[usize], values: &[u8], out: &mut Vec<u8>) -> Result<()> {
+    length_u32(values.len(), "object")?;
+    length_u32(ids.len(), "object field count")?;
+    let is_large = ids.len() > 0xff;
+    let id_size = byte_width(ids.iter().copied().max().unwrap_or(0));
+    let offset_size = byte_width(values.len());
+    out.push(
+        ((u8::from(is_large) << 4 | (id_size - 1) << 2 | (offset_size - 1)) << 2) | basic::OBJECT,
+    );
+    push_le_uint(out, ids.len() as u32, if is_large { 4 } else { 1 });
+    for &id in ids {
+        push_le_uint(out, id as u32, id_size);
+    }
+    for &offset in offsets {
+        push_le_uint(out, offset as u32, offset_size);
+    }
+    out.extend_from_slice(values);
+    Ok(())
+}
+
+/// Writes an array header and offsets (smallest widths), then the values.
+fn finish_array(offsets: &[usize], values: &[u8], out: &mut Vec<u8>) -> Result<()> {
+    let count = offsets.len().saturating_sub(1);
+    length_u32(values.len(), "array")?;
+    length_u32(count, "array element count")?;
+    let is_large = count > 0xff;
+    let offset_size = byte_width(values.len());
+    out.push(((u8::from(is_large) << 2 | (offset_size - 1)) << 2) | basic::ARRAY);
+    push_le_uint(out, count as u32, if is_large { 4 } else { 1 });
+    for &offset in offsets {
+        push_le_uint(out, offset as u32, offset_size);
+    }
+    out.extend_from_slice(values);
+    Ok(())
+}
+
+/// Writes an object from field values that are already encoded against `metadata`
+/// (for instance [`VariantObject::field_bytes`](super::VariantObject::field_bytes) of
+/// another object with the same metadata), copying their bytes. Fields are sorted by
+/// name; duplicate names, names missing from `metadata` and values that are not one
+/// well-formed encoded value are errors.
+///
+/// This is how part of an object is kept without decoding it, e.g. the fields left in
+/// `value` when others are shredded into typed columns.
+///
+/// ```
+/// use herringbone_codec::variant::{encode_object_from_fields, Variant, VariantMetadata, VariantValue};
+///
+/// let encoded = VariantValue::from_json(r#"{"a": [1, 2], "b": "x", "c": null}"#)?.encode()?;
+/// let metadata = VariantMetadata::try_new(&encoded.metadata)?;
+/// let object = *Variant::try_new(metadata, &encoded.value)?.as_object().unwrap();
+/// let kept = [("c", object.field_bytes(2)?), ("a", object.field_bytes(0)?)];
+/// let mut value = Vec::new();
+/// encode_object_from_fields(&metadata, &kept, &mut value)?;
+/// assert_eq!(Variant::try_new(metadata, &value)?.to_json()?, r#"{"a":[1,2],"c":null}"#);
+/// # Ok::<(), herringbone_codec::Error>(())
+/// ```
+pub fn encode_object_from_fields(
+    metadata: &VariantMetadata<'_>,
+    fields: &[(&str, &[u8])],
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let mut order = Vec::new();
+    let ids = sorted_field_ids(metadata, fields.len(), |i| fields[i].0, &mut order)?;
+    let mut values = Vec::with_capacity(fields.iter().map(|(_, v)| v.len()).sum());
+    let mut offsets = Vec::with_capacity(fields.len() + 1);
+    for &index in &order {
+        let (name, bytes) = fields[index];
+        Variant::try_new(*metadata, bytes)
+            .map_err(|e| e.context(format_args!("field {name:?}")))?;
+        offsets.push(values.len());
+        values.extend_from_slice(bytes);
+    }
+    offsets.push(values.len());
+    finish_object(&ids, &offsets, &values, out)
+}
+
+/// Writes an array from element values that are already encoded (against the metadata
+/// the array will be read with), copying their bytes. Each element must be one
+/// well-formed encoded value (checked shallowly, against `metadata`).
+pub fn encode_array_from_elements(
+    metadata: &VariantMetadata<'_>,
+    elements: &[&[u8]],
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let mut values = Vec::with_capacity(elements.iter().map(|v| v.len()).sum());
+    let mut offsets = Vec::with_capacity(elements.len() + 1);
+    for (index, bytes) in elements.iter().enumerate() {
+        Variant::try_new(*metadata, bytes)
+            .map_err(|e| e.context(format_args!("element {index}")))?;
+        offsets.push(values.len());
+        values.extend_from_slice(bytes);
+    }
+    offsets.push(values.len());
+    finish_array(&offsets, &values, out)
 }
 
 fn write_string(text: &str, out: &mut Vec<u8>) -> Result<()> {

@@ -614,6 +614,16 @@ impl<'m, 'v> VariantObject<'m, 'v> {
 
     /// The value of field `index` (in field-name order).
     pub fn field_value(&self, index: usize) -> Result<Variant<'m, 'v>> {
+        self.field_value_and_bytes(index).map(|(value, _)| value)
+    }
+
+    /// The encoded bytes of field `index`'s value (valid against this object's
+    /// metadata), for copying a field without decoding it.
+    pub fn field_bytes(&self, index: usize) -> Result<&'v [u8]> {
+        self.field_value_and_bytes(index).map(|(_, bytes)| bytes)
+    }
+
+    fn field_value_and_bytes(&self, index: usize) -> Result<(Variant<'m, 'v>, &'v [u8])> {
         if index >= self.len {
             return Err(Error::invalid_argument(format!(
                 "variant object field {index} out of range ({} fields)",
@@ -631,12 +641,9 @@ impl<'m, 'v> VariantObject<'m, 'v> {
             ));
         }
         let value_start = self.fields_start + start;
-        let (value, _) = Variant::decode_prefix(
-            self.metadata,
-            &self.bytes[value_start..],
-            self.base + value_start,
-        )?;
-        Ok(value)
+        let rest = &self.bytes[value_start..];
+        let (value, used) = Variant::decode_prefix(self.metadata, rest, self.base + value_start)?;
+        Ok((value, &rest[..used]))
     }
 
     /// Field `index` as (name, value).
@@ -788,6 +795,15 @@ impl<'m, 'v> VariantArray<'m, 'v> {
 
     /// Element `index`, found in O(1) through the offset list.
     pub fn get(&self, index: usize) -> Result<Variant<'m, 'v>> {
+        self.element_and_bytes(index).map(|(value, _)| value)
+    }
+
+    /// The encoded bytes of element `index`, for copying it without decoding it.
+    pub fn element_bytes(&self, index: usize) -> Result<&'v [u8]> {
+        self.element_and_bytes(index).map(|(_, bytes)| bytes)
+    }
+
+    fn element_and_bytes(&self, index: usize) -> Result<(Variant<'m, 'v>, &'v [u8])> {
         if index >= self.len {
             return Err(Error::invalid_argument(format!(
                 "variant array index {index} out of range ({} elements)",
@@ -806,11 +822,9 @@ impl<'m, 'v> VariantArray<'m, 'v> {
             ));
         }
         let element_start = self.elements_start + start;
-        let (value, used) = Variant::decode_prefix(
-            self.metadata,
-            &self.bytes[element_start..self.elements_start + end],
-            self.base + element_start,
-        )?;
+        let element = &self.bytes[element_start..self.elements_start + end];
+        let (value, used) =
+            Variant::decode_prefix(self.metadata, element, self.base + element_start)?;
         if used != end - start {
             return Err(corrupt_at(
                 self.base + element_start,
@@ -820,7 +834,7 @@ impl<'m, 'v> VariantArray<'m, 'v> {
                 ),
             ));
         }
-        Ok(value)
+        Ok((value, element))
     }
 
     /// The elements in order.
