@@ -950,3 +950,39 @@ fn supplied_schema_coerces_faithful_types_and_rejects_others() {
         &only_s
     );
 }
+
+#[test]
+fn hint_extension_names_follow_only_adopted_types() {
+    let ext = |name: &str| -> HashMap<String, String> {
+        [("ARROW:extension:name".to_string(), name.to_string())].into()
+    };
+    let hint = Schema::new(vec![
+        // Adopted type: its extension name comes along.
+        Field::new("a", DataType::LargeBinary, true).with_metadata(ext("my.ext")),
+        // Rejected type: its extension name must not be pinned on our Binary.
+        Field::new("b", DataType::FixedSizeBinary(16), true).with_metadata(ext("arrow.uuid")),
+        // Our own extension wins over the hint's.
+        Field::new("c", DataType::Binary, true).with_metadata(ext("other.ext")),
+    ]);
+    let mapping = map_with(
+        "message m { optional binary a; optional binary b; optional binary c (GEOMETRY); }",
+        &SchemaOptions::default(),
+        Some(&hint_kv(&hint)),
+    );
+    let name = |i: usize| {
+        mapping
+            .schema()
+            .field(i)
+            .metadata()
+            .get("ARROW:extension:name")
+            .cloned()
+    };
+    assert_eq!(
+        mapping.schema().field(0).data_type(),
+        &DataType::LargeBinary
+    );
+    assert_eq!(name(0).as_deref(), Some("my.ext"));
+    assert_eq!(mapping.schema().field(1).data_type(), &DataType::Binary);
+    assert_eq!(name(1), None);
+    assert_eq!(name(2).as_deref(), Some("geoarrow.wkb"));
+}

@@ -283,17 +283,15 @@ impl Converter<'_> {
     /// `field` with the hint applied where compatible.
     pub(super) fn merge_hint(&self, field: ParquetField, hint: &Field) -> ParquetField {
         let merged_field = |ours: &FieldRef, data_type: DataType| -> FieldRef {
-            // The hint's metadata (extension names, ...) under ours (field ids).
+            // The hint's metadata under ours (field ids, our extension types). An
+            // extension type describes its storage type, so the hint's is kept only where
+            // the hint's type was adopted and we have none of our own.
             let mut metadata = hint.metadata().clone();
-            for (key, value) in ours.metadata() {
-                metadata.insert(key.clone(), value.clone());
-            }
-            if ours.metadata().contains_key(EXTENSION_NAME_KEY) {
+            if &data_type != hint.data_type() || ours.metadata().contains_key(EXTENSION_NAME_KEY) {
+                metadata.remove(EXTENSION_NAME_KEY);
                 metadata.remove(EXTENSION_METADATA_KEY);
-                if let Some(v) = ours.metadata().get(EXTENSION_METADATA_KEY) {
-                    metadata.insert(EXTENSION_METADATA_KEY.to_string(), v.clone());
-                }
             }
+            metadata.extend(ours.metadata().iter().map(|(k, v)| (k.clone(), v.clone())));
             Arc::new(
                 ours.as_ref()
                     .clone()
