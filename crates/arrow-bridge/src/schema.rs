@@ -291,6 +291,52 @@ pub enum Projection {
     Leaves(Vec<usize>),
 }
 
+impl Projection {
+    /// The leaf columns named by dotted Parquet paths: a path selects the column it
+    /// names and every column below it (`"a"` selects `a.b` and `a.c.d`; a list's
+    /// elements sit below `list.element` or the legacy names, so `"tags"` is the usual way
+    /// to select a list). Each column is selected once, whatever the order of `paths`.
+    ///
+    /// Errors (kind `InvalidArgument`) name a path that matches no column.
+    ///
+    /// ```
+    /// use herringbone_arrow_bridge::schema::Projection;
+    /// use herringbone_format::schema::parse_schema;
+    /// let schema = parse_schema("message m { required int32 a; optional group s { optional int32 x; optional int32 y; } }").unwrap();
+    /// assert_eq!(Projection::from_paths(&schema, &["s.y", "a"]).unwrap(), Projection::Leaves(vec![0, 2]));
+    /// assert_eq!(Projection::from_paths(&schema, &["s"]).unwrap(), Projection::Leaves(vec![1, 2]));
+    /// assert!(Projection::from_paths(&schema, &["b"]).is_err());
+    /// ```
+    pub fn from_paths(descriptor: &SchemaDescriptor, paths: &[&str]) -> Result<Projection> {
+        let mut selected = vec![false; descriptor.num_columns()];
+        for path in paths {
+            let wanted: Vec<&str> = path.split('.').collect();
+            let mut found = false;
+            for (index, column) in descriptor.columns().iter().enumerate() {
+                let parts = column.path().parts();
+                if parts.len() >= wanted.len()
+                    && parts.iter().zip(&wanted).all(|(have, want)| have == want)
+                {
+                    selected[index] = true;
+                    found = true;
+                }
+            }
+            if !found {
+                return Err(Error::invalid_argument(format!(
+                    "projection: no column at path `{path}`"
+                )));
+            }
+        }
+        Ok(Projection::Leaves(
+            selected
+                .iter()
+                .enumerate()
+                .filter_map(|(i, keep)| keep.then_some(i))
+                .collect(),
+        ))
+    }
+}
+
 /// The Arrow schema of a Parquet file and how each Arrow field is read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArrowSchemaMapping {

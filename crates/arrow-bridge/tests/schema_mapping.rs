@@ -986,3 +986,29 @@ fn hint_extension_names_follow_only_adopted_types() {
     assert_eq!(name(1), None);
     assert_eq!(name(2).as_deref(), Some("geoarrow.wkb"));
 }
+
+#[test]
+fn projection_from_dotted_paths() {
+    let descriptor = parse_schema(NESTED).unwrap();
+    let leaves = |paths: &[&str]| match Projection::from_paths(&descriptor, paths).unwrap() {
+        Projection::Leaves(l) => l,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(leaves(&["l"]), vec![4, 5]);
+    assert_eq!(leaves(&["l.list.element.y", "id"]), vec![0, 5]);
+    assert_eq!(leaves(&["mp.key_value.key"]), vec![6]);
+    assert_eq!(leaves(&["s.inner", "s.inner.c"]), vec![2, 3]);
+    let err = Projection::from_paths(&descriptor, &["s.missing"]).unwrap_err();
+    assert!(err.to_string().contains("`s.missing`"), "{err}");
+    // `s.in` is not a prefix of `s.inner` segment-wise.
+    assert!(Projection::from_paths(&descriptor, &["s.in"]).is_err());
+    let mapping = parquet_to_arrow(&descriptor, None, &SchemaOptions::default()).unwrap();
+    let projected = mapping
+        .project(&Projection::from_paths(&descriptor, &["mp.key_value.key"]).unwrap())
+        .unwrap();
+    assert_eq!(
+        projected.leaf_columns(),
+        vec![6, 7],
+        "a map keeps its value"
+    );
+}
