@@ -1012,3 +1012,46 @@ fn projection_from_dotted_paths() {
         "a map keeps its value"
     );
 }
+
+#[test]
+fn deep_nesting_maps_without_overflow() {
+    // Groups nested almost as deep as the descriptor allows (MAX_SCHEMA_DEPTH = 1000),
+    // a repeated group every other level.
+    let depth = 998;
+    let mut text = String::from("message m {\n");
+    for i in 0..depth {
+        if i % 2 == 0 {
+            text.push_str(&format!("optional group g{i} {{\n"));
+        } else {
+            text.push_str(&format!("repeated group r{i} {{\n"));
+        }
+    }
+    text.push_str("optional int32 leaf;\n");
+    for _ in 0..depth {
+        text.push_str("}\n");
+    }
+    text.push('}');
+    let descriptor = parse_schema(&text).unwrap();
+    let mapping = parquet_to_arrow(&descriptor, None, &SchemaOptions::default()).unwrap();
+    let mut field = &mapping.fields()[0];
+    let mut groups = 0;
+    loop {
+        match &field.kind {
+            ParquetFieldKind::Struct { children } => field = &children[0],
+            ParquetFieldKind::List { element, .. } => field = element,
+            ParquetFieldKind::Primitive { column, .. } => {
+                assert_eq!(*column, 0);
+                break;
+            }
+            ParquetFieldKind::Map { .. } => panic!("no maps here"),
+        }
+        groups += 1;
+    }
+    // Each repeated group is a list around a struct.
+    assert_eq!(groups, depth + depth / 2);
+    let column = descriptor.column(0).unwrap();
+    assert_eq!(
+        (field.def_level, field.rep_level),
+        (column.max_def_level(), column.max_rep_level())
+    );
+}
