@@ -627,6 +627,41 @@ pub fn compare_with_oracle(
             oracle["error"]
         ));
     }
+    let expected_rows = oracle["rows_total_decoded"].as_u64();
+    compare_with_reference(relative, "pyarrow", &oracle, expected_rows, schema, batches)
+}
+
+/// Like [`compare_with_oracle`], against the oracle's DuckDB second opinion
+/// (`duckdb_fallback`), recorded for the files pyarrow cannot read (e.g.
+/// `data/incorrect_map_schema.parquet`, whose map keys are wrongly optional).
+pub fn compare_with_duckdb_fallback(
+    relative: impl AsRef<Path>,
+    schema: &Schema,
+    batches: &[RecordBatch],
+) -> Result<OracleMatch, String> {
+    let relative = relative.as_ref();
+    let oracle =
+        crate::oracle(relative).ok_or_else(|| format!("no oracle for {}", relative.display()))?;
+    let duckdb = &oracle["duckdb_fallback"];
+    if duckdb["readable_by_duckdb"] != Value::Bool(true) {
+        return Err(format!(
+            "{}: no DuckDB reading recorded for this file",
+            relative.display()
+        ));
+    }
+    let expected_rows = duckdb["num_rows"].as_u64();
+    compare_with_reference(relative, "duckdb", duckdb, expected_rows, schema, batches)
+}
+
+/// Compares with one recorded reading (`columns`, `rows`) made by `reference`.
+fn compare_with_reference(
+    relative: &Path,
+    reference: &str,
+    oracle: &Value,
+    expected_rows: Option<u64>,
+    schema: &Schema,
+    batches: &[RecordBatch],
+) -> Result<OracleMatch, String> {
     let expected_columns = oracle["columns"]
         .as_array()
         .ok_or("oracle has no `columns` array")?;
@@ -643,7 +678,7 @@ pub fn compare_with_oracle(
     let types = side_by_side_types(schema, expected_columns);
     let fail = |what: String| {
         Err(format!(
-            "{}: {what}\ncolumn types (ours | pyarrow):\n{types}",
+            "{}: {what}\ncolumn types (ours | {reference}):\n{types}",
             relative.display()
         ))
     };
@@ -655,21 +690,21 @@ pub fn compare_with_oracle(
         .collect();
     if ours != theirs {
         return fail(format!(
-            "top-level fields differ: ours {ours:?}, pyarrow {theirs:?}"
+            "top-level fields differ: ours {ours:?}, {reference} {theirs:?}"
         ));
     }
 
     let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
-    let expected_rows = oracle["rows_total_decoded"].as_u64().unwrap_or(u64::MAX);
+    let expected_rows = expected_rows.unwrap_or(u64::MAX);
     if rows as u64 != expected_rows {
         return fail(format!(
-            "{rows} rows decoded, pyarrow decoded {expected_rows}"
+            "{rows} rows decoded, {reference} decoded {expected_rows}"
         ));
     }
 
     // Stored rows first: a mismatch there gives the most readable report.
     let stored = oracle["rows"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-    if let Some(diff) = first_row_difference(schema, batches, stored) {
+    if let Some(diff) = first_row_difference(reference, schema, batches, stored) {
         return fail(diff);
     }
 
@@ -683,15 +718,15 @@ pub fn compare_with_oracle(
             .sum();
         if Some(nulls as u64) != expected["null_count"].as_u64() {
             problems.push(format!(
-                "column {name}: {nulls} top-level nulls, pyarrow {}",
+                "column {name}: {nulls} top-level nulls, {reference} {}",
                 expected["null_count"]
             ));
         }
         let checksum = column_checksum(&chunks);
         if Some(checksum.as_str()) != expected["checksum"].as_str() {
             problems.push(format!(
-                "column {name}: checksum {checksum}, pyarrow {} (the stored rows agree: the \
-                 difference is beyond row {})",
+                "column {name}: checksum {checksum}, {reference} {} (the stored rows agree: \
+                 the difference is beyond row {})",
                 expected["checksum"],
                 stored.len()
             ));
@@ -737,6 +772,7 @@ fn side_by_side_types(schema: &Schema, expected_columns: &[Value]) -> String {
 }
 
 fn first_row_difference(
+    reference: &str,
     schema: &Schema,
     batches: &[RecordBatch],
     stored: &[Value],
@@ -750,7 +786,7 @@ fn first_row_difference(
                 let theirs = expected.get(field.name()).unwrap_or(&Value::Null);
                 if &ours != theirs {
                     return Some(format!(
-                        "row {row}, column {}:\n  ours:    {}\n  pyarrow: {}",
+                        "row {row}, column {}:\n  ours:    {}\n  {reference}: {}",
                         field.name(),
                         to_compact_json(&ours),
                         to_compact_json(theirs)
