@@ -190,6 +190,14 @@ fn nested_tree_levels_paths_and_root_fields() {
 }
 
 #[test]
+fn descriptors_can_be_shared_across_threads() {
+    fn shareable<T: Send + Sync + Clone + 'static>() {}
+    shareable::<SchemaDescriptor>();
+    shareable::<herringbone_format::schema::ColumnDescriptor>();
+    shareable::<herringbone_format::schema::Node>();
+}
+
+#[test]
 fn column_descriptor_reports_decimal_and_flba_fields() {
     let mut d = flba("d", 16);
     d.converted_type = Some(ConvertedType::DECIMAL);

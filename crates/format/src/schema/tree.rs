@@ -462,7 +462,13 @@ impl SchemaDescriptor {
         check_group_annotation(root, 0, root.name.as_str())?;
 
         let mut nodes: Vec<Node> = Vec::with_capacity(elements.len());
-        let mut columns: Vec<ColumnDescriptor> = Vec::new();
+        // Leaves are the elements with a physical type and no children (an upper bound
+        // when the list turns out invalid).
+        let leaf_count = elements
+            .iter()
+            .filter(|e| e.type_.is_some() && e.num_children.unwrap_or(0) == 0)
+            .count();
+        let mut columns: Vec<ColumnDescriptor> = Vec::with_capacity(leaf_count);
         nodes.push(Node {
             id: 0,
             parent: None,
