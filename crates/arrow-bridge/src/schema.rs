@@ -15,7 +15,7 @@
 //! | `DECIMAL(p, s)` on any physical type | `Decimal128(p, s)` for `p <= 38`, else `Decimal256` |
 //! | `DATE` | `Date32` |
 //! | `TIME(MILLIS)` / `TIME(MICROS\|NANOS)` | `Time32(ms)` / `Time64(us\|ns)` |
-//! | `TIMESTAMP(unit, isAdjustedToUTC)` | `Timestamp(unit, "+00:00")` when adjusted, else no zone |
+//! | `TIMESTAMP(unit, isAdjustedToUTC)` | `Timestamp(unit, "+00:00")` when adjusted ([`SchemaOptions::with_utc_time_zone`]), else no zone |
 //! | `INT96` | `Timestamp(ns)` ([`SchemaOptions::with_int96_unit`] for another unit) |
 //! | `FLOAT` / `DOUBLE` / `FLOAT16` | `Float32` / `Float64` / `Float16` |
 //! | `STRING`, `ENUM`, `JSON` | `Utf8` ([`SchemaOptions::with_strings`]: `LargeUtf8`, `Utf8View`) |
@@ -81,6 +81,9 @@ mod hint;
 
 /// Key of the file metadata entry holding the writer's Arrow schema.
 pub const ARROW_SCHEMA_META_KEY: &str = "ARROW:schema";
+/// The time zone given to `isAdjustedToUTC` timestamps unless
+/// [`SchemaOptions::with_utc_time_zone`] says otherwise.
+pub const DEFAULT_UTC_TIME_ZONE: &str = "+00:00";
 /// Field metadata key carrying a Parquet field id.
 pub const PARQUET_FIELD_ID_META_KEY: &str = "PARQUET:field_id";
 /// Field metadata key naming an Arrow extension type.
@@ -132,6 +135,7 @@ pub struct SchemaOptions {
     binaries: Option<BinaryRepresentation>,
     interval: IntervalRepresentation,
     ignore_arrow_schema_hint: bool,
+    utc_time_zone: Option<Arc<str>>,
 }
 
 impl SchemaOptions {
@@ -162,6 +166,14 @@ impl SchemaOptions {
     /// The Arrow type of `INTERVAL` columns.
     pub fn with_interval(mut self, representation: IntervalRepresentation) -> Self {
         self.interval = representation;
+        self
+    }
+
+    /// The time zone of `isAdjustedToUTC` timestamps (default
+    /// [`DEFAULT_UTC_TIME_ZONE`], `"+00:00"`; arrow-rs and pyarrow write `"UTC"`, the
+    /// same instant).
+    pub fn with_utc_time_zone(mut self, time_zone: impl Into<Arc<str>>) -> Self {
+        self.utc_time_zone = Some(time_zone.into());
         self
     }
 
@@ -890,7 +902,12 @@ impl Converter<'_> {
                 }),
             ) => DataType::Timestamp(
                 arrow_unit(*unit),
-                is_adjusted_to_utc.then(|| "+00:00".into()),
+                is_adjusted_to_utc.then(|| {
+                    self.options
+                        .utc_time_zone
+                        .clone()
+                        .unwrap_or_else(|| DEFAULT_UTC_TIME_ZONE.into())
+                }),
             ),
             (Type::INT64, _) => DataType::Int64,
             (Type::INT96, _) => DataType::Timestamp(

@@ -1055,3 +1055,16 @@ fn deep_nesting_maps_without_overflow() {
         (column.max_def_level(), column.max_rep_level())
     );
 }
+
+#[test]
+fn utc_time_zone_is_configurable() {
+    let text = "message m { required int64 t (TIMESTAMP(MICROS,true)); required int64 n (TIMESTAMP(MICROS,false)); }";
+    let options = SchemaOptions::new().with_utc_time_zone("UTC");
+    let got = types(&map_with(text, &options, None));
+    assert_eq!(
+        got[0].1,
+        DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
+    );
+    assert_eq!(got[1].1, DataType::Timestamp(TimeUnit::Microsecond, None));
+    assert_eq!(types(&map(text))[0].1, utc(TimeUnit::Microsecond));
+}
