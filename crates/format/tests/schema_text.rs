@@ -776,3 +776,34 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Arbitrary text and damaged schema text: an error or a list, never a panic.
+    #[test]
+    fn arbitrary_text_never_panics(text in any::<String>()) {
+        let _ = parse_message_type(&text);
+    }
+
+    #[test]
+    fn damaged_schema_text_never_panics(
+        cut in any::<prop::sample::Index>(),
+        insert in prop_oneof![Just(""), Just("{"), Just("}"), Just("("), Just(")"), Just(";"), Just("\""), Just("\\u{"), Just("= x"), Just("é")],
+        keep_tail in any::<bool>(),
+    ) {
+        let text = EVERY_ANNOTATION;
+        let mut at = cut.index(text.len() + 1);
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        let damaged = if keep_tail {
+            format!("{}{insert}{}", &text[..at], &text[at..])
+        } else {
+            format!("{}{insert}", &text[..at])
+        };
+        if let Ok(elements) = parse_message_type(&damaged) {
+            let _ = SchemaDescriptor::new(&elements);
+        }
+    }
+}
