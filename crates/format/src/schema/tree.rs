@@ -438,7 +438,8 @@ impl SchemaDescriptor {
     /// group, a child count that is negative or larger than the elements that follow,
     /// elements left over), a leaf has no physical type, a group has one, a
     /// `FIXED_LEN_BYTE_ARRAY` has no positive length, nesting exceeds
-    /// [`MAX_SCHEMA_DEPTH`], or an annotation does not fit its type (see the module
+    /// [`MAX_SCHEMA_DEPTH`], the column paths together exceed [`MAX_TOTAL_PATH_NAMES`]
+    /// names, or an annotation does not fit its type (see the module
     /// documentation). Unknown `ConvertedType` values and unrecognized `LogicalType`
     /// members are carried, not rejected.
     pub fn new(elements: &[SchemaElement]) -> Result<SchemaDescriptor> {
