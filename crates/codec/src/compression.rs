@@ -547,6 +547,13 @@ fn decompress_lz4_legacy(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Re
 /// buffer allocated up front.
 const ZSTD_UPFRONT_RATIO: usize = 1024;
 
+thread_local! {
+    /// One decompression context per thread, reused across pages: creating a context
+    /// costs allocations comparable to decoding a small page.
+    static ZSTD_DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 fn decompress_zstd(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<()> {
     if let Ok(Some(content_size)) = zstd::zstd_safe::get_frame_content_size(input) {
         if content_size > expected as u64 {
@@ -565,7 +572,16 @@ fn decompress_zstd(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(
         );
     }
     let start = out.len();
-    let produced = zstd::bulk::decompress_to_buffer(input, grow_zeroed(out, expected))
+    let target = grow_zeroed(out, expected);
+    let produced = ZSTD_DECOMPRESSOR
+        .with(|cell| {
+            let mut slot = cell.borrow_mut();
+            let decompressor = match &mut *slot {
+                Some(decompressor) => decompressor,
+                empty => empty.insert(zstd::bulk::Decompressor::new()?),
+            };
+            decompressor.decompress_to_buffer(input, target)
+        })
         .map_err(|e| Error::corrupt("invalid ZSTD data").with_source(e));
     match produced {
         Ok(n) if n == expected => Ok(()),
