@@ -316,8 +316,8 @@ fn read_row_groups_selected(
             format!("row group {bad} was selected but the file has {count} row groups"),
         ));
     }
-    let keep = selected.map_or(count, <[usize]>::len);
-    let mut out = Vec::with_capacity(keep);
+    let keep = selected.map_or(count, <[usize]>::len).min(count);
+    let mut out = Vec::with_capacity(keep.min((1 << 20) / std::mem::size_of::<RowGroup>()));
     let mut next = 0usize; // position in `selected`
     for i in 0..count {
         let wanted = match selected {
@@ -415,7 +415,7 @@ fn read_columns_selected(
             format!("column {bad} was selected but the row group has {count} columns"),
         ));
     }
-    let mut out = Vec::with_capacity(selected.len());
+    let mut out = Vec::with_capacity(selected.len().min(count));
     let mut next = 0usize;
     for i in 0..count {
         if selected.get(next) == Some(&i) {

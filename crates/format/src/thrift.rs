@@ -1017,8 +1017,12 @@ impl<T: ThriftValue> ThriftValue for Vec<T> {
                 ),
             ));
         }
-        // `count` was checked against the remaining bytes by `read_list_header`.
-        let mut out = Vec::with_capacity(count);
+        // `count` was checked against the remaining bytes by `read_list_header`; the
+        // initial capacity is further capped at 1 MiB of elements so that a hostile
+        // count of tiny encodings cannot reserve hundreds of times the input size up
+        // front (beyond that the vector grows as elements are actually decoded).
+        let cap = count.min((1 << 20) / std::mem::size_of::<T>().max(1));
+        let mut out = Vec::with_capacity(cap);
         if T::IN_PLACE {
             for i in 0..count {
                 out.push(T::default());
