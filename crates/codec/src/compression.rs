@@ -554,6 +554,12 @@ thread_local! {
         const { std::cell::RefCell::new(None) };
 }
 
+thread_local! {
+    /// One compression context per thread, reused across pages.
+    static ZSTD_COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 fn decompress_zstd(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<()> {
     if let Ok(Some(content_size)) = zstd::zstd_safe::get_frame_content_size(input) {
         if content_size > expected as u64 {
@@ -572,7 +578,8 @@ fn decompress_zstd(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(
         );
     }
     let start = out.len();
-    let target = grow_zeroed(out, expected);
+    // zstd writes straight into the reserved spare capacity (no zero-fill first).
+    out.reserve_exact(expected);
     let produced = ZSTD_DECOMPRESSOR
         .with(|cell| {
             let mut slot = cell.borrow_mut();
@@ -580,11 +587,13 @@ fn decompress_zstd(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(
                 Some(decompressor) => decompressor,
                 empty => empty.insert(zstd::bulk::Decompressor::new()?),
             };
-            decompressor.decompress_to_buffer(input, target)
+            let mut cursor = io::Cursor::new(&mut *out);
+            cursor.set_position(start as u64);
+            decompressor.decompress_to_buffer(input, &mut cursor)
         })
         .map_err(|e| Error::corrupt("invalid ZSTD data").with_source(e));
     match produced {
-        Ok(n) if n == expected => Ok(()),
+        Ok(n) if n == expected && out.len() == start + expected => Ok(()),
         Ok(n) => {
             out.truncate(start);
             Err(size_mismatch(n, expected))
@@ -638,16 +647,33 @@ fn compress_lz4_hadoop(input: &[u8], out: &mut Vec<u8>) -> Result<()> {
 
 fn compress_zstd(input: &[u8], level: i32, out: &mut Vec<u8>) -> Result<()> {
     let start = out.len();
-    let bound = zstd::zstd_safe::compress_bound(input.len());
-    let written =
-        zstd::bulk::compress_to_buffer(input, grow_zeroed(out, bound), level).map_err(|e| {
+    out.reserve(zstd::zstd_safe::compress_bound(input.len()));
+    let written = ZSTD_COMPRESSOR
+        .with(|cell| {
+            let mut slot = cell.borrow_mut();
+            let compressor = match &mut *slot {
+                Some(compressor) => {
+                    compressor.set_compression_level(level)?;
+                    compressor
+                }
+                empty => empty.insert(zstd::bulk::Compressor::new(level)?),
+            };
+            let mut cursor = io::Cursor::new(&mut *out);
+            cursor.set_position(start as u64);
+            compressor.compress_to_buffer(input, &mut cursor)
+        })
+        .map_err(|e| {
             Error::invalid_argument(format!("ZSTD compression at level {level} failed"))
                 .with_source(e)
         });
     match written {
+        Ok(n) if out.len() == start + n => Ok(()),
         Ok(n) => {
-            out.truncate(start + n);
-            Ok(())
+            out.truncate(start);
+            Err(Error::invalid_argument(format!(
+                "ZSTD reported {n} compressed bytes but wrote {}",
+                out.len().saturating_sub(start)
+            )))
         }
         Err(e) => {
             out.truncate(start);
@@ -716,6 +742,37 @@ mod tests {
                 );
                 assert_eq!(out, vec![7u8], "{codec:?}: output restored on error");
             }
+        }
+    }
+
+    #[test]
+    fn zstd_contexts_recover_after_errors() {
+        let codec = Codec::Zstd { level: 5 };
+        let data = b"context reuse context reuse".repeat(50);
+        let mut compressed = Vec::new();
+        codec.compress(&data, &mut compressed).unwrap();
+        let mut corrupt = compressed.clone();
+        let middle = corrupt.len() / 2;
+        corrupt[middle] ^= 0xff;
+        corrupt.truncate(corrupt.len() - 3);
+        for _ in 0..3 {
+            assert!(
+                codec
+                    .decompress(&corrupt, data.len(), &mut Vec::new())
+                    .is_err()
+            );
+            let mut out = vec![1, 2];
+            codec.decompress(&compressed, data.len(), &mut out).unwrap();
+            assert_eq!(&out[..2], &[1, 2]);
+            assert_eq!(&out[2..], &data[..]);
+            // A different level on the reused compressor still round trips.
+            let mut again = vec![9];
+            Codec::Zstd { level: 1 }
+                .compress(&data, &mut again)
+                .unwrap();
+            let mut out = Vec::new();
+            codec.decompress(&again[1..], data.len(), &mut out).unwrap();
+            assert_eq!(out, data);
         }
     }
 
