@@ -51,7 +51,8 @@
 //! - integers (no `.` or exponent) become the smallest of int8/16/32/64 that holds them;
 //!   larger ones become decimal16 with scale 0 when they have at most 38 digits;
 //! - other numbers become a decimal when their exact value fits in 38 digits with a
-//!   scale of at most 38 (decimal4 up to 9 digits, decimal8 up to 18, else decimal16;
+//!   scale of at most 38 (decimal4 up to precision 9, decimal8 up to 18, else
+//!   decimal16, where the precision is the larger of the digit count and the scale;
 //!   the scale is the number of fraction digits written, so `1.50` keeps scale 2 and
 //!   `1.5e3` is 1500 with scale 0), and a double otherwise (`1e40`, `0.1e-40`); a number
 //!   beyond the double range is an error. Decimals keep JSON numbers exact, which a

@@ -18,9 +18,10 @@ fn primitive() -> impl Strategy<Value = VariantValue> {
         any::<i64>().prop_map(VariantValue::Int64),
         any::<u64>().prop_map(|bits| VariantValue::Double(f64::from_bits(bits))),
         any::<u32>().prop_map(|bits| VariantValue::Float(f32::from_bits(bits))),
-        (any::<i32>(), 0u8..=38)
+        // Each width at most its precision (9, 18, 38 digits), scale up to the precision.
+        (-999_999_999..=999_999_999i32, 0u8..=9)
             .prop_map(|(unscaled, scale)| VariantValue::Decimal4 { unscaled, scale }),
-        (any::<i64>(), 0u8..=38)
+        (-(10i64.pow(18) - 1)..10i64.pow(18), 0u8..=18)
             .prop_map(|(unscaled, scale)| VariantValue::Decimal8 { unscaled, scale }),
         (-(10i128.pow(38) - 1)..10i128.pow(38), 0u8..=38)
             .prop_map(|(unscaled, scale)| VariantValue::Decimal16 { unscaled, scale }),
@@ -331,7 +332,11 @@ fn hostile_values_fail_with_locations() {
     assert!(err(&[0x03, 2, 0, 2, 1, 0x00]).contains("array element 0 spans offsets 0..2"));
     // Array whose last offset leaves bytes over.
     assert!(err(&[0x03, 1, 0, 1, 0x00, 0x00]).contains("trailing"));
-    // Decimal16 with 39 digits.
+    // Decimal4 with 10 digits, decimal16 with 39 digits.
+    assert!(
+        err(&[0x20, 0, 0x00, 0xca, 0x9a, 0x3b])
+            .contains("decimal4 1000000000 has more than 9 digits")
+    );
     let mut decimal = vec![0x28, 0];
     decimal.extend_from_slice(&10i128.pow(38).to_le_bytes());
     assert!(err(&decimal).contains("38 digits"));

@@ -503,7 +503,8 @@ fn number_to_variant(text: &str) -> Result<VariantValue> {
         }
     }
     if let Some((unscaled, scale)) = parse_exact_decimal(text) {
-        let digits = decimal_digits(unscaled);
+        // A DECIMAL(precision, scale) has precision >= scale: 0.001 needs precision 3.
+        let digits = decimal_digits(unscaled).max(u32::from(scale));
         return Ok(if digits <= 9 {
             VariantValue::Decimal4 {
                 unscaled: unscaled as i32,
@@ -621,6 +622,13 @@ mod tests {
                 },
             ),
             ("1e40", VariantValue::Double(1e40)),
+            (
+                "0.0000000001",
+                VariantValue::Decimal8 {
+                    unscaled: 1,
+                    scale: 10,
+                },
+            ),
             ("0.1e-40", VariantValue::Double(0.1e-40)),
         ];
         for (text, expected) in cases {

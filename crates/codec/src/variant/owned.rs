@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 
 use super::metadata::{MetadataBuilder, VariantMetadata, byte_width};
 use super::push_le_uint;
-use super::value::{Variant, basic, check_depth, primitive};
+use super::value::{Variant, basic, check_decimal_digits, check_depth, primitive};
 
 /// An owned Variant value: what the encoder writes and what a decoded value converts to
 /// ([`Variant::to_owned_value`]).
@@ -41,14 +41,14 @@ pub enum VariantValue {
     Int64(i64),
     /// double.
     Double(f64),
-    /// decimal4: `unscaled * 10^-scale`.
+    /// decimal4: `unscaled * 10^-scale`, at most 9 digits.
     Decimal4 {
         /// The unscaled value.
         unscaled: i32,
         /// Digits after the point (0..=38).
         scale: u8,
     },
-    /// decimal8: `unscaled * 10^-scale`.
+    /// decimal8: `unscaled * 10^-scale`, at most 18 digits.
     Decimal8 {
         /// The unscaled value.
         unscaled: i64,
@@ -195,7 +195,8 @@ impl VariantValue {
 
     /// Encodes this value with a sorted dictionary of exactly its field names.
     ///
-    /// Errors: duplicate names in an object, a decimal16 of more than 38 digits, nesting deeper than [`MAX_DEPTH`](super::MAX_DEPTH), a
+    /// Errors: duplicate names in an object, a decimal with more digits than its width
+    /// allows (9, 18, 38), nesting deeper than [`MAX_DEPTH`](super::MAX_DEPTH), a
     /// decimal scale above 38, or a string, binary or container too large for the
     /// format's 32-bit sizes.
     pub fn encode(&self) -> Result<EncodedVariant> {
@@ -241,14 +242,15 @@ fn length_u32(len: usize, what: &str) -> Result<u32> {
     })
 }
 
-fn check_scale(scale: u8) -> Result<()> {
+fn check_decimal(unscaled: i128, scale: u8, width: u8) -> Result<()> {
     if scale > super::MAX_DECIMAL_SCALE {
         return Err(Error::invalid_argument(format!(
             "variant decimal scale {scale} exceeds {}",
             super::MAX_DECIMAL_SCALE
         )));
     }
-    Ok(())
+    check_decimal_digits(unscaled, width)
+        .map_err(|message| Error::invalid_argument(format!("variant {message}")))
 }
 
 impl Encoder<'_, '_> {
@@ -283,24 +285,19 @@ impl Encoder<'_, '_> {
                 out.extend_from_slice(&v.to_le_bytes());
             }
             V::Decimal4 { unscaled, scale } => {
-                check_scale(*scale)?;
+                check_decimal(i128::from(*unscaled), *scale, 4)?;
                 out.push(primitive_header(primitive::DECIMAL4));
                 out.push(*scale);
                 out.extend_from_slice(&unscaled.to_le_bytes());
             }
             V::Decimal8 { unscaled, scale } => {
-                check_scale(*scale)?;
+                check_decimal(i128::from(*unscaled), *scale, 8)?;
                 out.push(primitive_header(primitive::DECIMAL8));
                 out.push(*scale);
                 out.extend_from_slice(&unscaled.to_le_bytes());
             }
             V::Decimal16 { unscaled, scale } => {
-                check_scale(*scale)?;
-                if unscaled.unsigned_abs() >= super::value::MAX_DECIMAL16_MAGNITUDE {
-                    return Err(Error::invalid_argument(format!(
-                        "variant decimal16 {unscaled} has more than 38 digits"
-                    )));
-                }
+                check_decimal(*unscaled, *scale, 16)?;
                 out.push(primitive_header(primitive::DECIMAL16));
                 out.push(*scale);
                 out.extend_from_slice(&unscaled.to_le_bytes());

@@ -44,9 +44,21 @@ pub(crate) mod primitive {
 /// Largest decimal scale (and precision) the spec allows.
 pub const MAX_DECIMAL_SCALE: u8 = 38;
 
-/// 10^38: a decimal16's unscaled magnitude must stay below it (at most 38 digits).
-pub(crate) const MAX_DECIMAL16_MAGNITUDE: u128 =
-    100_000_000_000_000_000_000_000_000_000_000_000_000;
+/// Checks that a decimal of `width` bytes (4, 8 or 16) has at most the digits the spec's
+/// decimal table gives that width (9, 18, 38).
+pub(crate) fn check_decimal_digits(unscaled: i128, width: u8) -> std::result::Result<(), String> {
+    let max_digits = match width {
+        4 => 9,
+        8 => 18,
+        _ => 38,
+    };
+    if unscaled.unsigned_abs() >= 10u128.pow(max_digits) {
+        return Err(format!(
+            "decimal{width} {unscaled} has more than {max_digits} digits"
+        ));
+    }
+    Ok(())
+}
 
 /// A decoded Variant value that borrows the metadata (`'m`) and value (`'v`) buffers.
 ///
@@ -79,14 +91,14 @@ pub enum Variant<'m, 'v> {
     Int64(i64),
     /// Primitive type 7.
     Double(f64),
-    /// Primitive type 8: `unscaled * 10^-scale`.
+    /// Primitive type 8: `unscaled * 10^-scale`, at most 9 digits.
     Decimal4 {
         /// The unscaled value.
         unscaled: i32,
         /// Digits after the decimal point (0..=38).
         scale: u8,
     },
-    /// Primitive type 9: `unscaled * 10^-scale`.
+    /// Primitive type 9: `unscaled * 10^-scale`, at most 18 digits.
     Decimal8 {
         /// The unscaled value.
         unscaled: i64,
@@ -277,25 +289,30 @@ impl<'m, 'v> Variant<'m, 'v> {
                             format!("decimal scale {scale} exceeds {MAX_DECIMAL_SCALE}"),
                         ));
                     }
-                    match type_id {
-                        DECIMAL4 => Variant::Decimal4 {
-                            unscaled: i32::from_le_bytes(fixed(bytes, 2, "decimal4", base)?),
+                    let (unscaled, width) = match type_id {
+                        DECIMAL4 => (
+                            i128::from(i32::from_le_bytes(fixed(bytes, 2, "decimal4", base)?)),
+                            4,
+                        ),
+                        DECIMAL8 => (
+                            i128::from(i64::from_le_bytes(fixed(bytes, 2, "decimal8", base)?)),
+                            8,
+                        ),
+                        _ => (i128::from_le_bytes(fixed(bytes, 2, "decimal16", base)?), 16),
+                    };
+                    check_decimal_digits(unscaled, width)
+                        .map_err(|message| corrupt_at(base + 2, message))?;
+                    // The checks above bound each value to its width.
+                    match width {
+                        4 => Variant::Decimal4 {
+                            unscaled: unscaled as i32,
                             scale,
                         },
-                        DECIMAL8 => Variant::Decimal8 {
-                            unscaled: i64::from_le_bytes(fixed(bytes, 2, "decimal8", base)?),
+                        8 => Variant::Decimal8 {
+                            unscaled: unscaled as i64,
                             scale,
                         },
-                        _ => {
-                            let unscaled = i128::from_le_bytes(fixed(bytes, 2, "decimal16", base)?);
-                            if unscaled.unsigned_abs() >= MAX_DECIMAL16_MAGNITUDE {
-                                return Err(corrupt_at(
-                                    base + 2,
-                                    format!("decimal16 {unscaled} has more than 38 digits"),
-                                ));
-                            }
-                            Variant::Decimal16 { unscaled, scale }
-                        }
+                        _ => Variant::Decimal16 { unscaled, scale },
                     }
                 }
                 _ => Variant::Null,
