@@ -57,6 +57,8 @@ pub trait BitPackable: Copy + Default + Eq + std::fmt::Debug + sealed::Sealed + 
     fn unpack_kernel(width: usize) -> Option<UnpackKernel<Self>>;
     #[doc(hidden)]
     fn pack_kernel(width: usize) -> Option<PackKernel<Self>>;
+    #[doc(hidden)]
+    fn unpack_half_kernel(width: usize) -> Option<UnpackKernel<Self>>;
 }
 
 macro_rules! impl_bit_packable {
@@ -76,6 +78,9 @@ macro_rules! impl_bit_packable {
             }
             fn pack_kernel(width: usize) -> Option<PackKernel<Self>> {
                 width_dispatch!(width, pack_groups, $t, $t)
+            }
+            fn unpack_half_kernel(width: usize) -> Option<UnpackKernel<Self>> {
+                width_dispatch!(width, unpack_half_group, $t, $t)
             }
         }
     };
@@ -158,6 +163,68 @@ fn unpack_groups_portable<T: BitPackable, const W: usize>(input: &[u8], output: 
         }
         unroll_64!(lane);
     }
+}
+
+/// Unpacks one half group: the 32 values of width `W` in the first `W * 4` bytes of
+/// `input` into `output[..32]`. Partial runs of 32..63 values (DELTA_BINARY_PACKED
+/// miniblocks, short RLE bit-packed runs) take this path instead of a padded copy.
+#[inline(never)]
+fn unpack_half_group<T: BitPackable, const W: usize>(input: &[u8], output: &mut [T]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above), the only requirement
+            // of the `target_feature` function; its body is safe code.
+            unsafe { unpack_half_group_avx2::<T, W>(input, output) };
+            return;
+        }
+    }
+    unpack_half_group_portable::<T, W>(input, output)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn unpack_half_group_avx2<T: BitPackable, const W: usize>(input: &[u8], output: &mut [T]) {
+    unpack_half_group_portable::<T, W>(input, output)
+}
+
+#[inline(always)]
+fn unpack_half_group_portable<T: BitPackable, const W: usize>(input: &[u8], output: &mut [T]) {
+    let out = &mut output[..GROUP / 2];
+    if W == 0 {
+        out.fill(T::default());
+        return;
+    }
+    let mask = mask(W);
+    let bytes = &input[..W * 4];
+    let mut words = [0u64; W];
+    let mut chunks = bytes.chunks_exact(8);
+    for (word, chunk) in words.iter_mut().zip(&mut chunks) {
+        *word = u64::from_le_bytes(chunk.try_into().expect("8-byte chunk"));
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        // Odd widths end on half a word.
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        words[W * 4 / 8] = u64::from_le_bytes(last);
+    }
+    macro_rules! lane {
+        ($i:literal) => {{
+            if $i < GROUP / 2 {
+                let start = $i * W;
+                let k = start / 64;
+                let s = start % 64;
+                let value = if s + W > 64 {
+                    (words[k] >> s) | (words[k + 1] << (64 - s))
+                } else {
+                    words[k] >> s
+                };
+                out[$i] = T::from_u64(value & mask);
+            }
+        }};
+    }
+    unroll_64!(lane);
 }
 
 /// Packs whole groups of 64 values of width `W` (bits above `W` are ignored).
@@ -256,10 +323,16 @@ pub fn unpack_from<T: BitPackable>(
     }
     let input = &input[first / 8 * width..];
     let whole = output.len() / GROUP * GROUP;
-    let (body, tail) = output.split_at_mut(whole);
+    let (body, mut tail) = output.split_at_mut(whole);
     kernel(input, body);
+    let mut rest = &input[whole / 8 * width..];
+    if tail.len() >= GROUP / 2 {
+        let half = T::unpack_half_kernel(width).expect("width checked above");
+        half(rest, &mut tail[..GROUP / 2]);
+        tail = &mut tail[GROUP / 2..];
+        rest = &rest[GROUP / 2 / 8 * width..];
+    }
     if !tail.is_empty() {
-        let rest = &input[whole / 8 * width..];
         let rest_len = packed_len(tail.len(), width).min(rest.len());
         let mut padded = [0u8; GROUP * 8];
         padded[..rest_len].copy_from_slice(&rest[..rest_len]);

@@ -75,14 +75,24 @@ impl<'a> ByteStreamSplitDecoder<'a> {
         Ok(n)
     }
 
-    /// Interleaves `W` streams into `out`, `W == T::SIZE`.
+    /// Interleaves `W` streams into `out`, `W == T::SIZE`: blocks of 8 values read 8
+    /// bytes from each stream as fixed-size arrays (no bounds checks in the transpose).
     fn gather<T: FixedWidth, const W: usize>(&self, out: &mut [T]) {
         let n = out.len();
         let streams: [&[u8]; W] =
             std::array::from_fn(|k| &self.data[k * self.num_values + self.next..][..n]);
-        for (i, o) in out.iter_mut().enumerate() {
+        let blocks = n / 8;
+        for (b, chunk) in out[..blocks * 8].chunks_exact_mut(8).enumerate() {
+            let lanes: [[u8; 8]; W] =
+                std::array::from_fn(|k| streams[k][b * 8..b * 8 + 8].try_into().expect("8 bytes"));
+            for (j, o) in chunk.iter_mut().enumerate() {
+                let bytes: [u8; W] = std::array::from_fn(|k| lanes[k][j]);
+                *o = T::from_le_slice(&bytes);
+            }
+        }
+        for i in blocks * 8..n {
             let bytes: [u8; W] = std::array::from_fn(|k| streams[k][i]);
-            *o = T::from_le_slice(&bytes);
+            out[i] = T::from_le_slice(&bytes);
         }
     }
 
