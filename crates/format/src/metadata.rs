@@ -274,7 +274,7 @@ macro_rules! thrift_union {
         }
     ) => {
         $(#[$attr])*
-        #[derive(Debug, Clone, PartialEq)]
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
         pub enum $name {
             $( $(#[$vattr])* $variant $({ $($f: $fty),* })? $(($tup))?, )*
             /// A member this version does not know: its field id and the encoded bytes of
@@ -486,6 +486,7 @@ thrift_enum! {
 
 thrift_struct! {
     /// Unencoded sizes and level histograms of a column chunk or page.
+    #[derive(Eq, Hash)]
     pub struct SizeStatistics {
         1: optional unencoded_byte_array_data_bytes: i64,
         2: optional repetition_level_histogram: Vec<i64>,
@@ -518,6 +519,7 @@ thrift_struct! {
 thrift_struct! {
     /// Statistics of a column chunk or page (values PLAIN-encoded, byte arrays without
     /// their length prefix).
+    #[derive(Eq, Hash)]
     pub struct Statistics {
         /// Deprecated: maximum by signed comparison.
         1: optional max: Bytes,
@@ -538,46 +540,57 @@ thrift_struct! {
 
 thrift_struct! {
     /// Annotation structure of `LogicalType::String`.
+    #[derive(Eq, Hash)]
     pub struct StringType {}
 }
 thrift_struct! {
     /// Annotation structure of `LogicalType::Uuid`.
+    #[derive(Eq, Hash)]
     pub struct UUIDType {}
 }
 thrift_struct! {
     /// Annotation structure of `LogicalType::Map`.
+    #[derive(Eq, Hash)]
     pub struct MapType {}
 }
 thrift_struct! {
     /// Annotation structure of `LogicalType::List`.
+    #[derive(Eq, Hash)]
     pub struct ListType {}
 }
 thrift_struct! {
     /// Annotation structure of `LogicalType::Enum`.
+    #[derive(Eq, Hash)]
     pub struct EnumType {}
 }
 thrift_struct! {
     /// Annotation structure of `LogicalType::Date`.
+    #[derive(Eq, Hash)]
     pub struct DateType {}
 }
 thrift_struct! {
     /// Annotation structure of `LogicalType::Float16`.
+    #[derive(Eq, Hash)]
     pub struct Float16Type {}
 }
 thrift_struct! {
     /// Annotation structure of `LogicalType::Unknown` (always-null columns).
+    #[derive(Eq, Hash)]
     pub struct NullType {}
 }
 thrift_struct! {
     /// Annotation structure of `LogicalType::Json`.
+    #[derive(Eq, Hash)]
     pub struct JsonType {}
 }
 thrift_struct! {
     /// Annotation structure of `LogicalType::Bson`.
+    #[derive(Eq, Hash)]
     pub struct BsonType {}
 }
 thrift_struct! {
     /// Annotation structure of `LogicalType::Decimal`.
+    #[derive(Eq, Hash)]
     pub struct DecimalType {
         1: required scale: i32,
         2: required precision: i32,
@@ -585,14 +598,17 @@ thrift_struct! {
 }
 thrift_struct! {
     /// Time unit member `MILLIS`.
+    #[derive(Eq, Hash)]
     pub struct MilliSeconds {}
 }
 thrift_struct! {
     /// Time unit member `MICROS`.
+    #[derive(Eq, Hash)]
     pub struct MicroSeconds {}
 }
 thrift_struct! {
     /// Time unit member `NANOS`.
+    #[derive(Eq, Hash)]
     pub struct NanoSeconds {}
 }
 
@@ -663,6 +679,7 @@ impl ThriftValue for TimeUnit {
 
 thrift_struct! {
     /// Annotation structure of `LogicalType::Timestamp`.
+    #[derive(Eq, Hash)]
     pub struct TimestampType {
         1: required is_adjusted_to_utc: bool,
         2: required unit: TimeUnit,
@@ -670,6 +687,7 @@ thrift_struct! {
 }
 thrift_struct! {
     /// Annotation structure of `LogicalType::Time`.
+    #[derive(Eq, Hash)]
     pub struct TimeType {
         1: required is_adjusted_to_utc: bool,
         2: required unit: TimeUnit,
@@ -677,6 +695,7 @@ thrift_struct! {
 }
 thrift_struct! {
     /// Annotation structure of `LogicalType::Integer`.
+    #[derive(Eq, Hash)]
     pub struct IntType {
         1: required bit_width: i8,
         2: required is_signed: bool,
@@ -684,18 +703,21 @@ thrift_struct! {
 }
 thrift_struct! {
     /// Annotation structure of `LogicalType::Variant`.
+    #[derive(Eq, Hash)]
     pub struct VariantType {
         1: optional specification_version: i8,
     }
 }
 thrift_struct! {
     /// Annotation structure of `LogicalType::Geometry`.
+    #[derive(Eq, Hash)]
     pub struct GeometryType {
         1: optional crs: Text,
     }
 }
 thrift_struct! {
     /// Annotation structure of `LogicalType::Geography`.
+    #[derive(Eq, Hash)]
     pub struct GeographyType {
         1: optional crs: Text,
         2: optional algorithm: EdgeInterpolationAlgorithm,
@@ -747,6 +769,7 @@ thrift_union! {
 
 thrift_struct! {
     /// One node of the flattened (depth-first) schema.
+    #[derive(Eq, Hash)]
     pub struct SchemaElement {
         /// Physical type; unset for groups.
         1: optional type_: Type,
@@ -770,6 +793,7 @@ thrift_struct! {
 
 thrift_struct! {
     /// Header of a v1 data page.
+    #[derive(Eq, Hash)]
     pub struct DataPageHeader {
         1: required num_values: i32,
         2: required encoding: Encoding,
@@ -781,11 +805,13 @@ thrift_struct! {
 
 thrift_struct! {
     /// Header of an index page (no fields defined by the spec).
+    #[derive(Eq, Hash)]
     pub struct IndexPageHeader {}
 }
 
 thrift_struct! {
     /// Header of a dictionary page.
+    #[derive(Eq, Hash)]
     pub struct DictionaryPageHeader {
         1: required num_values: i32,
         2: required encoding: Encoding,
@@ -795,6 +821,7 @@ thrift_struct! {
 
 thrift_struct! {
     /// Header of a v2 data page (levels uncompressed, ahead of the values).
+    #[derive(Eq, Hash)]
     pub struct DataPageHeaderV2 {
         1: required num_values: i32,
         2: required num_nulls: i32,
@@ -810,6 +837,7 @@ thrift_struct! {
 
 thrift_struct! {
     /// Member `BLOCK` of [`BloomFilterAlgorithm`].
+    #[derive(Eq, Hash)]
     pub struct SplitBlockAlgorithm {}
 }
 thrift_union! {
@@ -821,6 +849,7 @@ thrift_union! {
 }
 thrift_struct! {
     /// Member `XXHASH` of [`BloomFilterHash`].
+    #[derive(Eq, Hash)]
     pub struct XxHash {}
 }
 thrift_union! {
@@ -832,6 +861,7 @@ thrift_union! {
 }
 thrift_struct! {
     /// Member `UNCOMPRESSED` of [`BloomFilterCompression`].
+    #[derive(Eq, Hash)]
     pub struct Uncompressed {}
 }
 thrift_union! {
@@ -844,6 +874,7 @@ thrift_union! {
 
 thrift_struct! {
     /// Header in front of a Bloom filter bitset.
+    #[derive(Eq, Hash)]
     pub struct BloomFilterHeader {
         /// Size of the bitset in bytes.
         1: required num_bytes: i32,
@@ -855,6 +886,7 @@ thrift_struct! {
 
 thrift_struct! {
     /// Header in front of every page.
+    #[derive(Eq, Hash)]
     pub struct PageHeader {
         1: required type_: PageType,
         /// Uncompressed page size, header excluded.
@@ -875,6 +907,7 @@ thrift_struct! {
 
 thrift_struct! {
     /// A key/value metadata pair.
+    #[derive(Eq, Hash)]
     pub struct KeyValue {
         1: required key: Text,
         2: optional value: Text,
@@ -883,6 +916,7 @@ thrift_struct! {
 
 thrift_struct! {
     /// Sort order of one leaf column within a row group.
+    #[derive(Eq, Hash)]
     pub struct SortingColumn {
         1: required column_idx: i32,
         2: required descending: bool,
@@ -892,6 +926,7 @@ thrift_struct! {
 
 thrift_struct! {
     /// Number of pages of one type and encoding.
+    #[derive(Eq, Hash)]
     pub struct PageEncodingStats {
         1: required page_type: PageType,
         2: required encoding: Encoding,
@@ -925,11 +960,13 @@ thrift_struct! {
 
 thrift_struct! {
     /// Member `ENCRYPTION_WITH_FOOTER_KEY` of [`ColumnCryptoMetaData`].
+    #[derive(Eq, Hash)]
     pub struct EncryptionWithFooterKey {}
 }
 
 thrift_struct! {
     /// Member `ENCRYPTION_WITH_COLUMN_KEY` of [`ColumnCryptoMetaData`].
+    #[derive(Eq, Hash)]
     pub struct EncryptionWithColumnKey {
         1: required path_in_schema: Vec<Text>,
         2: optional key_metadata: Bytes,
@@ -980,14 +1017,17 @@ thrift_struct! {
 
 thrift_struct! {
     /// Member `TYPE_ORDER` of [`ColumnOrder`].
+    #[derive(Eq, Hash)]
     pub struct TypeDefinedOrder {}
 }
 thrift_struct! {
     /// Member `IEEE_754_TOTAL_ORDER` of [`ColumnOrder`].
+    #[derive(Eq, Hash)]
     pub struct IEEE754TotalOrder {}
 }
 thrift_struct! {
     /// Member `INT96_TIMESTAMP_ORDER` of [`ColumnOrder`].
+    #[derive(Eq, Hash)]
     pub struct Int96TimestampOrder {}
 }
 
@@ -1005,6 +1045,7 @@ thrift_union! {
 
 thrift_struct! {
     /// Location of one page (page index).
+    #[derive(Eq, Hash)]
     pub struct PageLocation {
         1: required offset: i64,
         /// Page size including its header.
@@ -1015,6 +1056,7 @@ thrift_struct! {
 
 thrift_struct! {
     /// Page locations of a column chunk (page index).
+    #[derive(Eq, Hash)]
     pub struct OffsetIndex {
         1: required page_locations: Vec<PageLocation>,
         2: optional unencoded_byte_array_data_bytes: Vec<i64>,
@@ -1023,6 +1065,7 @@ thrift_struct! {
 
 thrift_struct! {
     /// Per-page statistics of a column chunk (page index).
+    #[derive(Eq, Hash)]
     pub struct ColumnIndex {
         1: required null_pages: Vec<bool>,
         2: required min_values: Vec<Bytes>,
@@ -1037,6 +1080,7 @@ thrift_struct! {
 
 thrift_struct! {
     /// Parameters of AES-GCM module encryption.
+    #[derive(Eq, Hash)]
     pub struct AesGcmV1 {
         1: optional aad_prefix: Bytes,
         2: optional aad_file_unique: Bytes,
@@ -1046,6 +1090,7 @@ thrift_struct! {
 
 thrift_struct! {
     /// Parameters of AES-GCM-CTR module encryption.
+    #[derive(Eq, Hash)]
     pub struct AesGcmCtrV1 {
         1: optional aad_prefix: Bytes,
         2: optional aad_file_unique: Bytes,
@@ -1084,6 +1129,7 @@ thrift_struct! {
 
 thrift_struct! {
     /// Crypto metadata in front of an encrypted footer (`PARE` files).
+    #[derive(Eq, Hash)]
     pub struct FileCryptoMetaData {
         1: required encryption_algorithm: EncryptionAlgorithm,
         2: optional key_metadata: Bytes,
