@@ -90,11 +90,17 @@ pub use value::{MAX_DECIMAL_SCALE, Variant, VariantArray, VariantObject};
 pub const MAX_DEPTH: usize = 256;
 
 /// Reads an unsigned little-endian integer of `size` (1 to 4) bytes at `pos`.
+#[inline]
 pub(crate) fn read_le_uint(bytes: &[u8], pos: usize, size: u8) -> Option<u32> {
-    let raw = bytes.get(pos..)?.get(..usize::from(size))?;
-    let mut buf = [0u8; 4];
-    buf[..raw.len()].copy_from_slice(raw);
-    Some(u32::from_le_bytes(buf))
+    let raw = bytes.get(pos..)?;
+    // One arm per width: these reads sit in every offset and field-id lookup.
+    Some(match (size, raw) {
+        (1, [b0, ..]) => u32::from(*b0),
+        (2, [b0, b1, ..]) => u32::from(u16::from_le_bytes([*b0, *b1])),
+        (3, [b0, b1, b2, ..]) => u32::from_le_bytes([*b0, *b1, *b2, 0]),
+        (4, [b0, b1, b2, b3, ..]) => u32::from_le_bytes([*b0, *b1, *b2, *b3]),
+        _ => return None,
+    })
 }
 
 /// Appends the low `size` (1 to 4) bytes of `value`, little-endian.
