@@ -138,6 +138,17 @@ fn unpack_groups_portable<T: BitPackable, const W: usize>(input: &[u8], output: 
         output.fill(T::default());
         return;
     }
+    if W % 8 == 0 {
+        // Byte-aligned widths are plain little-endian integers: a zero-extending copy
+        // the compiler turns into vector loads and widenings.
+        let len = output.len().min(input.len() / (W / 8));
+        for (value, bytes) in output[..len].iter_mut().zip(input.chunks_exact(W / 8)) {
+            let mut word = [0u8; 8];
+            word[..W / 8].copy_from_slice(bytes);
+            *value = T::from_u64(u64::from_le_bytes(word));
+        }
+        return;
+    }
     let mask = mask(W);
     for (chunk, out) in input
         .chunks_exact(W * 8)
