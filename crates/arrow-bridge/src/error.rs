@@ -15,6 +15,14 @@ pub enum ErrorKind {
     Format,
     /// An Arrow operation failed (see the source error).
     Arrow,
+    /// The column data (pages, levels, values) is malformed.
+    Corrupt,
+    /// The file uses something this version cannot read yet (named in the message).
+    Unsupported,
+    /// The file is encrypted and no keys were given.
+    Encrypted,
+    /// Reading the file's bytes failed.
+    Io,
 }
 
 /// An arrow-bridge error: what went wrong and where (column path, field).
@@ -46,6 +54,23 @@ impl Error {
     /// A bad argument from the caller.
     pub fn invalid_argument(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::InvalidArgument, message)
+    }
+
+    /// Malformed column data.
+    pub fn corrupt(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Corrupt, message)
+    }
+
+    /// Something this version cannot read yet.
+    pub fn unsupported(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Unsupported, message)
+    }
+
+    /// The same error with `context` (e.g. the column path and row group) put in front
+    /// of its message.
+    pub fn context(mut self, context: impl std::fmt::Display) -> Self {
+        self.message = format!("{context}: {}", self.message);
+        self
     }
 
     /// Attaches the underlying cause.
@@ -86,6 +111,28 @@ impl std::error::Error for Error {
 impl From<herringbone_format::Error> for Error {
     fn from(e: herringbone_format::Error) -> Self {
         Error::new(ErrorKind::Format, "invalid Parquet metadata").with_source(e)
+    }
+}
+
+impl From<herringbone_codec::Error> for Error {
+    fn from(e: herringbone_codec::Error) -> Self {
+        let kind = match e.kind() {
+            herringbone_codec::ErrorKind::Unsupported => ErrorKind::Unsupported,
+            _ => ErrorKind::Corrupt,
+        };
+        Error::new(kind, "cannot decode column data").with_source(e)
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::new(ErrorKind::Io, "I/O error").with_source(e)
+    }
+}
+
+impl From<Error> for arrow_schema::ArrowError {
+    fn from(e: Error) -> Self {
+        arrow_schema::ArrowError::ExternalError(Box::new(e))
     }
 }
 

@@ -4,6 +4,8 @@
 //! Parquet levels and leaf columns the reader needs).
 
 pub mod error;
+pub mod read;
 pub mod schema;
 
 pub use error::{Error, ErrorKind, Result};
+pub use read::{ChunkReader, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};

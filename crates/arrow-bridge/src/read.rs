@@ -1,0 +1,647 @@
+//! Reading Parquet into Arrow `RecordBatch`es.
+//!
+//! [`ParquetRecordBatchReaderBuilder`] opens a file (anything implementing
+//! [`ChunkReader`]: [`Bytes`], [`std::fs::File`]), maps its schema to Arrow
+//! ([`crate::schema`]), and builds a [`ParquetRecordBatchReader`], an iterator of
+//! `RecordBatch`es.
+//!
+//! The decoding core is I/O free: [`row_group_ranges`] says which byte ranges a row group
+//! needs (one per projected column chunk), and [`RowGroupDecoder`] decodes them once they
+//! are fetched. The synchronous reader is one adapter over it; an asynchronous one
+//! fetches the same ranges another way.
+//!
+//! This version reads leaf columns of every physical type, encoding and codec under any
+//! nesting of structs. Lists, maps and other repeated fields are reported as
+//! [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported), naming the column.
+//!
+//! ```
+//! # use std::sync::Arc;
+//! # use arrow_array::{ArrayRef, Int32Array, RecordBatch};
+//! # use bytes::Bytes;
+//! # use parquet::arrow::ArrowWriter;
+//! use herringbone_arrow_bridge::read::ParquetRecordBatchReaderBuilder;
+//! # let column: ArrayRef = Arc::new(Int32Array::from(vec![Some(1), None, Some(3)]));
+//! # let batch = RecordBatch::try_from_iter([("x", column)]).unwrap();
+//! # let mut file = Vec::new();
+//! # let mut writer = ArrowWriter::try_new(&mut file, batch.schema(), None).unwrap();
+//! # writer.write(&batch).unwrap();
+//! # writer.close().unwrap();
+//! // `file` holds a Parquet file with one nullable INT32 column `x`.
+//! let reader = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(file))
+//!     .unwrap()
+//!     .with_batch_size(2)
+//!     .build()
+//!     .unwrap();
+//! let batches: Vec<RecordBatch> = reader.collect::<Result<_, _>>().unwrap();
+//! assert_eq!(batches.len(), 2);
+//! let x = batches[0].column(0).as_any().downcast_ref::<Int32Array>().unwrap();
+//! assert_eq!(x, &Int32Array::from(vec![Some(1), None]));
+//! ```
+
+mod array;
+mod column;
+
+use std::collections::{HashMap, VecDeque};
+use std::io::{Read, Seek, SeekFrom};
+use std::ops::Range;
+use std::sync::Arc;
+
+use arrow_array::{RecordBatch, RecordBatchOptions, RecordBatchReader};
+use arrow_schema::{ArrowError, Schema, SchemaRef};
+use bytes::Bytes;
+use herringbone_codec::compression::Codec;
+use herringbone_codec::page::{column_chunk_range, PageReaderOptions};
+use herringbone_format::footer::{decode_file_metadata, parse_footer_tail, FooterOptions};
+use herringbone_format::metadata::{ColumnMetaData, FileMetaData};
+use herringbone_format::schema::SchemaDescriptor;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::schema::{
+    parquet_to_arrow, ArrowSchemaMapping, ParquetField, ParquetFieldKind, Projection,
+    SchemaOptions,
+};
+use column::LeafReader;
+
+/// The default number of rows per batch.
+pub const DEFAULT_BATCH_SIZE: usize = 8192;
+
+/// A source of a file's bytes by range: the one I/O operation the reader needs.
+pub trait ChunkReader {
+    /// Length of the file in bytes.
+    fn len(&self) -> u64;
+
+    /// Whether the file is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bytes of `range` (within `0..len()`).
+    fn get_bytes(&self, range: Range<u64>) -> Result<Bytes>;
+}
+
+impl ChunkReader for Bytes {
+    fn len(&self) -> u64 {
+        Bytes::len(self) as u64
+    }
+
+    fn get_bytes(&self, range: Range<u64>) -> Result<Bytes> {
+        let end = usize::try_from(range.end).ok().filter(|&e| e <= Bytes::len(self));
+        match end {
+            Some(end) if range.start <= range.end => Ok(self.slice(range.start as usize..end)),
+            _ => Err(Error::invalid_argument(format!(
+                "byte range {range:?} outside a buffer of {} bytes",
+                Bytes::len(self)
+            ))),
+        }
+    }
+}
+
+impl ChunkReader for std::fs::File {
+    fn len(&self) -> u64 {
+        self.metadata().map(|m| m.len()).unwrap_or(0)
+    }
+
+    fn get_bytes(&self, range: Range<u64>) -> Result<Bytes> {
+        let len = usize::try_from(range.end.saturating_sub(range.start))
+            .map_err(|_| Error::invalid_argument(format!("byte range {range:?} too large")))?;
+        if range.end > ChunkReader::len(self) || range.start > range.end {
+            return Err(Error::invalid_argument(format!(
+                "byte range {range:?} outside a file of {} bytes",
+                ChunkReader::len(self)
+            )));
+        }
+        let mut file = self;
+        file.seek(SeekFrom::Start(range.start))?;
+        let mut buffer = vec![0u8; len];
+        file.read_exact(&mut buffer)?;
+        Ok(Bytes::from(buffer))
+    }
+}
+
+/// Reads the footer metadata through a [`ChunkReader`] (two reads: the 8-byte tail, then
+/// the footer).
+pub fn read_metadata<R: ChunkReader + ?Sized>(input: &R) -> Result<FileMetaData> {
+    let len = input.len();
+    if len < 12 {
+        return Err(Error::new(
+            ErrorKind::Format,
+            format!("not a Parquet file: {len} bytes, at least 12 needed"),
+        ));
+    }
+    let tail = input.get_bytes(len - 8..len)?;
+    let tail: [u8; 8] = tail[..]
+        .try_into()
+        .map_err(|_| Error::invalid_argument("the reader returned a short footer tail"))?;
+    let metadata_len = parse_footer_tail(&tail).map_err(|e| {
+        if e.kind() == herringbone_format::ErrorKind::Encrypted {
+            Error::new(ErrorKind::Encrypted, "encrypted: keys required").with_source(e)
+        } else {
+            Error::from(e)
+        }
+    })? as u64;
+    if metadata_len > len - 12 {
+        return Err(Error::new(
+            ErrorKind::Format,
+            format!("footer of {metadata_len} bytes does not fit a file of {len} bytes"),
+        ));
+    }
+    let start = len - 8 - metadata_len;
+    let footer = input.get_bytes(start..len - 8)?;
+    Ok(decode_file_metadata(footer, &FooterOptions::default().with_base_offset(start))?)
+}
+
+/// Builds a [`ParquetRecordBatchReader`]: which columns, row groups and rows to read, in
+/// batches of how many rows, as which Arrow types.
+pub struct ParquetRecordBatchReaderBuilder<T> {
+    input: T,
+    metadata: Arc<FileMetaData>,
+    descriptor: Arc<SchemaDescriptor>,
+    schema_options: SchemaOptions,
+    supplied_schema: Option<SchemaRef>,
+    projection: Projection,
+    row_groups: Option<Vec<usize>>,
+    batch_size: usize,
+    limit: Option<usize>,
+    offset: usize,
+    verify_crc: bool,
+}
+
+impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
+    /// Reads the footer of `input` and prepares to read all of it.
+    ///
+    /// Errors when the file is not Parquet, its footer is encrypted
+    /// ([`ErrorKind::Encrypted`]: "encrypted: keys required") or its metadata is invalid.
+    pub fn try_new(input: T) -> Result<Self> {
+        let metadata = read_metadata(&input)?;
+        let descriptor = SchemaDescriptor::new(&metadata.schema)?;
+        Ok(Self {
+            input,
+            metadata: Arc::new(metadata),
+            descriptor: Arc::new(descriptor),
+            schema_options: SchemaOptions::default(),
+            supplied_schema: None,
+            projection: Projection::All,
+            row_groups: None,
+            batch_size: DEFAULT_BATCH_SIZE,
+            limit: None,
+            offset: 0,
+            verify_crc: false,
+        })
+    }
+
+    /// The file's metadata.
+    pub fn metadata(&self) -> &Arc<FileMetaData> {
+        &self.metadata
+    }
+
+    /// The file's Parquet schema.
+    pub fn parquet_schema(&self) -> &Arc<SchemaDescriptor> {
+        &self.descriptor
+    }
+
+    /// The Arrow schema of the whole file under the current schema options (before
+    /// projection and any supplied schema).
+    pub fn schema(&self) -> Result<SchemaRef> {
+        Ok(self.file_mapping()?.schema().clone())
+    }
+
+    /// Rows per batch (default [`DEFAULT_BATCH_SIZE`]; 0 is read as 1).
+    pub fn with_batch_size(mut self, batch_size: usize) -> Self {
+        self.batch_size = batch_size.max(1);
+        self
+    }
+
+    /// Which fields to read.
+    pub fn with_projection(mut self, projection: Projection) -> Self {
+        self.projection = projection;
+        self
+    }
+
+    /// Which row groups to read, in the order given.
+    pub fn with_row_groups(mut self, row_groups: Vec<usize>) -> Self {
+        self.row_groups = Some(row_groups);
+        self
+    }
+
+    /// Reads at most `limit` rows (after the offset).
+    pub fn with_limit(mut self, limit: usize) -> Self {
+        self.limit = Some(limit);
+        self
+    }
+
+    /// Skips the first `offset` rows (of the selected row groups).
+    pub fn with_offset(mut self, offset: usize) -> Self {
+        self.offset = offset;
+        self
+    }
+
+    /// Whether to check page CRCs where the writer stored them (default `false`).
+    pub fn with_verify_crc(mut self, verify: bool) -> Self {
+        self.verify_crc = verify;
+        self
+    }
+
+    /// Options of the Parquet -> Arrow type mapping.
+    pub fn with_schema_options(mut self, options: SchemaOptions) -> Self {
+        self.schema_options = options;
+        self
+    }
+
+    /// Reads the (projected) columns as this Arrow schema (see
+    /// [`ArrowSchemaMapping::with_supplied_schema`] for what may differ).
+    pub fn with_schema(mut self, schema: SchemaRef) -> Self {
+        self.supplied_schema = Some(schema);
+        self
+    }
+
+    fn file_mapping(&self) -> Result<ArrowSchemaMapping> {
+        parquet_to_arrow(
+            &self.descriptor,
+            self.metadata.key_value_metadata.as_deref(),
+            &self.schema_options,
+        )
+    }
+
+    /// The reader.
+    ///
+    /// Errors for a projection or row group out of range, a supplied schema that does not
+    /// fit, a projected list, map or repeated field ([`ErrorKind::Unsupported`]), or
+    /// encrypted columns ([`ErrorKind::Encrypted`]).
+    pub fn build(self) -> Result<ParquetRecordBatchReader> {
+        let mut mapping = self.file_mapping()?.project(&self.projection)?;
+        if let Some(schema) = &self.supplied_schema {
+            mapping = mapping.with_supplied_schema(schema)?;
+        }
+        let num_row_groups = self.metadata.row_groups.len();
+        let row_groups = match self.row_groups {
+            Some(selected) => {
+                if let Some(bad) = selected.iter().find(|&&g| g >= num_row_groups) {
+                    return Err(Error::invalid_argument(format!(
+                        "row group {bad} out of range (the file has {num_row_groups})"
+                    )));
+                }
+                selected
+            }
+            None => (0..num_row_groups).collect(),
+        };
+        let leaves = mapping.leaf_columns();
+        if self.metadata.encryption_algorithm.is_some()
+            || row_groups.iter().any(|&g| {
+                self.metadata.row_groups[g]
+                    .columns
+                    .iter()
+                    .any(|c| c.crypto_metadata.is_some() || c.encrypted_column_metadata.is_some())
+            })
+        {
+            return Err(Error::new(
+                ErrorKind::Encrypted,
+                "encrypted: keys required (the file's columns are encrypted)",
+            ));
+        }
+        for field in mapping.fields() {
+            check_supported(field, &self.descriptor)?;
+        }
+        Ok(ParquetRecordBatchReader {
+            input: Box::new(self.input),
+            metadata: self.metadata,
+            descriptor: self.descriptor,
+            schema: mapping.schema().clone(),
+            fields: mapping.fields().to_vec(),
+            leaves,
+            row_groups: row_groups.into(),
+            current: None,
+            batch_size: self.batch_size,
+            offset: self.offset,
+            limit: self.limit,
+            options: PageReaderOptions::default().with_verify_crc(self.verify_crc),
+            failed: false,
+        })
+    }
+}
+
+/// Rejects what this version cannot read yet (lists, maps, repeated leaves).
+fn check_supported(field: &ParquetField, descriptor: &SchemaDescriptor) -> Result<()> {
+    match &field.kind {
+        ParquetFieldKind::Primitive { column, .. } => {
+            let column = descriptor.column(*column).ok_or_else(|| {
+                Error::invalid_argument(format!("leaf column {column} is not in the schema"))
+            })?;
+            if column.max_rep_level() > 0 {
+                return Err(Error::unsupported(format!(
+                    "column {}: nested lists/maps are not read yet",
+                    column.path().dotted()
+                )));
+            }
+            Ok(())
+        }
+        ParquetFieldKind::Struct { children } => {
+            children.iter().try_for_each(|c| check_supported(c, descriptor))
+        }
+        ParquetFieldKind::List { .. } | ParquetFieldKind::Map { .. } => {
+            let path = field
+                .leaf_columns()
+                .first()
+                .and_then(|&c| descriptor.column(c))
+                .map_or_else(|| field.field.name().to_string(), |c| c.path().dotted());
+            Err(Error::unsupported(format!(
+                "column {path} (field {}): nested lists/maps are not read yet",
+                field.field.name()
+            )))
+        }
+    }
+}
+
+/// The byte ranges a row group's column chunks occupy, one per leaf column of
+/// `columns`, in that order: what an I/O adapter fetches before [`RowGroupDecoder::new`].
+pub fn row_group_ranges(
+    metadata: &FileMetaData,
+    row_group: usize,
+    columns: &[usize],
+    file_len: u64,
+) -> Result<Vec<Range<u64>>> {
+    let group = metadata.row_groups.get(row_group).ok_or_else(|| {
+        Error::invalid_argument(format!("row group {row_group} out of range"))
+    })?;
+    columns
+        .iter()
+        .map(|&c| {
+            let meta = chunk_metadata(metadata, row_group, c)?;
+            let _ = group;
+            column_chunk_range(meta, metadata.created_by.as_deref(), file_len).map_err(|e| {
+                Error::from(e).context(format!("row group {row_group}, column {c}"))
+            })
+        })
+        .collect()
+}
+
+fn chunk_metadata(metadata: &FileMetaData, row_group: usize, column: usize) -> Result<&ColumnMetaData> {
+    let chunk = metadata
+        .row_groups
+        .get(row_group)
+        .and_then(|g| g.columns.get(column))
+        .ok_or_else(|| {
+            Error::corrupt(format!(
+                "row group {row_group} has no column chunk for leaf column {column}"
+            ))
+        })?;
+    if chunk.file_path.is_some() {
+        return Err(Error::unsupported(format!(
+            "row group {row_group}, column {column}: column chunks in other files are not supported"
+        )));
+    }
+    chunk.meta_data.as_ref().ok_or_else(|| {
+        if chunk.crypto_metadata.is_some() {
+            Error::new(ErrorKind::Encrypted, "encrypted: keys required")
+        } else {
+            Error::corrupt(format!(
+                "row group {row_group}, column {column}: column chunk without metadata"
+            ))
+        }
+    })
+}
+
+/// Decodes one row group from its fetched column chunks, batch by batch. I/O free.
+#[derive(Debug)]
+pub struct RowGroupDecoder {
+    descriptor: Arc<SchemaDescriptor>,
+    fields: Vec<ParquetField>,
+    schema: SchemaRef,
+    columns: Vec<usize>,
+    readers: Vec<LeafReader>,
+    rows_left: usize,
+}
+
+impl RowGroupDecoder {
+    /// A decoder of row group `row_group` of the file, for the top-level `fields` of a
+    /// mapping (whose schema is `schema`), given the bytes of each column chunk of
+    /// `columns` (the mapping's leaf columns, as [`row_group_ranges`] listed them).
+    pub fn new(
+        metadata: &FileMetaData,
+        descriptor: Arc<SchemaDescriptor>,
+        schema: SchemaRef,
+        fields: Vec<ParquetField>,
+        row_group: usize,
+        columns: Vec<usize>,
+        chunks: Vec<Bytes>,
+        options: PageReaderOptions,
+    ) -> Result<Self> {
+        let group = metadata.row_groups.get(row_group).ok_or_else(|| {
+            Error::invalid_argument(format!("row group {row_group} out of range"))
+        })?;
+        let rows = usize::try_from(group.num_rows).map_err(|_| {
+            Error::corrupt(format!(
+                "row group {row_group}: num_rows {} is negative",
+                group.num_rows
+            ))
+        })?;
+        if chunks.len() != columns.len() {
+            return Err(Error::invalid_argument(format!(
+                "{} column chunks for {} columns",
+                chunks.len(),
+                columns.len()
+            )));
+        }
+        let mut readers = Vec::with_capacity(columns.len());
+        for (&column, chunk) in columns.iter().zip(chunks) {
+            let descr = descriptor.column(column).ok_or_else(|| {
+                Error::invalid_argument(format!("leaf column {column} is not in the schema"))
+            })?;
+            let path = descr.path().dotted();
+            let meta = chunk_metadata(metadata, row_group, column)?;
+            if meta.type_ != descr.physical_type() {
+                return Err(Error::corrupt(format!(
+                    "row group {row_group}, column {path}: chunk type {:?} where the schema says {:?}",
+                    meta.type_,
+                    descr.physical_type()
+                )));
+            }
+            let codec = Codec::from_thrift_id(meta.codec.0)
+                .map_err(|e| Error::from(e).context(format!("column {path}")))?;
+            let num_values = u64::try_from(meta.num_values).map_err(|_| {
+                Error::corrupt(format!("column {path}: negative num_values"))
+            })?;
+            readers.push(LeafReader::new(
+                path,
+                descr.physical_type(),
+                descr.type_length(),
+                descr.max_def_level(),
+                chunk,
+                codec,
+                options,
+                num_values,
+                rows,
+            )?);
+        }
+        Ok(Self {
+            descriptor,
+            fields,
+            schema,
+            columns,
+            readers,
+            rows_left: rows,
+        })
+    }
+
+    /// Rows not yet decoded.
+    pub fn rows_left(&self) -> usize {
+        self.rows_left
+    }
+
+    /// Decodes the next `rows` rows (at most [`Self::rows_left`]) as a batch.
+    pub fn next_batch(&mut self, rows: usize) -> Result<RecordBatch> {
+        let rows = rows.min(self.rows_left);
+        let mut leaves = HashMap::with_capacity(self.columns.len());
+        for (&column, reader) in self.columns.iter().zip(&mut self.readers) {
+            leaves.insert(column, reader.read(rows)?);
+        }
+        self.rows_left -= rows;
+        let mut arrays = Vec::with_capacity(self.fields.len());
+        for field in &self.fields {
+            arrays.push(array::assemble(field, &mut leaves, &self.descriptor, rows)?);
+        }
+        let options = RecordBatchOptions::new().with_row_count(Some(rows));
+        Ok(RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            arrays,
+            &options,
+        )?)
+    }
+
+    /// Skips the next `rows` rows (decoding them).
+    pub fn skip(&mut self, rows: usize) -> Result<()> {
+        let rows = rows.min(self.rows_left);
+        for reader in &mut self.readers {
+            reader
+                .read(rows)
+                .map_err(|e| e.context(format!("skipping in column {}", reader.path())))?;
+        }
+        self.rows_left -= rows;
+        Ok(())
+    }
+}
+
+/// An iterator of `RecordBatch`es read from a Parquet file; built by
+/// [`ParquetRecordBatchReaderBuilder`]. After an error it yields nothing more.
+pub struct ParquetRecordBatchReader {
+    input: Box<dyn ChunkReader>,
+    metadata: Arc<FileMetaData>,
+    descriptor: Arc<SchemaDescriptor>,
+    schema: SchemaRef,
+    fields: Vec<ParquetField>,
+    leaves: Vec<usize>,
+    row_groups: VecDeque<usize>,
+    current: Option<RowGroupDecoder>,
+    batch_size: usize,
+    offset: usize,
+    limit: Option<usize>,
+    options: PageReaderOptions,
+    failed: bool,
+}
+
+impl ParquetRecordBatchReader {
+    /// The next batch, or `None` at the end.
+    fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        loop {
+            if self.limit == Some(0) {
+                return Ok(None);
+            }
+            if let Some(decoder) = &mut self.current {
+                if self.offset > 0 {
+                    let skip = self.offset.min(decoder.rows_left());
+                    decoder.skip(skip)?;
+                    self.offset -= skip;
+                }
+                if decoder.rows_left() > 0 {
+                    let mut rows = self.batch_size.min(decoder.rows_left());
+                    if let Some(limit) = &mut self.limit {
+                        rows = rows.min(*limit);
+                        *limit -= rows;
+                    }
+                    return decoder.next_batch(rows).map(Some);
+                }
+                self.current = None;
+            }
+            let Some(group) = self.row_groups.pop_front() else {
+                return Ok(None);
+            };
+            let rows = usize::try_from(self.metadata.row_groups[group].num_rows).map_err(|_| {
+                Error::corrupt(format!("row group {group}: negative num_rows"))
+            })?;
+            if self.offset >= rows && rows > 0 {
+                // Skipped whole: no bytes are fetched.
+                self.offset -= rows;
+                continue;
+            }
+            let ranges = row_group_ranges(&self.metadata, group, &self.leaves, self.input.len())?;
+            let mut chunks = Vec::with_capacity(ranges.len());
+            for range in ranges {
+                chunks.push(self.input.get_bytes(range)?);
+            }
+            self.current = Some(RowGroupDecoder::new(
+                &self.metadata,
+                self.descriptor.clone(),
+                self.schema.clone(),
+                self.fields.clone(),
+                group,
+                self.leaves.clone(),
+                chunks,
+                self.options,
+            )?);
+        }
+    }
+}
+
+impl Iterator for ParquetRecordBatchReader {
+    type Item = std::result::Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        match self.next_batch() {
+            Ok(batch) => batch.map(Ok),
+            Err(e) => {
+                self.failed = true;
+                Some(Err(e.into()))
+            }
+        }
+    }
+}
+
+impl RecordBatchReader for ParquetRecordBatchReader {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+}
+
+impl std::fmt::Debug for ParquetRecordBatchReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParquetRecordBatchReader")
+            .field("schema", &self.schema)
+            .field("row_groups_left", &self.row_groups)
+            .field("batch_size", &self.batch_size)
+            .field("offset", &self.offset)
+            .field("limit", &self.limit)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> std::fmt::Debug for ParquetRecordBatchReaderBuilder<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParquetRecordBatchReaderBuilder")
+            .field("projection", &self.projection)
+            .field("row_groups", &self.row_groups)
+            .field("batch_size", &self.batch_size)
+            .field("offset", &self.offset)
+            .field("limit", &self.limit)
+            .field("verify_crc", &self.verify_crc)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ParquetRecordBatchReader {
+    /// The schema of the batches.
+    pub fn arrow_schema(&self) -> &Schema {
+        &self.schema
+    }
+}

@@ -1,0 +1,648 @@
+//! Decoded leaves -> Arrow arrays: validity from definition levels, nulls spread into
+//! the value buffers run by run, physical values converted to the mapped Arrow type, and
+//! structs assembled from their children.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::types::{
+    ArrowPrimitiveType, Date32Type, Date64Type, Decimal32Type, Decimal64Type, Decimal128Type,
+    Decimal256Type, DurationMicrosecondType, DurationMillisecondType, DurationNanosecondType,
+    DurationSecondType, Float16Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type,
+    Int64Type, IntervalDayTimeType, IntervalMonthDayNanoType, IntervalYearMonthType,
+    Time32MillisecondType, Time32SecondType, Time64MicrosecondType, Time64NanosecondType,
+    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    TimestampSecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+};
+use arrow_array::builder::{BinaryViewBuilder, StringViewBuilder};
+use arrow_array::{
+    ArrayRef, BooleanArray, FixedSizeBinaryArray, GenericBinaryArray, GenericStringArray,
+    NullArray, OffsetSizeTrait, PrimitiveArray, StructArray,
+};
+use arrow_buffer::{
+    i256, BooleanBuffer, Buffer, IntervalDayTime, IntervalMonthDayNano, NullBuffer, OffsetBuffer,
+    ScalarBuffer,
+};
+use arrow_schema::{DataType, IntervalUnit, TimeUnit};
+use herringbone_format::schema::SchemaDescriptor;
+
+use super::column::{LeafBatch, Values};
+use crate::error::{Error, Result};
+use crate::schema::{ParquetField, ParquetFieldKind};
+
+/// Julian day number of 1970-01-01, the epoch of INT96 timestamps' day field.
+const JULIAN_DAY_OF_EPOCH: i64 = 2_440_588;
+
+/// Builds the Arrow array of `field` for `len` rows from the decoded leaves (keyed by
+/// leaf column index; the leaves under `field` are taken out of the map).
+pub(crate) fn assemble(
+    field: &ParquetField,
+    leaves: &mut HashMap<usize, LeafBatch>,
+    descriptor: &SchemaDescriptor,
+    len: usize,
+) -> Result<ArrayRef> {
+    match &field.kind {
+        ParquetFieldKind::Primitive { column, .. } => {
+            let descr = descriptor.column(*column).ok_or_else(|| {
+                Error::corrupt(format!("leaf column {column} is not in the schema"))
+            })?;
+            let path = descr.path().dotted();
+            let batch = leaves.remove(column).ok_or_else(|| {
+                Error::corrupt(format!("column {path} was not decoded"))
+            })?;
+            if field.def_level != descr.max_def_level() {
+                return Err(Error::corrupt(format!(
+                    "column {path}: field definition level {} differs from the column's {}",
+                    field.def_level,
+                    descr.max_def_level()
+                )));
+            }
+            let nulls = validity(batch.def_levels.as_deref(), field.def_level, len, &path)?;
+            leaf_array(field.field.data_type(), &path, batch.values, nulls, len)
+        }
+        ParquetFieldKind::Struct { children } => {
+            let nulls = if field.def_level > 0 {
+                let first = field.leaf_columns().first().copied().ok_or_else(|| {
+                    Error::corrupt(format!("struct {} has no columns", field.field.name()))
+                })?;
+                let levels = leaves.get(&first).and_then(|b| b.def_levels.as_deref());
+                validity(levels, field.def_level, len, field.field.name())?
+            } else {
+                None
+            };
+            let mut arrays = Vec::with_capacity(children.len());
+            for child in children {
+                arrays.push(assemble(child, leaves, descriptor, len)?);
+            }
+            let DataType::Struct(fields) = field.field.data_type() else {
+                return Err(Error::corrupt(format!(
+                    "field {} is a Parquet group but its Arrow type is {}",
+                    field.field.name(),
+                    field.field.data_type()
+                )));
+            };
+            let array = StructArray::try_new_with_length(fields.clone(), arrays, nulls, len)
+                .map_err(|e| Error::from(e).context(format!("struct {}", field.field.name())))?;
+            Ok(Arc::new(array))
+        }
+        ParquetFieldKind::List { .. } | ParquetFieldKind::Map { .. } => {
+            Err(Error::unsupported(format!(
+                "field {}: nested lists/maps are not read yet",
+                field.field.name()
+            )))
+        }
+    }
+}
+
+/// Validity of a field present at definition level `level`: valid where the leaf's
+/// definition level reaches it. `None` when nothing is null.
+fn validity(
+    levels: Option<&[u16]>,
+    level: i16,
+    len: usize,
+    what: &str,
+) -> Result<Option<NullBuffer>> {
+    if level <= 0 {
+        return Ok(None);
+    }
+    let levels = levels.ok_or_else(|| {
+        Error::corrupt(format!("{what}: optional field without definition levels"))
+    })?;
+    if levels.len() != len {
+        return Err(Error::corrupt(format!(
+            "{what}: {} definition levels for {len} rows",
+            levels.len()
+        )));
+    }
+    let level = level as u16;
+    let buffer = BooleanBuffer::collect_bool(len, |i| levels[i] >= level);
+    let nulls = NullBuffer::new(buffer);
+    Ok((nulls.null_count() > 0).then_some(nulls))
+}
+
+/// Dense values spread to `len` slots: valid slots take the values in order, null slots
+/// a default. Copies whole runs of valid slots at a time.
+fn spread<T: Copy + Default>(dense: Vec<T>, nulls: Option<&NullBuffer>, len: usize) -> Vec<T> {
+    let Some(nulls) = nulls else {
+        return dense;
+    };
+    let mut out = vec![T::default(); len];
+    let mut next = 0;
+    for (start, end) in nulls.inner().set_slices() {
+        let n = end - start;
+        out[start..end].copy_from_slice(&dense[next..next + n]);
+        next += n;
+    }
+    out
+}
+
+fn primitive<T: ArrowPrimitiveType>(
+    dense: Vec<T::Native>,
+    nulls: Option<NullBuffer>,
+    len: usize,
+    data_type: &DataType,
+) -> ArrayRef {
+    let values = spread(dense, nulls.as_ref(), len);
+    Arc::new(
+        PrimitiveArray::<T>::new(ScalarBuffer::from(values), nulls).with_data_type(data_type.clone()),
+    )
+}
+
+fn cannot(path: &str, values: &Values, target: &DataType) -> Error {
+    let physical = match values {
+        Values::Bool(_) => "BOOLEAN",
+        Values::I32(_) => "INT32",
+        Values::I64(_) => "INT64",
+        Values::I96(_) => "INT96",
+        Values::F32(_) => "FLOAT",
+        Values::F64(_) => "DOUBLE",
+        Values::Bytes { .. } => "BYTE_ARRAY",
+        Values::Fixed { .. } => "FIXED_LEN_BYTE_ARRAY",
+    };
+    Error::unsupported(format!(
+        "column {path}: reading {physical} values as {target} is not supported"
+    ))
+}
+
+/// The Arrow array of type `target` holding a leaf's values.
+fn leaf_array(
+    target: &DataType,
+    path: &str,
+    values: Values,
+    nulls: Option<NullBuffer>,
+    len: usize,
+) -> Result<ArrayRef> {
+    if values.len() != len - nulls.as_ref().map_or(0, |n| n.null_count()) {
+        return Err(Error::corrupt(format!(
+            "column {path}: {} values for {} non-null rows",
+            values.len(),
+            len - nulls.as_ref().map_or(0, |n| n.null_count())
+        )));
+    }
+    use DataType as D;
+    Ok(match (values, target) {
+        (_, D::Null) => Arc::new(NullArray::new(len)),
+        (values, D::Dictionary(_, value_type)) => {
+            let plain = leaf_array(value_type, path, values, nulls, len)?;
+            arrow_cast::cast(&plain, target)
+                .map_err(|e| Error::from(e).context(format!("column {path}")))?
+        }
+        (Values::Bool(v), D::Boolean) => {
+            let values = spread(v, nulls.as_ref(), len);
+            Arc::new(BooleanArray::new(BooleanBuffer::from(values), nulls))
+        }
+        (Values::I32(v), t) => int32_array(v, nulls, len, t).ok_or_else(|| {
+            cannot(path, &Values::I32(Vec::new()), target)
+        })?,
+        (Values::I64(v), t) => int64_array(v, nulls, len, t).ok_or_else(|| {
+            cannot(path, &Values::I64(Vec::new()), target)
+        })?,
+        (Values::I96(v), D::Timestamp(unit, _)) => {
+            let mut converted = Vec::with_capacity(v.len());
+            for value in &v {
+                converted.push(int96_to_timestamp(value, *unit).ok_or_else(|| {
+                    Error::new(
+                        crate::ErrorKind::Corrupt,
+                        format!(
+                            "column {path}: INT96 timestamp {} does not fit Timestamp({unit:?}); read it with a coarser unit (SchemaOptions::with_int96_unit)",
+                            int96_text(value)
+                        ),
+                    )
+                })?);
+            }
+            timestamp_array(converted, nulls, len, target, *unit)
+        }
+        (Values::F32(v), D::Float32) => primitive::<Float32Type>(v, nulls, len, target),
+        (Values::F64(v), D::Float64) => primitive::<Float64Type>(v, nulls, len, target),
+        (Values::Bytes { offsets, data }, t) => bytes_array(offsets, data, nulls, len, t, path)?,
+        (Values::Fixed { width, data }, t) => fixed_array(width, data, nulls, len, t, path)?,
+        (values, _) => return Err(cannot(path, &values, target)),
+    })
+}
+
+fn int32_array(
+    v: Vec<i32>,
+    nulls: Option<NullBuffer>,
+    len: usize,
+    target: &DataType,
+) -> Option<ArrayRef> {
+    use DataType as D;
+    Some(match target {
+        D::Int32 => primitive::<Int32Type>(v, nulls, len, target),
+        D::Date32 => primitive::<Date32Type>(v, nulls, len, target),
+        D::Time32(TimeUnit::Second) => primitive::<Time32SecondType>(v, nulls, len, target),
+        D::Time32(TimeUnit::Millisecond) => {
+            primitive::<Time32MillisecondType>(v, nulls, len, target)
+        }
+        D::Decimal32(_, _) => primitive::<Decimal32Type>(v, nulls, len, target),
+        // Narrow integer annotations keep the low bits, as the reference readers do.
+        D::Int8 => primitive::<Int8Type>(v.iter().map(|&x| x as i8).collect(), nulls, len, target),
+        D::Int16 => {
+            primitive::<Int16Type>(v.iter().map(|&x| x as i16).collect(), nulls, len, target)
+        }
+        D::UInt8 => primitive::<UInt8Type>(v.iter().map(|&x| x as u8).collect(), nulls, len, target),
+        D::UInt16 => {
+            primitive::<UInt16Type>(v.iter().map(|&x| x as u16).collect(), nulls, len, target)
+        }
+        D::UInt32 => {
+            primitive::<UInt32Type>(v.iter().map(|&x| x as u32).collect(), nulls, len, target)
+        }
+        D::Int64 => primitive::<Int64Type>(v.iter().map(|&x| i64::from(x)).collect(), nulls, len, target),
+        D::Date64 => primitive::<Date64Type>(
+            v.iter().map(|&x| i64::from(x) * 86_400_000).collect(),
+            nulls,
+            len,
+            target,
+        ),
+        D::Decimal64(_, _) => {
+            primitive::<Decimal64Type>(v.iter().map(|&x| i64::from(x)).collect(), nulls, len, target)
+        }
+        D::Decimal128(_, _) => primitive::<Decimal128Type>(
+            v.iter().map(|&x| i128::from(x)).collect(),
+            nulls,
+            len,
+            target,
+        ),
+        D::Decimal256(_, _) => primitive::<Decimal256Type>(
+            v.iter().map(|&x| i256::from_i128(i128::from(x))).collect(),
+            nulls,
+            len,
+            target,
+        ),
+        _ => return None,
+    })
+}
+
+fn int64_array(
+    v: Vec<i64>,
+    nulls: Option<NullBuffer>,
+    len: usize,
+    target: &DataType,
+) -> Option<ArrayRef> {
+    use DataType as D;
+    Some(match target {
+        D::Int64 => primitive::<Int64Type>(v, nulls, len, target),
+        D::UInt64 => {
+            primitive::<UInt64Type>(v.iter().map(|&x| x as u64).collect(), nulls, len, target)
+        }
+        D::Timestamp(unit, _) => timestamp_array(v, nulls, len, target, *unit),
+        D::Time64(TimeUnit::Microsecond) => {
+            primitive::<Time64MicrosecondType>(v, nulls, len, target)
+        }
+        D::Time64(TimeUnit::Nanosecond) => primitive::<Time64NanosecondType>(v, nulls, len, target),
+        D::Duration(TimeUnit::Second) => primitive::<DurationSecondType>(v, nulls, len, target),
+        D::Duration(TimeUnit::Millisecond) => {
+            primitive::<DurationMillisecondType>(v, nulls, len, target)
+        }
+        D::Duration(TimeUnit::Microsecond) => {
+            primitive::<DurationMicrosecondType>(v, nulls, len, target)
+        }
+        D::Duration(TimeUnit::Nanosecond) => {
+            primitive::<DurationNanosecondType>(v, nulls, len, target)
+        }
+        D::Date64 => primitive::<Date64Type>(v, nulls, len, target),
+        D::Decimal64(_, _) => primitive::<Decimal64Type>(v, nulls, len, target),
+        D::Decimal128(_, _) => primitive::<Decimal128Type>(
+            v.iter().map(|&x| i128::from(x)).collect(),
+            nulls,
+            len,
+            target,
+        ),
+        D::Decimal256(_, _) => primitive::<Decimal256Type>(
+            v.iter().map(|&x| i256::from_i128(i128::from(x))).collect(),
+            nulls,
+            len,
+            target,
+        ),
+        _ => return None,
+    })
+}
+
+fn timestamp_array(
+    v: Vec<i64>,
+    nulls: Option<NullBuffer>,
+    len: usize,
+    target: &DataType,
+    unit: TimeUnit,
+) -> ArrayRef {
+    match unit {
+        TimeUnit::Second => primitive::<TimestampSecondType>(v, nulls, len, target),
+        TimeUnit::Millisecond => primitive::<TimestampMillisecondType>(v, nulls, len, target),
+        TimeUnit::Microsecond => primitive::<TimestampMicrosecondType>(v, nulls, len, target),
+        TimeUnit::Nanosecond => primitive::<TimestampNanosecondType>(v, nulls, len, target),
+    }
+}
+
+/// An INT96 timestamp (nanoseconds of the day, then the Julian day, little-endian) in
+/// `unit` since the epoch; `None` when it does not fit an `i64` of that unit.
+///
+/// A value whose count since the Julian epoch fits the unit but whose count since 1970
+/// does not is what Spark writes for instants beyond the `i64` range of the unit: Spark
+/// shifts by the epoch with wrapping arithmetic on write and on read, so the same
+/// wrapping shift returns exactly the count Spark wrote. Any other value that does not fit
+/// is refused rather than wrapped.
+fn int96_to_timestamp(value: &[u8; 12], unit: TimeUnit) -> Option<i64> {
+    let (nanos, day) = int96_parts(value);
+    let (per_day, per_unit) = match unit {
+        TimeUnit::Second => (86_400_i64, 1_000_000_000_i64),
+        TimeUnit::Millisecond => (86_400_000, 1_000_000),
+        TimeUnit::Microsecond => (86_400_000_000, 1_000),
+        TimeUnit::Nanosecond => (86_400_000_000_000, 1),
+    };
+    let within_day = nanos / per_unit;
+    let since_epoch = i128::from(day - JULIAN_DAY_OF_EPOCH) * i128::from(per_day)
+        + i128::from(within_day);
+    if let Ok(value) = i64::try_from(since_epoch) {
+        return Some(value);
+    }
+    let since_julian_epoch = day.checked_mul(per_day)?.checked_add(within_day)?;
+    Some(since_julian_epoch.wrapping_sub(JULIAN_DAY_OF_EPOCH.wrapping_mul(per_day)))
+}
+
+fn int96_parts(value: &[u8; 12]) -> (i64, i64) {
+    let mut nanos = [0u8; 8];
+    nanos.copy_from_slice(&value[..8]);
+    let mut day = [0u8; 4];
+    day.copy_from_slice(&value[8..]);
+    (i64::from_le_bytes(nanos), i64::from(i32::from_le_bytes(day)))
+}
+
+fn int96_text(value: &[u8; 12]) -> String {
+    let (nanos, day) = int96_parts(value);
+    format!("(Julian day {day}, {nanos} ns)")
+}
+
+/// Full-length offsets (null slots repeat the previous offset) from dense ones.
+fn spread_offsets<O: OffsetSizeTrait>(
+    dense: &[i64],
+    nulls: Option<&NullBuffer>,
+    len: usize,
+    path: &str,
+) -> Result<OffsetBuffer<O>> {
+    let last = *dense.last().unwrap_or(&0);
+    if O::from_usize(last as usize).is_none() {
+        return Err(Error::unsupported(format!(
+            "column {path}: {last} bytes of values in one batch do not fit 32-bit offsets; use a smaller batch size or a Large type"
+        )));
+    }
+    let convert = |o: i64| O::usize_as(o as usize);
+    let offsets: Vec<O> = match nulls {
+        None => dense.iter().map(|&o| convert(o)).collect(),
+        Some(nulls) => {
+            let mut out = Vec::with_capacity(len + 1);
+            out.push(convert(dense[0]));
+            let mut next = 0;
+            for valid in nulls.iter() {
+                if valid {
+                    next += 1;
+                }
+                out.push(convert(dense[next]));
+            }
+            out
+        }
+    };
+    Ok(OffsetBuffer::new(ScalarBuffer::from(offsets)))
+}
+
+fn bytes_array(
+    offsets: Vec<i64>,
+    data: Vec<u8>,
+    nulls: Option<NullBuffer>,
+    len: usize,
+    target: &DataType,
+    path: &str,
+) -> Result<ArrayRef> {
+    use DataType as D;
+    let utf8_error = |e: arrow_schema::ArrowError| {
+        Error::corrupt(format!("column {path}: invalid UTF-8 in a string column")).with_source(e)
+    };
+    Ok(match target {
+        D::Utf8 => {
+            let offsets = spread_offsets::<i32>(&offsets, nulls.as_ref(), len, path)?;
+            Arc::new(
+                GenericStringArray::<i32>::try_new(offsets, Buffer::from_vec(data), nulls)
+                    .map_err(utf8_error)?,
+            )
+        }
+        D::LargeUtf8 => {
+            let offsets = spread_offsets::<i64>(&offsets, nulls.as_ref(), len, path)?;
+            Arc::new(
+                GenericStringArray::<i64>::try_new(offsets, Buffer::from_vec(data), nulls)
+                    .map_err(utf8_error)?,
+            )
+        }
+        D::Binary => {
+            let offsets = spread_offsets::<i32>(&offsets, nulls.as_ref(), len, path)?;
+            Arc::new(GenericBinaryArray::<i32>::try_new(offsets, Buffer::from_vec(data), nulls)?)
+        }
+        D::LargeBinary => {
+            let offsets = spread_offsets::<i64>(&offsets, nulls.as_ref(), len, path)?;
+            Arc::new(GenericBinaryArray::<i64>::try_new(offsets, Buffer::from_vec(data), nulls)?)
+        }
+        D::Utf8View | D::BinaryView => {
+            if u32::try_from(data.len()).is_err() {
+                return Err(Error::unsupported(format!(
+                    "column {path}: more than 4 GiB of values in one batch"
+                )));
+            }
+            let mut slots = Vec::with_capacity(len);
+            let mut next = 0;
+            for i in 0..len {
+                if nulls.as_ref().is_none_or(|n| n.is_valid(i)) {
+                    let start = offsets[next] as u32;
+                    let end = offsets[next + 1] as u32;
+                    slots.push(Some((start, end - start)));
+                    next += 1;
+                } else {
+                    slots.push(None);
+                }
+            }
+            if matches!(target, D::Utf8View) {
+                let mut builder = StringViewBuilder::with_capacity(len);
+                let block = builder.append_block(Buffer::from_vec(data));
+                for slot in slots {
+                    match slot {
+                        Some((start, n)) => builder
+                            .try_append_view(block, start, n)
+                            .map_err(utf8_error)?,
+                        None => builder.append_null(),
+                    }
+                }
+                Arc::new(builder.finish())
+            } else {
+                let mut builder = BinaryViewBuilder::with_capacity(len);
+                let block = builder.append_block(Buffer::from_vec(data));
+                for slot in slots {
+                    match slot {
+                        Some((start, n)) => builder.try_append_view(block, start, n)?,
+                        None => builder.append_null(),
+                    }
+                }
+                Arc::new(builder.finish())
+            }
+        }
+        D::Decimal32(_, _) | D::Decimal64(_, _) | D::Decimal128(_, _) | D::Decimal256(_, _) => {
+            let values = offsets
+                .windows(2)
+                .map(|w| &data[w[0] as usize..w[1] as usize]);
+            decimal_array(values, nulls, len, target, path)?
+        }
+        _ => {
+            return Err(cannot(
+                path,
+                &Values::Bytes {
+                    offsets: vec![0],
+                    data: Vec::new(),
+                },
+                target,
+            ));
+        }
+    })
+}
+
+/// Sign-extends a big-endian two's-complement integer of at most `N` bytes.
+fn be_sign_extend<const N: usize>(bytes: &[u8]) -> Option<[u8; N]> {
+    if bytes.len() > N {
+        return None;
+    }
+    let fill = if bytes.first().is_some_and(|b| b & 0x80 != 0) {
+        0xff
+    } else {
+        0
+    };
+    let mut out = [fill; N];
+    out[N - bytes.len()..].copy_from_slice(bytes);
+    Some(out)
+}
+
+fn decimal_array<'a>(
+    values: impl Iterator<Item = &'a [u8]>,
+    nulls: Option<NullBuffer>,
+    len: usize,
+    target: &DataType,
+    path: &str,
+) -> Result<ArrayRef> {
+    let too_wide = |bytes: &[u8]| {
+        Error::corrupt(format!(
+            "column {path}: a decimal of {} bytes does not fit {target}",
+            bytes.len()
+        ))
+    };
+    Ok(match target {
+        DataType::Decimal256(_, _) => {
+            let mut dense = Vec::new();
+            for bytes in values {
+                let b = be_sign_extend::<32>(bytes).ok_or_else(|| too_wide(bytes))?;
+                dense.push(i256::from_be_bytes(b));
+            }
+            primitive::<Decimal256Type>(dense, nulls, len, target)
+        }
+        _ => {
+            let mut dense = Vec::new();
+            for bytes in values {
+                let b = be_sign_extend::<16>(bytes).ok_or_else(|| too_wide(bytes))?;
+                dense.push(i128::from_be_bytes(b));
+            }
+            match target {
+                DataType::Decimal32(_, _) => {
+                    let narrowed: Option<Vec<i32>> =
+                        dense.iter().map(|&x| i32::try_from(x).ok()).collect();
+                    let narrowed = narrowed.ok_or_else(|| too_wide(&[0; 17]))?;
+                    primitive::<Decimal32Type>(narrowed, nulls, len, target)
+                }
+                DataType::Decimal64(_, _) => {
+                    let narrowed: Option<Vec<i64>> =
+                        dense.iter().map(|&x| i64::try_from(x).ok()).collect();
+                    let narrowed = narrowed.ok_or_else(|| too_wide(&[0; 17]))?;
+                    primitive::<Decimal64Type>(narrowed, nulls, len, target)
+                }
+                _ => primitive::<Decimal128Type>(dense, nulls, len, target),
+            }
+        }
+    })
+}
+
+fn fixed_array(
+    width: usize,
+    data: Vec<u8>,
+    nulls: Option<NullBuffer>,
+    len: usize,
+    target: &DataType,
+    path: &str,
+) -> Result<ArrayRef> {
+    use DataType as D;
+    let le_u32 = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    Ok(match target {
+        D::FixedSizeBinary(w) if usize::try_from(*w).ok() == Some(width) => {
+            let values = spread_fixed(&data, width, nulls.as_ref(), len);
+            Arc::new(FixedSizeBinaryArray::try_new(*w, Buffer::from_vec(values), nulls)?)
+        }
+        D::Decimal32(_, _) | D::Decimal64(_, _) | D::Decimal128(_, _) | D::Decimal256(_, _) => {
+            decimal_array(data.chunks_exact(width), nulls, len, target, path)?
+        }
+        D::Float16 if width == 2 => primitive::<Float16Type>(
+            data.chunks_exact(2)
+                .map(|b| half::f16::from_le_bytes([b[0], b[1]]))
+                .collect(),
+            nulls,
+            len,
+            target,
+        ),
+        D::Interval(unit) if width == 12 => {
+            let parts = data
+                .chunks_exact(12)
+                .map(|b| (le_u32(&b[..4]) as i32, le_u32(&b[4..8]) as i32, le_u32(&b[8..])));
+            match unit {
+                IntervalUnit::MonthDayNano => primitive::<IntervalMonthDayNanoType>(
+                    parts
+                        .map(|(m, d, ms)| {
+                            IntervalMonthDayNano::new(m, d, i64::from(ms) * 1_000_000)
+                        })
+                        .collect(),
+                    nulls,
+                    len,
+                    target,
+                ),
+                IntervalUnit::YearMonth => primitive::<IntervalYearMonthType>(
+                    parts.map(|(m, _, _)| m).collect(),
+                    nulls,
+                    len,
+                    target,
+                ),
+                IntervalUnit::DayTime => primitive::<IntervalDayTimeType>(
+                    parts
+                        .map(|(_, d, ms)| IntervalDayTime::new(d, ms as i32))
+                        .collect(),
+                    nulls,
+                    len,
+                    target,
+                ),
+            }
+        }
+        _ => {
+            return Err(cannot(
+                path,
+                &Values::Fixed {
+                    width,
+                    data: Vec::new(),
+                },
+                target,
+            ));
+        }
+    })
+}
+
+/// Fixed-width values spread to `len` slots (null slots zeroed).
+fn spread_fixed(dense: &[u8], width: usize, nulls: Option<&NullBuffer>, len: usize) -> Vec<u8> {
+    let Some(nulls) = nulls else {
+        return dense.to_vec();
+    };
+    let mut out = vec![0u8; len * width];
+    let mut next = 0;
+    for (start, end) in nulls.inner().set_slices() {
+        let n = (end - start) * width;
+        out[start * width..end * width].copy_from_slice(&dense[next..next + n]);
+        next += n;
+    }
+    out
+}

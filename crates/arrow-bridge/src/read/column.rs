@@ -1,0 +1,673 @@
+//! One leaf column of one row group: pages in, definition levels and dense (non-null)
+//! values out, for any number of rows at a time.
+//!
+//! Pages are decoded whole into a pending buffer (levels and values); a read hands out
+//! the next rows from it and loads pages as needed. The dictionary page is decoded once
+//! per chunk and data pages gather through it; a chunk may switch from dictionary to
+//! plain (or any other) encoding from one page to the next.
+
+use bytes::Bytes;
+use herringbone_codec::bitpack::unpack_msb_first;
+use herringbone_codec::compression::Codec;
+use herringbone_codec::encoding::byte_stream_split::ByteStreamSplitDecoder;
+use herringbone_codec::encoding::delta_binary_packed::{DeltaBinaryPackedDecoder, DeltaInt};
+use herringbone_codec::encoding::delta_byte_array::DeltaByteArrayDecoder;
+use herringbone_codec::encoding::delta_length_byte_array::DeltaLengthByteArrayDecoder;
+use herringbone_codec::encoding::dictionary::DictionaryIndexDecoder;
+use herringbone_codec::encoding::plain::{PlainBooleanDecoder, PlainDecoder};
+use herringbone_codec::encoding::FixedWidth;
+use herringbone_codec::page::{Page, PageReader, PageReaderOptions};
+use herringbone_codec::rle::{RleDecoder, Run};
+use herringbone_format::metadata::{Encoding, Type};
+
+use crate::error::{Error, Result};
+
+/// Dense values of one physical type (nulls are not stored).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Values {
+    Bool(Vec<bool>),
+    I32(Vec<i32>),
+    I64(Vec<i64>),
+    I96(Vec<[u8; 12]>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+    /// BYTE_ARRAY: `offsets` has one entry more than there are values and starts at 0.
+    Bytes { offsets: Vec<i64>, data: Vec<u8> },
+    /// FIXED_LEN_BYTE_ARRAY values back to back.
+    Fixed { width: usize, data: Vec<u8> },
+}
+
+impl Values {
+    /// Empty values of a physical type (`width` for FIXED_LEN_BYTE_ARRAY).
+    pub(crate) fn empty(physical: Type, width: usize) -> Result<Values> {
+        Ok(match physical {
+            Type::BOOLEAN => Values::Bool(Vec::new()),
+            Type::INT32 => Values::I32(Vec::new()),
+            Type::INT64 => Values::I64(Vec::new()),
+            Type::INT96 => Values::I96(Vec::new()),
+            Type::FLOAT => Values::F32(Vec::new()),
+            Type::DOUBLE => Values::F64(Vec::new()),
+            Type::BYTE_ARRAY => Values::Bytes {
+                offsets: vec![0],
+                data: Vec::new(),
+            },
+            Type::FIXED_LEN_BYTE_ARRAY => Values::Fixed {
+                width,
+                data: Vec::new(),
+            },
+            other => return Err(Error::unsupported(format!("physical type {other:?}"))),
+        })
+    }
+
+    /// Number of values.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Values::Bool(v) => v.len(),
+            Values::I32(v) => v.len(),
+            Values::I64(v) => v.len(),
+            Values::I96(v) => v.len(),
+            Values::F32(v) => v.len(),
+            Values::F64(v) => v.len(),
+            Values::Bytes { offsets, .. } => offsets.len() - 1,
+            Values::Fixed { width, data } => data.len() / width,
+        }
+    }
+
+    /// Removes every value, keeping the allocation.
+    fn clear(&mut self) {
+        match self {
+            Values::Bool(v) => v.clear(),
+            Values::I32(v) => v.clear(),
+            Values::I64(v) => v.clear(),
+            Values::I96(v) => v.clear(),
+            Values::F32(v) => v.clear(),
+            Values::F64(v) => v.clear(),
+            Values::Bytes { offsets, data } => {
+                offsets.clear();
+                offsets.push(0);
+                data.clear();
+            }
+            Values::Fixed { data, .. } => data.clear(),
+        }
+    }
+
+    /// An empty store of the same kind, with room for `capacity` values.
+    fn empty_like(&self, capacity: usize) -> Values {
+        match self {
+            Values::Bool(_) => Values::Bool(Vec::with_capacity(capacity)),
+            Values::I32(_) => Values::I32(Vec::with_capacity(capacity)),
+            Values::I64(_) => Values::I64(Vec::with_capacity(capacity)),
+            Values::I96(_) => Values::I96(Vec::with_capacity(capacity)),
+            Values::F32(_) => Values::F32(Vec::with_capacity(capacity)),
+            Values::F64(_) => Values::F64(Vec::with_capacity(capacity)),
+            Values::Bytes { .. } => {
+                let mut offsets = Vec::with_capacity(capacity + 1);
+                offsets.push(0);
+                Values::Bytes {
+                    offsets,
+                    data: Vec::new(),
+                }
+            }
+            Values::Fixed { width, .. } => Values::Fixed {
+                width: *width,
+                data: Vec::with_capacity(capacity * width),
+            },
+        }
+    }
+
+    /// Appends values `start..start + n` of `src` (a store of the same kind).
+    fn extend_from(&mut self, src: &Values, start: usize, n: usize) {
+        let end = start + n;
+        match (self, src) {
+            (Values::Bool(d), Values::Bool(s)) => d.extend_from_slice(&s[start..end]),
+            (Values::I32(d), Values::I32(s)) => d.extend_from_slice(&s[start..end]),
+            (Values::I64(d), Values::I64(s)) => d.extend_from_slice(&s[start..end]),
+            (Values::I96(d), Values::I96(s)) => d.extend_from_slice(&s[start..end]),
+            (Values::F32(d), Values::F32(s)) => d.extend_from_slice(&s[start..end]),
+            (Values::F64(d), Values::F64(s)) => d.extend_from_slice(&s[start..end]),
+            (
+                Values::Bytes { offsets, data },
+                Values::Bytes {
+                    offsets: src_offsets,
+                    data: src_data,
+                },
+            ) => {
+                let from = src_offsets[start];
+                let to = src_offsets[end];
+                let base = *offsets.last().unwrap_or(&0) - from;
+                offsets.extend(src_offsets[start + 1..=end].iter().map(|o| o + base));
+                data.extend_from_slice(&src_data[from as usize..to as usize]);
+            }
+            (Values::Fixed { data, width }, Values::Fixed { data: s, .. }) => {
+                data.extend_from_slice(&s[start * *width..end * *width]);
+            }
+            // The stores of one column always share their kind.
+            _ => unreachable!("values of different physical types"),
+        }
+    }
+}
+
+/// The rows a [`LeafReader`] handed out: definition levels (absent for a required column
+/// outside any optional group) and the values of the rows whose level is the maximum.
+#[derive(Debug)]
+pub(crate) struct LeafBatch {
+    pub(crate) def_levels: Option<Vec<u16>>,
+    pub(crate) values: Values,
+}
+
+/// Decodes one column chunk (a leaf column without repetition).
+#[derive(Debug)]
+pub(crate) struct LeafReader {
+    path: String,
+    physical: Type,
+    max_def: u16,
+    def_bit_width: usize,
+    pages: PageReader,
+    /// Rows of the row group not yet decoded into `pending`.
+    rows_left_in_chunk: usize,
+    dictionary: Option<Values>,
+    /// The decoded rest of the current page.
+    pending_levels: Vec<u16>,
+    pending_values: Values,
+    pending_rows: usize,
+    pending_row_pos: usize,
+    pending_value_pos: usize,
+}
+
+impl LeafReader {
+    /// A reader over a column chunk's bytes holding `num_rows` rows.
+    pub(crate) fn new(
+        path: String,
+        physical: Type,
+        type_length: Option<i32>,
+        max_def: i16,
+        chunk: Bytes,
+        codec: Codec,
+        options: PageReaderOptions,
+        chunk_num_values: u64,
+        num_rows: usize,
+    ) -> Result<Self> {
+        let width = if physical == Type::FIXED_LEN_BYTE_ARRAY {
+            type_length
+                .and_then(|w| usize::try_from(w).ok())
+                .filter(|&w| w > 0)
+                .ok_or_else(|| {
+                    Error::corrupt(format!(
+                        "column {path}: FIXED_LEN_BYTE_ARRAY without a positive type_length"
+                    ))
+                })?
+        } else {
+            0
+        };
+        let max_def = u16::try_from(max_def)
+            .map_err(|_| Error::corrupt(format!("column {path}: negative max definition level")))?;
+        let pending_values = Values::empty(physical, width).map_err(|e| e.context(&path))?;
+        Ok(Self {
+            def_bit_width: (16 - max_def.leading_zeros()) as usize,
+            pages: PageReader::new(chunk, codec, options).with_num_values(chunk_num_values),
+            path,
+            physical,
+            max_def,
+            rows_left_in_chunk: num_rows,
+            dictionary: None,
+            pending_levels: Vec::new(),
+            pending_values,
+            pending_rows: 0,
+            pending_row_pos: 0,
+            pending_value_pos: 0,
+        })
+    }
+
+    /// The column's dotted path (for error messages).
+    pub(crate) fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Decodes the next `rows` rows. Fewer rows in the chunk than its row group declares
+    /// is an error.
+    pub(crate) fn read(&mut self, rows: usize) -> Result<LeafBatch> {
+        let pending_rest = self.pending_rows - self.pending_row_pos;
+        // A batch that is exactly the rest of the current page takes its buffers as
+        // they are, with no copy.
+        if rows == pending_rest && self.pending_row_pos == 0 && rows > 0 {
+            self.pending_rows = 0;
+            let values = self.pending_values.empty_like(0);
+            let values = std::mem::replace(&mut self.pending_values, values);
+            let def_levels = (self.max_def > 0).then(|| std::mem::take(&mut self.pending_levels));
+            return Ok(LeafBatch { def_levels, values });
+        }
+        let mut levels = Vec::with_capacity(if self.max_def > 0 { rows } else { 0 });
+        let mut values = self.pending_values.empty_like(rows.min(pending_rest.max(1024)));
+        let mut got = 0;
+        while got < rows {
+            if self.pending_row_pos == self.pending_rows && !self.load_page()? {
+                return Err(Error::corrupt(format!(
+                    "column {}: the column chunk ends {} rows short of its row group",
+                    self.path,
+                    rows - got
+                )));
+            }
+            let take = (rows - got).min(self.pending_rows - self.pending_row_pos);
+            let present = if self.max_def > 0 {
+                let slice =
+                    &self.pending_levels[self.pending_row_pos..self.pending_row_pos + take];
+                levels.extend_from_slice(slice);
+                let max = self.max_def;
+                slice.iter().filter(|&&l| l == max).count()
+            } else {
+                take
+            };
+            values.extend_from(&self.pending_values, self.pending_value_pos, present);
+            self.pending_row_pos += take;
+            self.pending_value_pos += present;
+            got += take;
+        }
+        Ok(LeafBatch {
+            def_levels: (self.max_def > 0).then_some(levels),
+            values,
+        })
+    }
+
+    /// Decodes the next data page into the pending buffers (reading the dictionary page
+    /// on the way); `false` when the chunk has no more pages.
+    fn load_page(&mut self) -> Result<bool> {
+        loop {
+            let page = self
+                .pages
+                .next_page()
+                .map_err(|e| Error::from(e).context(format!("column {}", self.path)))?;
+            let Some(page) = page else {
+                return Ok(false);
+            };
+            let page_index = self.pages.page_index();
+            let result = match page {
+                Page::Dictionary {
+                    values,
+                    num_values,
+                    encoding,
+                    ..
+                } => self.decode_dictionary(&values, num_values, encoding),
+                Page::DataV1 {
+                    buffer,
+                    num_values,
+                    encoding,
+                    def_level_encoding,
+                    ..
+                } => self.decode_v1(&buffer, num_values, encoding, def_level_encoding),
+                Page::DataV2 {
+                    def_levels,
+                    values,
+                    num_values,
+                    encoding,
+                    ..
+                } => self.decode_v2(&def_levels, &values, num_values, encoding),
+            };
+            match result {
+                Ok(true) => return Ok(true),
+                Ok(false) => continue,
+                Err(e) => {
+                    return Err(e.context(format!("column {}, page {}", self.path, page_index)));
+                }
+            }
+        }
+    }
+
+    fn decode_dictionary(&mut self, data: &[u8], num_values: usize, encoding: Encoding) -> Result<bool> {
+        if self.dictionary.is_some() {
+            return Err(Error::corrupt("a second dictionary page"));
+        }
+        if encoding != Encoding::PLAIN && encoding != Encoding::PLAIN_DICTIONARY {
+            return Err(Error::unsupported(format!(
+                "dictionary page encoding {encoding:?}"
+            )));
+        }
+        let mut dictionary = self.pending_values.empty_like(0);
+        decode_plain(data, num_values, &mut dictionary)?;
+        self.dictionary = Some(dictionary);
+        Ok(false)
+    }
+
+    /// Checks a data page's value count against the rows left and resets the pending
+    /// buffers for it.
+    fn start_page(&mut self, num_values: usize) -> Result<()> {
+        if num_values > self.rows_left_in_chunk {
+            return Err(Error::corrupt(format!(
+                "data page holds {num_values} values, only {} rows of the row group are left",
+                self.rows_left_in_chunk
+            )));
+        }
+        self.rows_left_in_chunk -= num_values;
+        self.pending_levels.clear();
+        self.pending_values.clear();
+        self.pending_rows = num_values;
+        self.pending_row_pos = 0;
+        self.pending_value_pos = 0;
+        Ok(())
+    }
+
+    fn decode_v1(
+        &mut self,
+        buffer: &[u8],
+        num_values: usize,
+        encoding: Encoding,
+        def_level_encoding: Encoding,
+    ) -> Result<bool> {
+        self.start_page(num_values)?;
+        let mut values_at = 0;
+        if self.max_def > 0 {
+            self.pending_levels.resize(num_values, 0);
+            values_at = match def_level_encoding {
+                Encoding::RLE => {
+                    let (mut decoder, used) =
+                        RleDecoder::with_length_prefix(buffer, self.def_bit_width)?;
+                    fill_levels(&mut decoder, &mut self.pending_levels)?;
+                    used
+                }
+                Encoding::BIT_PACKED => {
+                    let bytes = (num_values * self.def_bit_width).div_ceil(8);
+                    let packed = buffer.get(..bytes).ok_or_else(|| {
+                        Error::corrupt(format!(
+                            "BIT_PACKED definition levels need {bytes} bytes, the page has {}",
+                            buffer.len()
+                        ))
+                    })?;
+                    unpack_msb_first(packed, self.def_bit_width, 0, &mut self.pending_levels)?;
+                    bytes
+                }
+                other => {
+                    return Err(Error::unsupported(format!(
+                        "definition level encoding {other:?}"
+                    )));
+                }
+            };
+        }
+        self.decode_page_values(&buffer[values_at..], encoding)?;
+        Ok(true)
+    }
+
+    fn decode_v2(
+        &mut self,
+        def_levels: &[u8],
+        values: &[u8],
+        num_values: usize,
+        encoding: Encoding,
+    ) -> Result<bool> {
+        self.start_page(num_values)?;
+        if self.max_def > 0 {
+            self.pending_levels.resize(num_values, 0);
+            let mut decoder = RleDecoder::new(def_levels, self.def_bit_width)?;
+            fill_levels(&mut decoder, &mut self.pending_levels)?;
+        }
+        self.decode_page_values(values, encoding)?;
+        Ok(true)
+    }
+
+    /// Decodes the page's non-null values (as many as levels at the maximum).
+    fn decode_page_values(&mut self, data: &[u8], encoding: Encoding) -> Result<()> {
+        let present = if self.max_def > 0 {
+            let max = self.max_def;
+            if let Some(bad) = self.pending_levels.iter().find(|&&l| l > max) {
+                return Err(Error::corrupt(format!(
+                    "definition level {bad} exceeds the column's maximum {max}"
+                )));
+            }
+            self.pending_levels.iter().filter(|&&l| l == max).count()
+        } else {
+            self.pending_rows
+        };
+        let out = &mut self.pending_values;
+        match encoding {
+            Encoding::PLAIN => decode_plain(data, present, out)?,
+            Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY => {
+                let dictionary = self.dictionary.as_ref().ok_or_else(|| {
+                    Error::corrupt("dictionary-encoded page without a dictionary page")
+                })?;
+                gather(dictionary, data, present, out)?;
+            }
+            Encoding::RLE if self.physical == Type::BOOLEAN => {
+                let (mut decoder, _) = RleDecoder::with_length_prefix(data, 1)?;
+                let mut bits = vec![0u8; present];
+                let got = decoder.get_batch(&mut bits)?;
+                check_count(got, present)?;
+                if let Values::Bool(v) = out {
+                    v.extend(bits.iter().map(|&b| b != 0));
+                }
+            }
+            Encoding::DELTA_BINARY_PACKED => match out {
+                Values::I32(v) => decode_delta(data, present, v)?,
+                Values::I64(v) => decode_delta(data, present, v)?,
+                _ => return Err(bad_encoding(encoding, self.physical)),
+            },
+            Encoding::DELTA_LENGTH_BYTE_ARRAY => match out {
+                Values::Bytes { offsets, data: bytes } => {
+                    let got =
+                        DeltaLengthByteArrayDecoder::new(data)?.decode(present, offsets, bytes)?;
+                    check_count(got, present)?;
+                }
+                _ => return Err(bad_encoding(encoding, self.physical)),
+            },
+            Encoding::DELTA_BYTE_ARRAY => match out {
+                Values::Bytes { offsets, data: bytes } => {
+                    let got = DeltaByteArrayDecoder::new(data)?.decode(present, offsets, bytes)?;
+                    check_count(got, present)?;
+                }
+                Values::Fixed { width, data: bytes } => {
+                    let got =
+                        DeltaByteArrayDecoder::new(data)?.decode_fixed(*width, present, bytes)?;
+                    check_count(got, present)?;
+                }
+                _ => return Err(bad_encoding(encoding, self.physical)),
+            },
+            Encoding::BYTE_STREAM_SPLIT => match out {
+                Values::I32(v) => decode_split(data, present, v)?,
+                Values::I64(v) => decode_split(data, present, v)?,
+                Values::F32(v) => decode_split(data, present, v)?,
+                Values::F64(v) => decode_split(data, present, v)?,
+                Values::Fixed { width, data: bytes } => {
+                    let mut decoder = ByteStreamSplitDecoder::new(data, *width)?;
+                    check_count(decoder.remaining().min(present), present)?;
+                    let got = decoder.decode_bytes(present, bytes)?;
+                    check_count(got, present)?;
+                }
+                _ => return Err(bad_encoding(encoding, self.physical)),
+            },
+            other => return Err(bad_encoding(other, self.physical)),
+        }
+        Ok(())
+    }
+}
+
+fn bad_encoding(encoding: Encoding, physical: Type) -> Error {
+    Error::unsupported(format!("encoding {encoding:?} for {physical:?} values"))
+}
+
+fn check_count(got: usize, wanted: usize) -> Result<()> {
+    if got == wanted {
+        Ok(())
+    } else {
+        Err(Error::corrupt(format!(
+            "page holds {got} values where its definition levels need {wanted}"
+        )))
+    }
+}
+
+/// Fills `levels` completely from an RLE/bit-packed stream.
+fn fill_levels(decoder: &mut RleDecoder<'_>, levels: &mut [u16]) -> Result<()> {
+    let got = decoder.get_batch(levels)?;
+    if got != levels.len() {
+        return Err(Error::corrupt(format!(
+            "definition levels end after {got} of {} values",
+            levels.len()
+        )));
+    }
+    Ok(())
+}
+
+/// Appends `n` PLAIN values to `out`. The count is checked against the bytes present
+/// before anything is allocated.
+fn decode_plain(data: &[u8], n: usize, out: &mut Values) -> Result<()> {
+    match out {
+        Values::Bool(v) => {
+            if n.div_ceil(8) > data.len() {
+                return Err(Error::corrupt(format!(
+                    "PLAIN BOOLEAN: {n} values need {} bytes, {} present",
+                    n.div_ceil(8),
+                    data.len()
+                )));
+            }
+            let start = v.len();
+            v.resize(start + n, false);
+            let got = PlainBooleanDecoder::new(data).decode(&mut v[start..]);
+            check_count(got, n)?;
+        }
+        Values::I32(v) => decode_plain_fixed(data, n, v)?,
+        Values::I64(v) => decode_plain_fixed(data, n, v)?,
+        Values::I96(v) => decode_plain_fixed(data, n, v)?,
+        Values::F32(v) => decode_plain_fixed(data, n, v)?,
+        Values::F64(v) => decode_plain_fixed(data, n, v)?,
+        Values::Bytes { offsets, data: bytes } => {
+            let got = PlainDecoder::new(data).decode_byte_array(n, offsets, bytes)?;
+            check_count(got, n)?;
+        }
+        Values::Fixed { width, data: bytes } => {
+            let got = PlainDecoder::new(data).decode_flba(*width, n, bytes)?;
+            check_count(got, n)?;
+        }
+    }
+    Ok(())
+}
+
+fn decode_plain_fixed<T: FixedWidth>(data: &[u8], n: usize, out: &mut Vec<T>) -> Result<()> {
+    if n.checked_mul(T::SIZE).is_none_or(|bytes| bytes > data.len()) {
+        return Err(Error::corrupt(format!(
+            "PLAIN: {n} values of {} bytes need more than the {} bytes present",
+            T::SIZE,
+            data.len()
+        )));
+    }
+    let start = out.len();
+    out.resize(start + n, T::default());
+    let got = PlainDecoder::new(data).decode_fixed(&mut out[start..])?;
+    check_count(got, n)
+}
+
+fn decode_delta<T: DeltaInt>(data: &[u8], n: usize, out: &mut Vec<T>) -> Result<()> {
+    let mut decoder = DeltaBinaryPackedDecoder::<T>::new(data)?;
+    if decoder.len() < n {
+        return Err(Error::corrupt(format!(
+            "DELTA_BINARY_PACKED holds {} values where the levels need {n}",
+            decoder.len()
+        )));
+    }
+    let start = out.len();
+    out.resize(start + n, T::default());
+    let got = decoder.decode(&mut out[start..])?;
+    check_count(got, n)
+}
+
+fn decode_split<T: FixedWidth>(data: &[u8], n: usize, out: &mut Vec<T>) -> Result<()> {
+    let mut decoder = ByteStreamSplitDecoder::new(data, T::SIZE)?;
+    if decoder.remaining() < n {
+        return Err(Error::corrupt(format!(
+            "BYTE_STREAM_SPLIT holds {} values where the levels need {n}",
+            decoder.remaining()
+        )));
+    }
+    let start = out.len();
+    out.resize(start + n, T::default());
+    let got = decoder.decode_fixed(&mut out[start..])?;
+    check_count(got, n)
+}
+
+/// Appends the `n` dictionary values a page's indices address.
+fn gather(dictionary: &Values, data: &[u8], n: usize, out: &mut Values) -> Result<()> {
+    let mut indices = DictionaryIndexDecoder::new(data)?;
+    match (dictionary, out) {
+        (Values::Bool(d), Values::Bool(o)) => gather_fixed(&mut indices, d, n, o),
+        (Values::I32(d), Values::I32(o)) => gather_fixed(&mut indices, d, n, o),
+        (Values::I64(d), Values::I64(o)) => gather_fixed(&mut indices, d, n, o),
+        (Values::I96(d), Values::I96(o)) => gather_fixed(&mut indices, d, n, o),
+        (Values::F32(d), Values::F32(o)) => gather_fixed(&mut indices, d, n, o),
+        (Values::F64(d), Values::F64(o)) => gather_fixed(&mut indices, d, n, o),
+        (
+            Values::Bytes {
+                offsets: dict_offsets,
+                data: dict_data,
+            },
+            Values::Bytes { offsets, data },
+        ) => gather_runs(&mut indices, dict_offsets.len() - 1, n, |index, count| {
+            let value =
+                &dict_data[dict_offsets[index] as usize..dict_offsets[index + 1] as usize];
+            for _ in 0..count {
+                data.extend_from_slice(value);
+                offsets.push(data.len() as i64);
+            }
+        }),
+        (Values::Fixed { width, data: dict }, Values::Fixed { data, .. }) => {
+            let width = *width;
+            gather_runs(&mut indices, dict.len() / width, n, |index, count| {
+                let value = &dict[index * width..(index + 1) * width];
+                for _ in 0..count {
+                    data.extend_from_slice(value);
+                }
+            })
+        }
+        _ => Err(Error::corrupt("dictionary of another physical type")),
+    }
+}
+
+fn gather_fixed<T: Copy + Default>(
+    indices: &mut DictionaryIndexDecoder<'_>,
+    dictionary: &[T],
+    n: usize,
+    out: &mut Vec<T>,
+) -> Result<()> {
+    let start = out.len();
+    out.resize(start + n, T::default());
+    let got = indices.gather(dictionary, &mut out[start..])?;
+    check_count(got, n)
+}
+
+/// Walks `n` indices run by run, calling `emit(index, count)` with checked indices (a
+/// repeated index is one call).
+fn gather_runs(
+    indices: &mut DictionaryIndexDecoder<'_>,
+    dictionary_len: usize,
+    n: usize,
+    mut emit: impl FnMut(usize, usize),
+) -> Result<()> {
+    let mut buffer = [0u32; 1024];
+    let mut done = 0;
+    while done < n {
+        let Some(run) = indices.next_run((n - done).min(buffer.len()))? else {
+            return check_count(done, n);
+        };
+        match run {
+            Run::Repeated { value, count } => {
+                let index = check_index(value, dictionary_len)?;
+                emit(index, count);
+                done += count;
+            }
+            Run::BitPacked(packed) => {
+                let chunk = &mut buffer[..packed.len()];
+                packed.unpack_into(chunk)?;
+                for &index in chunk.iter() {
+                    emit(check_index(u64::from(index), dictionary_len)?, 1);
+                }
+                done += packed.len();
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_index(index: u64, dictionary_len: usize) -> Result<usize> {
+    usize::try_from(index)
+        .ok()
+        .filter(|&i| i < dictionary_len)
+        .ok_or_else(|| {
+            Error::corrupt(format!(
+                "dictionary index {index} out of range for a dictionary of {dictionary_len} values"
+            ))
+        })
+}
