@@ -6,8 +6,8 @@
 //! `RecordBatch`es.
 //!
 //! The decoding core is I/O free: [`row_group_ranges`] says which byte ranges a row group
-//! needs (one per projected column chunk), and [`RowGroupDecoder`] decodes them once they
-//! are fetched. The synchronous reader is one adapter over it; an asynchronous one
+//! needs (one per column chunk of the [`ReadPlan`]), and [`RowGroupDecoder`] decodes them
+//! once they are fetched. The synchronous reader is one adapter over it; an asynchronous one
 //! fetches the same ranges another way.
 //!
 //! This version reads leaf columns of every physical type, encoding and codec under any
@@ -50,15 +50,14 @@ use arrow_array::{RecordBatch, RecordBatchOptions, RecordBatchReader};
 use arrow_schema::{ArrowError, Schema, SchemaRef};
 use bytes::Bytes;
 use herringbone_codec::compression::Codec;
-use herringbone_codec::page::{column_chunk_range, PageReaderOptions};
-use herringbone_format::footer::{decode_file_metadata, parse_footer_tail, FooterOptions};
+use herringbone_codec::page::{PageReader, PageReaderOptions, column_chunk_range};
+use herringbone_format::footer::{FooterOptions, decode_file_metadata, parse_footer_tail};
 use herringbone_format::metadata::{ColumnMetaData, FileMetaData};
 use herringbone_format::schema::SchemaDescriptor;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::schema::{
-    parquet_to_arrow, ArrowSchemaMapping, ParquetField, ParquetFieldKind, Projection,
-    SchemaOptions,
+    ArrowSchemaMapping, ParquetField, ParquetFieldKind, Projection, SchemaOptions, parquet_to_arrow,
 };
 use column::LeafReader;
 
@@ -85,7 +84,9 @@ impl ChunkReader for Bytes {
     }
 
     fn get_bytes(&self, range: Range<u64>) -> Result<Bytes> {
-        let end = usize::try_from(range.end).ok().filter(|&e| e <= Bytes::len(self));
+        let end = usize::try_from(range.end)
+            .ok()
+            .filter(|&e| e <= Bytes::len(self));
         match end {
             Some(end) if range.start <= range.end => Ok(self.slice(range.start as usize..end)),
             _ => Err(Error::invalid_argument(format!(
@@ -147,7 +148,10 @@ pub fn read_metadata<R: ChunkReader + ?Sized>(input: &R) -> Result<FileMetaData>
     }
     let start = len - 8 - metadata_len;
     let footer = input.get_bytes(start..len - 8)?;
-    Ok(decode_file_metadata(footer, &FooterOptions::default().with_base_offset(start))?)
+    Ok(decode_file_metadata(
+        footer,
+        &FooterOptions::default().with_base_offset(start),
+    )?)
 }
 
 /// Builds a [`ParquetRecordBatchReader`]: which columns, row groups and rows to read, in
@@ -284,7 +288,6 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             }
             None => (0..num_row_groups).collect(),
         };
-        let leaves = mapping.leaf_columns();
         if self.metadata.encryption_algorithm.is_some()
             || row_groups.iter().any(|&g| {
                 self.metadata.row_groups[g]
@@ -298,22 +301,17 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
                 "encrypted: keys required (the file's columns are encrypted)",
             ));
         }
-        for field in mapping.fields() {
-            check_supported(field, &self.descriptor)?;
-        }
+        let options = PageReaderOptions::default().with_verify_crc(self.verify_crc);
+        let plan = ReadPlan::new(self.descriptor, &mapping, options)?;
         Ok(ParquetRecordBatchReader {
             input: Box::new(self.input),
             metadata: self.metadata,
-            descriptor: self.descriptor,
-            schema: mapping.schema().clone(),
-            fields: mapping.fields().to_vec(),
-            leaves,
+            plan: Arc::new(plan),
             row_groups: row_groups.into(),
             current: None,
             batch_size: self.batch_size,
             offset: self.offset,
             limit: self.limit,
-            options: PageReaderOptions::default().with_verify_crc(self.verify_crc),
             failed: false,
         })
     }
@@ -334,9 +332,9 @@ fn check_supported(field: &ParquetField, descriptor: &SchemaDescriptor) -> Resul
             }
             Ok(())
         }
-        ParquetFieldKind::Struct { children } => {
-            children.iter().try_for_each(|c| check_supported(c, descriptor))
-        }
+        ParquetFieldKind::Struct { children } => children
+            .iter()
+            .try_for_each(|c| check_supported(c, descriptor)),
         ParquetFieldKind::List { .. } | ParquetFieldKind::Map { .. } => {
             let path = field
                 .leaf_columns()
@@ -359,22 +357,26 @@ pub fn row_group_ranges(
     columns: &[usize],
     file_len: u64,
 ) -> Result<Vec<Range<u64>>> {
-    let group = metadata.row_groups.get(row_group).ok_or_else(|| {
-        Error::invalid_argument(format!("row group {row_group} out of range"))
-    })?;
+    let group = metadata
+        .row_groups
+        .get(row_group)
+        .ok_or_else(|| Error::invalid_argument(format!("row group {row_group} out of range")))?;
     columns
         .iter()
         .map(|&c| {
             let meta = chunk_metadata(metadata, row_group, c)?;
             let _ = group;
-            column_chunk_range(meta, metadata.created_by.as_deref(), file_len).map_err(|e| {
-                Error::from(e).context(format!("row group {row_group}, column {c}"))
-            })
+            column_chunk_range(meta, metadata.created_by.as_deref(), file_len)
+                .map_err(|e| Error::from(e).context(format!("row group {row_group}, column {c}")))
         })
         .collect()
 }
 
-fn chunk_metadata(metadata: &FileMetaData, row_group: usize, column: usize) -> Result<&ColumnMetaData> {
+fn chunk_metadata(
+    metadata: &FileMetaData,
+    row_group: usize,
+    column: usize,
+) -> Result<&ColumnMetaData> {
     let chunk = metadata
         .row_groups
         .get(row_group)
@@ -400,30 +402,69 @@ fn chunk_metadata(metadata: &FileMetaData, row_group: usize, column: usize) -> R
     })
 }
 
+/// What a reader decodes, fixed when it is built and shared by its row groups: the
+/// Parquet schema, the (projected) Arrow schema and field tree, the leaf columns to
+/// fetch, and how pages are checked. I/O free.
+#[derive(Debug, Clone)]
+pub struct ReadPlan {
+    descriptor: Arc<SchemaDescriptor>,
+    schema: SchemaRef,
+    fields: Vec<ParquetField>,
+    columns: Vec<usize>,
+    options: PageReaderOptions,
+}
+
+impl ReadPlan {
+    /// The plan of reading `mapping` (a mapping of `descriptor`, possibly projected).
+    ///
+    /// Errors ([`ErrorKind::Unsupported`]) for a list, map or repeated field, which this
+    /// version does not read yet.
+    pub fn new(
+        descriptor: Arc<SchemaDescriptor>,
+        mapping: &ArrowSchemaMapping,
+        options: PageReaderOptions,
+    ) -> Result<Self> {
+        for field in mapping.fields() {
+            check_supported(field, &descriptor)?;
+        }
+        Ok(Self {
+            schema: mapping.schema().clone(),
+            fields: mapping.fields().to_vec(),
+            columns: mapping.leaf_columns(),
+            descriptor,
+            options,
+        })
+    }
+
+    /// The leaf columns whose chunks a row group needs, in the order
+    /// [`RowGroupDecoder::new`] expects them.
+    pub fn columns(&self) -> &[usize] {
+        &self.columns
+    }
+
+    /// The schema of the batches.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+}
+
 /// Decodes one row group from its fetched column chunks, batch by batch. I/O free.
 #[derive(Debug)]
 pub struct RowGroupDecoder {
-    descriptor: Arc<SchemaDescriptor>,
-    fields: Vec<ParquetField>,
-    schema: SchemaRef,
-    columns: Vec<usize>,
+    plan: Arc<ReadPlan>,
     readers: Vec<LeafReader>,
     rows_left: usize,
 }
 
 impl RowGroupDecoder {
-    /// A decoder of row group `row_group` of the file, for the top-level `fields` of a
-    /// mapping (whose schema is `schema`), given the bytes of each column chunk of
-    /// `columns` (the mapping's leaf columns, as [`row_group_ranges`] listed them).
+    /// A decoder of row group `row_group` of the file described by `metadata`, given the
+    /// bytes of the chunk of each of `plan.columns()` (the ranges [`row_group_ranges`]
+    /// lists).
     pub fn new(
+        plan: Arc<ReadPlan>,
         metadata: &FileMetaData,
-        descriptor: Arc<SchemaDescriptor>,
-        schema: SchemaRef,
-        fields: Vec<ParquetField>,
         row_group: usize,
-        columns: Vec<usize>,
         chunks: Vec<Bytes>,
-        options: PageReaderOptions,
     ) -> Result<Self> {
         let group = metadata.row_groups.get(row_group).ok_or_else(|| {
             Error::invalid_argument(format!("row group {row_group} out of range"))
@@ -434,16 +475,16 @@ impl RowGroupDecoder {
                 group.num_rows
             ))
         })?;
-        if chunks.len() != columns.len() {
+        if chunks.len() != plan.columns.len() {
             return Err(Error::invalid_argument(format!(
                 "{} column chunks for {} columns",
                 chunks.len(),
-                columns.len()
+                plan.columns.len()
             )));
         }
-        let mut readers = Vec::with_capacity(columns.len());
-        for (&column, chunk) in columns.iter().zip(chunks) {
-            let descr = descriptor.column(column).ok_or_else(|| {
+        let mut readers = Vec::with_capacity(plan.columns.len());
+        for (&column, chunk) in plan.columns.iter().zip(chunks) {
+            let descr = plan.descriptor.column(column).ok_or_else(|| {
                 Error::invalid_argument(format!("leaf column {column} is not in the schema"))
             })?;
             let path = descr.path().dotted();
@@ -457,26 +498,13 @@ impl RowGroupDecoder {
             }
             let codec = Codec::from_thrift_id(meta.codec.0)
                 .map_err(|e| Error::from(e).context(format!("column {path}")))?;
-            let num_values = u64::try_from(meta.num_values).map_err(|_| {
-                Error::corrupt(format!("column {path}: negative num_values"))
-            })?;
-            readers.push(LeafReader::new(
-                path,
-                descr.physical_type(),
-                descr.type_length(),
-                descr.max_def_level(),
-                chunk,
-                codec,
-                options,
-                num_values,
-                rows,
-            )?);
+            let num_values = u64::try_from(meta.num_values)
+                .map_err(|_| Error::corrupt(format!("column {path}: negative num_values")))?;
+            let pages = PageReader::new(chunk, codec, plan.options).with_num_values(num_values);
+            readers.push(LeafReader::new(descr, pages, rows)?);
         }
         Ok(Self {
-            descriptor,
-            fields,
-            schema,
-            columns,
+            plan,
             readers,
             rows_left: rows,
         })
@@ -490,18 +518,19 @@ impl RowGroupDecoder {
     /// Decodes the next `rows` rows (at most [`Self::rows_left`]) as a batch.
     pub fn next_batch(&mut self, rows: usize) -> Result<RecordBatch> {
         let rows = rows.min(self.rows_left);
-        let mut leaves = HashMap::with_capacity(self.columns.len());
-        for (&column, reader) in self.columns.iter().zip(&mut self.readers) {
+        let plan = &self.plan;
+        let mut leaves = HashMap::with_capacity(plan.columns.len());
+        for (&column, reader) in plan.columns.iter().zip(&mut self.readers) {
             leaves.insert(column, reader.read(rows)?);
         }
         self.rows_left -= rows;
-        let mut arrays = Vec::with_capacity(self.fields.len());
-        for field in &self.fields {
-            arrays.push(array::assemble(field, &mut leaves, &self.descriptor, rows)?);
+        let mut arrays = Vec::with_capacity(plan.fields.len());
+        for field in &plan.fields {
+            arrays.push(array::assemble(field, &mut leaves, &plan.descriptor, rows)?);
         }
         let options = RecordBatchOptions::new().with_row_count(Some(rows));
         Ok(RecordBatch::try_new_with_options(
-            self.schema.clone(),
+            plan.schema.clone(),
             arrays,
             &options,
         )?)
@@ -525,16 +554,12 @@ impl RowGroupDecoder {
 pub struct ParquetRecordBatchReader {
     input: Box<dyn ChunkReader>,
     metadata: Arc<FileMetaData>,
-    descriptor: Arc<SchemaDescriptor>,
-    schema: SchemaRef,
-    fields: Vec<ParquetField>,
-    leaves: Vec<usize>,
+    plan: Arc<ReadPlan>,
     row_groups: VecDeque<usize>,
     current: Option<RowGroupDecoder>,
     batch_size: usize,
     offset: usize,
     limit: Option<usize>,
-    options: PageReaderOptions,
     failed: bool,
 }
 
@@ -564,28 +589,24 @@ impl ParquetRecordBatchReader {
             let Some(group) = self.row_groups.pop_front() else {
                 return Ok(None);
             };
-            let rows = usize::try_from(self.metadata.row_groups[group].num_rows).map_err(|_| {
-                Error::corrupt(format!("row group {group}: negative num_rows"))
-            })?;
+            let rows = usize::try_from(self.metadata.row_groups[group].num_rows)
+                .map_err(|_| Error::corrupt(format!("row group {group}: negative num_rows")))?;
             if self.offset >= rows && rows > 0 {
                 // Skipped whole: no bytes are fetched.
                 self.offset -= rows;
                 continue;
             }
-            let ranges = row_group_ranges(&self.metadata, group, &self.leaves, self.input.len())?;
+            let ranges =
+                row_group_ranges(&self.metadata, group, &self.plan.columns, self.input.len())?;
             let mut chunks = Vec::with_capacity(ranges.len());
             for range in ranges {
                 chunks.push(self.input.get_bytes(range)?);
             }
             self.current = Some(RowGroupDecoder::new(
+                self.plan.clone(),
                 &self.metadata,
-                self.descriptor.clone(),
-                self.schema.clone(),
-                self.fields.clone(),
                 group,
-                self.leaves.clone(),
                 chunks,
-                self.options,
             )?);
         }
     }
@@ -610,14 +631,14 @@ impl Iterator for ParquetRecordBatchReader {
 
 impl RecordBatchReader for ParquetRecordBatchReader {
     fn schema(&self) -> SchemaRef {
-        self.schema.clone()
+        self.plan.schema.clone()
     }
 }
 
 impl std::fmt::Debug for ParquetRecordBatchReader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ParquetRecordBatchReader")
-            .field("schema", &self.schema)
+            .field("schema", &self.plan.schema)
             .field("row_groups_left", &self.row_groups)
             .field("batch_size", &self.batch_size)
             .field("offset", &self.offset)
@@ -642,6 +663,6 @@ impl<T> std::fmt::Debug for ParquetRecordBatchReaderBuilder<T> {
 impl ParquetRecordBatchReader {
     /// The schema of the batches.
     pub fn arrow_schema(&self) -> &Schema {
-        &self.schema
+        &self.plan.schema
     }
 }

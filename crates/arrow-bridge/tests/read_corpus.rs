@@ -7,14 +7,14 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use arrow_array::RecordBatch;
 use arrow_array::cast::AsArray;
 use arrow_array::types::TimestampMicrosecondType;
-use arrow_array::RecordBatch;
 use arrow_schema::{SchemaRef, TimeUnit};
 use bytes::Bytes;
+use herringbone_arrow_bridge::ErrorKind;
 use herringbone_arrow_bridge::read::ParquetRecordBatchReaderBuilder;
 use herringbone_arrow_bridge::schema::SchemaOptions;
-use herringbone_arrow_bridge::ErrorKind;
 use herringbone_testkit::canonical::compare_with_oracle;
 
 /// The number of files that matched their oracle when this test was last tightened.
@@ -43,7 +43,10 @@ fn read(
 ) -> Result<(SchemaRef, Vec<RecordBatch>), herringbone_arrow_bridge::Error> {
     let bytes = Bytes::from(herringbone_testkit::read_corpus_file(relative));
     let builder = ParquetRecordBatchReaderBuilder::try_new(bytes)?;
-    let reader = builder.with_batch_size(batch_size).with_verify_crc(verify_crc).build()?;
+    let reader = builder
+        .with_batch_size(batch_size)
+        .with_verify_crc(verify_crc)
+        .build()?;
     let schema = arrow_array::RecordBatchReader::schema(&reader);
     let mut batches = Vec::new();
     for batch in reader {
@@ -120,8 +123,16 @@ fn reads_the_corpus_like_the_pyarrow_oracles() {
         }
     }
     println!("{matched} files match, {limited} skipped for documented limitations");
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n\n"));
-    assert!(matched >= MATCHING_FLOOR, "only {matched} files matched (floor {MATCHING_FLOOR})");
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+    assert!(
+        matched >= MATCHING_FLOOR,
+        "only {matched} files matched (floor {MATCHING_FLOOR})"
+    );
 }
 
 #[test]
@@ -156,7 +167,10 @@ fn int96_from_spark_reads_correctly_in_microseconds_and_refuses_to_wrap_in_nanos
         ]
     );
 
-    let reader = ParquetRecordBatchReaderBuilder::try_new(bytes).unwrap().build().unwrap();
+    let reader = ParquetRecordBatchReaderBuilder::try_new(bytes)
+        .unwrap()
+        .build()
+        .unwrap();
     let results: Vec<_> = reader.collect();
     let error = results
         .iter()
@@ -195,7 +209,10 @@ fn encrypted_files_say_keys_are_required() {
         }
         let error = read(&relative, 1000, false).expect_err("encrypted files need keys");
         assert_eq!(error.kind(), ErrorKind::Encrypted, "{name}: {error}");
-        assert!(error.to_string().contains("encrypted: keys required"), "{name}: {error}");
+        assert!(
+            error.to_string().contains("encrypted: keys required"),
+            "{name}: {error}"
+        );
         seen += 1;
     }
     assert!(seen > 0, "no encrypted files in the corpus");

@@ -7,8 +7,8 @@
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    BinaryBuilder, BooleanBuilder, FixedSizeBinaryBuilder, LargeBinaryBuilder,
-    LargeStringBuilder, StringBuilder, StringDictionaryBuilder, StringViewBuilder,
+    BinaryBuilder, BooleanBuilder, FixedSizeBinaryBuilder, LargeBinaryBuilder, LargeStringBuilder,
+    StringBuilder, StringDictionaryBuilder, StringViewBuilder,
 };
 use arrow_array::types::{
     Date32Type, Decimal128Type, DurationMillisecondType, Float16Type, Float32Type, Float64Type,
@@ -55,7 +55,9 @@ impl Rng {
     }
     fn bytes(&mut self, small: bool) -> Vec<u8> {
         let len = self.below(if small { 4 } else { 40 }) as usize;
-        (0..len).map(|_| b'a' + self.below(if small { 3 } else { 26 }) as u8).collect()
+        (0..len)
+            .map(|_| b'a' + self.below(if small { 3 } else { 26 }) as u8)
+            .collect()
     }
 }
 
@@ -102,7 +104,8 @@ fn leaf(rng: &mut Rng, kind: usize, rows: usize, nullable: bool) -> ArrayRef {
         9 => prim!(Float32Type, |v: i64| (v % 100_000) as f32 / 8.0),
         10 => prim!(Float64Type, |v: i64| v as f64 / 3.0),
         11 => prim!(Date32Type, |v: i64| (v % 100_000) as i32),
-        12 => prim!(Time32MillisecondType, |v: i64| v.rem_euclid(86_400_000) as i32),
+        12 => prim!(Time32MillisecondType, |v: i64| v.rem_euclid(86_400_000)
+            as i32),
         13 => prim!(Time64MicrosecondType, |v: i64| v.rem_euclid(86_400_000_000)),
         14 => prim!(TimestampMillisecondType, |v: i64| v / 4),
         15 => {
@@ -139,7 +142,9 @@ fn leaf(rng: &mut Rng, kind: usize, rows: usize, nullable: bool) -> ArrayRef {
             Arc::new(a)
         }
         19 => prim!(DurationMillisecondType, |v: i64| v),
-        20 => prim!(Float16Type, |v: i64| half::f16::from_f32((v % 1000) as f32 / 4.0)),
+        20 => prim!(Float16Type, |v: i64| half::f16::from_f32(
+            (v % 1000) as f32 / 4.0
+        )),
         21 => {
             let mut b = StringBuilder::new();
             for &p in &present {
@@ -359,11 +364,19 @@ fn check_round_trip(seed: u64) {
     let properties = random_properties(&mut rng, &batch.schema());
     let file = write(&batch, properties);
 
-    let roots: Vec<usize> = (0..batch.num_columns()).filter(|_| rng.chance(70)).collect();
+    let roots: Vec<usize> = (0..batch.num_columns())
+        .filter(|_| rng.chance(70))
+        .collect();
     let project = rng.chance(50);
     let batch_size = 1 + rng.below(150) as usize;
-    let offset = if rng.chance(30) { rng.below(batch.num_rows() as u64 + 2) as usize } else { 0 };
-    let limit = rng.chance(30).then(|| rng.below(batch.num_rows() as u64 + 2) as usize);
+    let offset = if rng.chance(30) {
+        rng.below(batch.num_rows() as u64 + 2) as usize
+    } else {
+        0
+    };
+    let limit = rng
+        .chance(30)
+        .then(|| rng.below(batch.num_rows() as u64 + 2) as usize);
 
     let mut builder = ParquetRecordBatchReaderBuilder::try_new(file)
         .unwrap()
@@ -382,7 +395,9 @@ fn check_round_trip(seed: u64) {
     let reader = builder.build().unwrap();
     let expected = batch.project(&expected_columns).unwrap();
     let start = offset.min(expected.num_rows());
-    let end = limit.map_or(expected.num_rows(), |l| (start + l).min(expected.num_rows()));
+    let end = limit.map_or(expected.num_rows(), |l| {
+        (start + l).min(expected.num_rows())
+    });
 
     let mut at = start;
     for read in reader {

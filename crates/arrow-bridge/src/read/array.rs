@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use arrow_array::builder::{BinaryViewBuilder, StringViewBuilder};
 use arrow_array::types::{
     ArrowPrimitiveType, Date32Type, Date64Type, Decimal32Type, Decimal64Type, Decimal128Type,
     Decimal256Type, DurationMicrosecondType, DurationMillisecondType, DurationNanosecondType,
@@ -14,14 +15,13 @@ use arrow_array::types::{
     TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
     TimestampSecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
-use arrow_array::builder::{BinaryViewBuilder, StringViewBuilder};
 use arrow_array::{
     ArrayRef, BooleanArray, FixedSizeBinaryArray, GenericBinaryArray, GenericStringArray,
     NullArray, OffsetSizeTrait, PrimitiveArray, StructArray,
 };
 use arrow_buffer::{
-    i256, BooleanBuffer, Buffer, IntervalDayTime, IntervalMonthDayNano, NullBuffer, OffsetBuffer,
-    ScalarBuffer,
+    BooleanBuffer, Buffer, IntervalDayTime, IntervalMonthDayNano, NullBuffer, OffsetBuffer,
+    ScalarBuffer, i256,
 };
 use arrow_schema::{DataType, IntervalUnit, TimeUnit};
 use herringbone_format::schema::SchemaDescriptor;
@@ -47,9 +47,9 @@ pub(crate) fn assemble(
                 Error::corrupt(format!("leaf column {column} is not in the schema"))
             })?;
             let path = descr.path().dotted();
-            let batch = leaves.remove(column).ok_or_else(|| {
-                Error::corrupt(format!("column {path} was not decoded"))
-            })?;
+            let batch = leaves
+                .remove(column)
+                .ok_or_else(|| Error::corrupt(format!("column {path} was not decoded")))?;
             if field.def_level != descr.max_def_level() {
                 return Err(Error::corrupt(format!(
                     "column {path}: field definition level {} differs from the column's {}",
@@ -144,7 +144,8 @@ fn primitive<T: ArrowPrimitiveType>(
 ) -> ArrayRef {
     let values = spread(dense, nulls.as_ref(), len);
     Arc::new(
-        PrimitiveArray::<T>::new(ScalarBuffer::from(values), nulls).with_data_type(data_type.clone()),
+        PrimitiveArray::<T>::new(ScalarBuffer::from(values), nulls)
+            .with_data_type(data_type.clone()),
     )
 }
 
@@ -191,12 +192,10 @@ fn leaf_array(
             let values = spread(v, nulls.as_ref(), len);
             Arc::new(BooleanArray::new(BooleanBuffer::from(values), nulls))
         }
-        (Values::I32(v), t) => int32_array(v, nulls, len, t).ok_or_else(|| {
-            cannot(path, &Values::I32(Vec::new()), target)
-        })?,
-        (Values::I64(v), t) => int64_array(v, nulls, len, t).ok_or_else(|| {
-            cannot(path, &Values::I64(Vec::new()), target)
-        })?,
+        (Values::I32(v), t) => int32_array(v, nulls, len, t)
+            .ok_or_else(|| cannot(path, &Values::I32(Vec::new()), target))?,
+        (Values::I64(v), t) => int64_array(v, nulls, len, t)
+            .ok_or_else(|| cannot(path, &Values::I64(Vec::new()), target))?,
         (Values::I96(v), D::Timestamp(unit, _)) => {
             let mut converted = Vec::with_capacity(v.len());
             for value in &v {
@@ -240,23 +239,33 @@ fn int32_array(
         D::Int16 => {
             primitive::<Int16Type>(v.iter().map(|&x| x as i16).collect(), nulls, len, target)
         }
-        D::UInt8 => primitive::<UInt8Type>(v.iter().map(|&x| x as u8).collect(), nulls, len, target),
+        D::UInt8 => {
+            primitive::<UInt8Type>(v.iter().map(|&x| x as u8).collect(), nulls, len, target)
+        }
         D::UInt16 => {
             primitive::<UInt16Type>(v.iter().map(|&x| x as u16).collect(), nulls, len, target)
         }
         D::UInt32 => {
             primitive::<UInt32Type>(v.iter().map(|&x| x as u32).collect(), nulls, len, target)
         }
-        D::Int64 => primitive::<Int64Type>(v.iter().map(|&x| i64::from(x)).collect(), nulls, len, target),
+        D::Int64 => primitive::<Int64Type>(
+            v.iter().map(|&x| i64::from(x)).collect(),
+            nulls,
+            len,
+            target,
+        ),
         D::Date64 => primitive::<Date64Type>(
             v.iter().map(|&x| i64::from(x) * 86_400_000).collect(),
             nulls,
             len,
             target,
         ),
-        D::Decimal64(_, _) => {
-            primitive::<Decimal64Type>(v.iter().map(|&x| i64::from(x)).collect(), nulls, len, target)
-        }
+        D::Decimal64(_, _) => primitive::<Decimal64Type>(
+            v.iter().map(|&x| i64::from(x)).collect(),
+            nulls,
+            len,
+            target,
+        ),
         D::Decimal128(_, _) => primitive::<Decimal128Type>(
             v.iter().map(|&x| i128::from(x)).collect(),
             nulls,
@@ -350,8 +359,8 @@ fn int96_to_timestamp(value: &[u8; 12], unit: TimeUnit) -> Option<i64> {
         TimeUnit::Nanosecond => (86_400_000_000_000, 1),
     };
     let within_day = nanos / per_unit;
-    let since_epoch = i128::from(day - JULIAN_DAY_OF_EPOCH) * i128::from(per_day)
-        + i128::from(within_day);
+    let since_epoch =
+        i128::from(day - JULIAN_DAY_OF_EPOCH) * i128::from(per_day) + i128::from(within_day);
     if let Ok(value) = i64::try_from(since_epoch) {
         return Some(value);
     }
@@ -364,7 +373,10 @@ fn int96_parts(value: &[u8; 12]) -> (i64, i64) {
     nanos.copy_from_slice(&value[..8]);
     let mut day = [0u8; 4];
     day.copy_from_slice(&value[8..]);
-    (i64::from_le_bytes(nanos), i64::from(i32::from_le_bytes(day)))
+    (
+        i64::from_le_bytes(nanos),
+        i64::from(i32::from_le_bytes(day)),
+    )
 }
 
 fn int96_text(value: &[u8; 12]) -> String {
@@ -433,11 +445,19 @@ fn bytes_array(
         }
         D::Binary => {
             let offsets = spread_offsets::<i32>(&offsets, nulls.as_ref(), len, path)?;
-            Arc::new(GenericBinaryArray::<i32>::try_new(offsets, Buffer::from_vec(data), nulls)?)
+            Arc::new(GenericBinaryArray::<i32>::try_new(
+                offsets,
+                Buffer::from_vec(data),
+                nulls,
+            )?)
         }
         D::LargeBinary => {
             let offsets = spread_offsets::<i64>(&offsets, nulls.as_ref(), len, path)?;
-            Arc::new(GenericBinaryArray::<i64>::try_new(offsets, Buffer::from_vec(data), nulls)?)
+            Arc::new(GenericBinaryArray::<i64>::try_new(
+                offsets,
+                Buffer::from_vec(data),
+                nulls,
+            )?)
         }
         D::Utf8View | D::BinaryView => {
             if u32::try_from(data.len()).is_err() {
@@ -575,7 +595,11 @@ fn fixed_array(
     Ok(match target {
         D::FixedSizeBinary(w) if usize::try_from(*w).ok() == Some(width) => {
             let values = spread_fixed(&data, width, nulls.as_ref(), len);
-            Arc::new(FixedSizeBinaryArray::try_new(*w, Buffer::from_vec(values), nulls)?)
+            Arc::new(FixedSizeBinaryArray::try_new(
+                *w,
+                Buffer::from_vec(values),
+                nulls,
+            )?)
         }
         D::Decimal32(_, _) | D::Decimal64(_, _) | D::Decimal128(_, _) | D::Decimal256(_, _) => {
             decimal_array(data.chunks_exact(width), nulls, len, target, path)?
@@ -589,9 +613,13 @@ fn fixed_array(
             target,
         ),
         D::Interval(unit) if width == 12 => {
-            let parts = data
-                .chunks_exact(12)
-                .map(|b| (le_u32(&b[..4]) as i32, le_u32(&b[4..8]) as i32, le_u32(&b[8..])));
+            let parts = data.chunks_exact(12).map(|b| {
+                (
+                    le_u32(&b[..4]) as i32,
+                    le_u32(&b[4..8]) as i32,
+                    le_u32(&b[8..]),
+                )
+            });
             match unit {
                 IntervalUnit::MonthDayNano => primitive::<IntervalMonthDayNanoType>(
                     parts

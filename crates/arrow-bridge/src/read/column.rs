@@ -6,19 +6,18 @@
 //! per chunk and data pages gather through it; a chunk may switch from dictionary to
 //! plain (or any other) encoding from one page to the next.
 
-use bytes::Bytes;
 use herringbone_codec::bitpack::unpack_msb_first;
-use herringbone_codec::compression::Codec;
+use herringbone_codec::encoding::FixedWidth;
 use herringbone_codec::encoding::byte_stream_split::ByteStreamSplitDecoder;
 use herringbone_codec::encoding::delta_binary_packed::{DeltaBinaryPackedDecoder, DeltaInt};
 use herringbone_codec::encoding::delta_byte_array::DeltaByteArrayDecoder;
 use herringbone_codec::encoding::delta_length_byte_array::DeltaLengthByteArrayDecoder;
 use herringbone_codec::encoding::dictionary::DictionaryIndexDecoder;
 use herringbone_codec::encoding::plain::{PlainBooleanDecoder, PlainDecoder};
-use herringbone_codec::encoding::FixedWidth;
-use herringbone_codec::page::{Page, PageReader, PageReaderOptions};
+use herringbone_codec::page::{Page, PageReader};
 use herringbone_codec::rle::{RleDecoder, Run};
 use herringbone_format::metadata::{Encoding, Type};
+use herringbone_format::schema::ColumnDescriptor;
 
 use crate::error::{Error, Result};
 
@@ -32,9 +31,15 @@ pub(crate) enum Values {
     F32(Vec<f32>),
     F64(Vec<f64>),
     /// BYTE_ARRAY: `offsets` has one entry more than there are values and starts at 0.
-    Bytes { offsets: Vec<i64>, data: Vec<u8> },
+    Bytes {
+        offsets: Vec<i64>,
+        data: Vec<u8>,
+    },
     /// FIXED_LEN_BYTE_ARRAY values back to back.
-    Fixed { width: usize, data: Vec<u8> },
+    Fixed {
+        width: usize,
+        data: Vec<u8>,
+    },
 }
 
 impl Values {
@@ -175,20 +180,18 @@ pub(crate) struct LeafReader {
 }
 
 impl LeafReader {
-    /// A reader over a column chunk's bytes holding `num_rows` rows.
+    /// A reader of the column `column` over its chunk's pages, which hold `num_rows`
+    /// rows.
     pub(crate) fn new(
-        path: String,
-        physical: Type,
-        type_length: Option<i32>,
-        max_def: i16,
-        chunk: Bytes,
-        codec: Codec,
-        options: PageReaderOptions,
-        chunk_num_values: u64,
+        column: &ColumnDescriptor,
+        pages: PageReader,
         num_rows: usize,
     ) -> Result<Self> {
+        let path = column.path().dotted();
+        let physical = column.physical_type();
         let width = if physical == Type::FIXED_LEN_BYTE_ARRAY {
-            type_length
+            column
+                .type_length()
                 .and_then(|w| usize::try_from(w).ok())
                 .filter(|&w| w > 0)
                 .ok_or_else(|| {
@@ -199,12 +202,12 @@ impl LeafReader {
         } else {
             0
         };
-        let max_def = u16::try_from(max_def)
+        let max_def = u16::try_from(column.max_def_level())
             .map_err(|_| Error::corrupt(format!("column {path}: negative max definition level")))?;
         let pending_values = Values::empty(physical, width).map_err(|e| e.context(&path))?;
         Ok(Self {
             def_bit_width: (16 - max_def.leading_zeros()) as usize,
-            pages: PageReader::new(chunk, codec, options).with_num_values(chunk_num_values),
+            pages,
             path,
             physical,
             max_def,
@@ -237,7 +240,9 @@ impl LeafReader {
             return Ok(LeafBatch { def_levels, values });
         }
         let mut levels = Vec::with_capacity(if self.max_def > 0 { rows } else { 0 });
-        let mut values = self.pending_values.empty_like(rows.min(pending_rest.max(1024)));
+        let mut values = self
+            .pending_values
+            .empty_like(rows.min(pending_rest.max(1024)));
         let mut got = 0;
         while got < rows {
             if self.pending_row_pos == self.pending_rows && !self.load_page()? {
@@ -249,8 +254,7 @@ impl LeafReader {
             }
             let take = (rows - got).min(self.pending_rows - self.pending_row_pos);
             let present = if self.max_def > 0 {
-                let slice =
-                    &self.pending_levels[self.pending_row_pos..self.pending_row_pos + take];
+                let slice = &self.pending_levels[self.pending_row_pos..self.pending_row_pos + take];
                 levels.extend_from_slice(slice);
                 let max = self.max_def;
                 slice.iter().filter(|&&l| l == max).count()
@@ -312,7 +316,12 @@ impl LeafReader {
         }
     }
 
-    fn decode_dictionary(&mut self, data: &[u8], num_values: usize, encoding: Encoding) -> Result<bool> {
+    fn decode_dictionary(
+        &mut self,
+        data: &[u8],
+        num_values: usize,
+        encoding: Encoding,
+    ) -> Result<bool> {
         if self.dictionary.is_some() {
             return Err(Error::corrupt("a second dictionary page"));
         }
@@ -439,7 +448,10 @@ impl LeafReader {
                 _ => return Err(bad_encoding(encoding, self.physical)),
             },
             Encoding::DELTA_LENGTH_BYTE_ARRAY => match out {
-                Values::Bytes { offsets, data: bytes } => {
+                Values::Bytes {
+                    offsets,
+                    data: bytes,
+                } => {
                     let got =
                         DeltaLengthByteArrayDecoder::new(data)?.decode(present, offsets, bytes)?;
                     check_count(got, present)?;
@@ -447,7 +459,10 @@ impl LeafReader {
                 _ => return Err(bad_encoding(encoding, self.physical)),
             },
             Encoding::DELTA_BYTE_ARRAY => match out {
-                Values::Bytes { offsets, data: bytes } => {
+                Values::Bytes {
+                    offsets,
+                    data: bytes,
+                } => {
                     let got = DeltaByteArrayDecoder::new(data)?.decode(present, offsets, bytes)?;
                     check_count(got, present)?;
                 }
@@ -525,7 +540,10 @@ fn decode_plain(data: &[u8], n: usize, out: &mut Values) -> Result<()> {
         Values::I96(v) => decode_plain_fixed(data, n, v)?,
         Values::F32(v) => decode_plain_fixed(data, n, v)?,
         Values::F64(v) => decode_plain_fixed(data, n, v)?,
-        Values::Bytes { offsets, data: bytes } => {
+        Values::Bytes {
+            offsets,
+            data: bytes,
+        } => {
             let got = PlainDecoder::new(data).decode_byte_array(n, offsets, bytes)?;
             check_count(got, n)?;
         }
@@ -538,7 +556,9 @@ fn decode_plain(data: &[u8], n: usize, out: &mut Values) -> Result<()> {
 }
 
 fn decode_plain_fixed<T: FixedWidth>(data: &[u8], n: usize, out: &mut Vec<T>) -> Result<()> {
-    if n.checked_mul(T::SIZE).is_none_or(|bytes| bytes > data.len()) {
+    if n.checked_mul(T::SIZE)
+        .is_none_or(|bytes| bytes > data.len())
+    {
         return Err(Error::corrupt(format!(
             "PLAIN: {n} values of {} bytes need more than the {} bytes present",
             T::SIZE,
@@ -596,8 +616,7 @@ fn gather(dictionary: &Values, data: &[u8], n: usize, out: &mut Values) -> Resul
             },
             Values::Bytes { offsets, data },
         ) => gather_runs(&mut indices, dict_offsets.len() - 1, n, |index, count| {
-            let value =
-                &dict_data[dict_offsets[index] as usize..dict_offsets[index + 1] as usize];
+            let value = &dict_data[dict_offsets[index] as usize..dict_offsets[index + 1] as usize];
             for _ in 0..count {
                 data.extend_from_slice(value);
                 offsets.push(data.len() as i64);
