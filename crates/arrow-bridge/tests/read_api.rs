@@ -279,3 +279,104 @@ fn reader_reports_its_schema() {
     let _ = reader.into_iter().count();
     let _: Option<&dyn Array> = None;
 }
+
+/// Byte mutations of a file's pages (the footer left intact so the reader gets to them)
+/// must give errors or rows, never a panic.
+#[test]
+fn damaged_pages_never_panic() {
+    use arrow_array::{BooleanArray, FixedSizeBinaryArray, Float64Array, Int64Array};
+    let n = 300;
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        (
+            "i",
+            Arc::new(Int32Array::from_iter(
+                (0..n).map(|i| (i % 3 != 0).then_some(i % 17)),
+            )),
+        ),
+        (
+            "l",
+            Arc::new(Int64Array::from_iter_values(
+                (0..n as i64).map(|i| i * 1_000_003),
+            )),
+        ),
+        (
+            "d",
+            Arc::new(Float64Array::from_iter(
+                (0..n).map(|i| (i % 4 != 0).then_some(i as f64 / 3.0)),
+            )),
+        ),
+        (
+            "b",
+            Arc::new(BooleanArray::from_iter(
+                (0..n).map(|i| (i % 5 != 0).then_some(i % 2 == 0)),
+            )),
+        ),
+        (
+            "s",
+            Arc::new(StringArray::from_iter(
+                (0..n).map(|i| (i % 6 != 0).then(|| format!("s{}", i % 11))),
+            )),
+        ),
+        (
+            "f",
+            Arc::new(
+                FixedSizeBinaryArray::try_from_sparse_iter_with_size(
+                    (0..n).map(|i| (i % 7 != 0).then(|| [i as u8, 1, 2])),
+                    3,
+                )
+                .unwrap(),
+            ),
+        ),
+    ];
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
+    let mut files = Vec::new();
+    for (version, dictionary) in [
+        (parquet::file::properties::WriterVersion::PARQUET_1_0, true),
+        (parquet::file::properties::WriterVersion::PARQUET_2_0, false),
+    ] {
+        let properties = WriterProperties::builder()
+            .set_writer_version(version)
+            .set_dictionary_enabled(dictionary)
+            .set_data_page_row_count_limit(50)
+            .set_write_batch_size(25)
+            .build();
+        let mut out = Vec::new();
+        let mut writer = ArrowWriter::try_new(&mut out, batch.schema(), Some(properties)).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        files.push(out);
+    }
+    let mut state = 0x1234_5678_9abc_def0_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for file in &files {
+        let footer_len =
+            u32::from_le_bytes(file[file.len() - 8..file.len() - 4].try_into().unwrap());
+        let pages_end = file.len() - 8 - footer_len as usize;
+        for _ in 0..600 {
+            let mut damaged = file.clone();
+            for _ in 0..1 + next() % 3 {
+                let at = 4 + (next() as usize) % (pages_end - 4);
+                damaged[at] = next() as u8;
+            }
+            let outcome = std::panic::catch_unwind(|| {
+                let Ok(builder) = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(damaged))
+                else {
+                    return;
+                };
+                if let Ok(reader) = builder.with_batch_size(64).build() {
+                    for batch in reader {
+                        if batch.is_err() {
+                            break;
+                        }
+                    }
+                }
+            });
+            assert!(outcome.is_ok(), "the reader panicked on a damaged page");
+        }
+    }
+}
