@@ -321,7 +321,7 @@ fn damaged_pages_never_panic() {
             "f",
             Arc::new(
                 FixedSizeBinaryArray::try_from_sparse_iter_with_size(
-                    (0..n).map(|i| (i % 7 != 0).then(|| [i as u8, 1, 2])),
+                    (0..n).map(|i| (i % 7 != 0).then_some([i as u8, 1, 2])),
                     3,
                 )
                 .unwrap(),
