@@ -7,17 +7,19 @@
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    BinaryBuilder, BooleanBuilder, FixedSizeBinaryBuilder, LargeBinaryBuilder, LargeStringBuilder,
-    StringBuilder, StringDictionaryBuilder, StringViewBuilder,
+    BinaryBuilder, BinaryViewBuilder, BooleanBuilder, FixedSizeBinaryBuilder, LargeBinaryBuilder,
+    LargeStringBuilder, StringBuilder, StringDictionaryBuilder, StringViewBuilder,
 };
 use arrow_array::types::{
-    Date32Type, Decimal128Type, DurationMillisecondType, Float16Type, Float32Type, Float64Type,
-    Int8Type, Int16Type, Int32Type, Int64Type, Time32MillisecondType, Time64MicrosecondType,
-    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType, UInt8Type,
-    UInt16Type, UInt32Type, UInt64Type,
+    Date32Type, Date64Type, Decimal128Type, Decimal256Type, DurationMillisecondType,
+    DurationNanosecondType, DurationSecondType, Float16Type, Float32Type, Float64Type, Int8Type,
+    Int16Type, Int32Type, Int64Type, IntervalDayTimeType, IntervalYearMonthType,
+    Time32MillisecondType, Time64MicrosecondType, Time64NanosecondType, TimestampMicrosecondType,
+    TimestampMillisecondType, TimestampNanosecondType, UInt8Type, UInt16Type, UInt32Type,
+    UInt64Type,
 };
 use arrow_array::{Array, ArrayRef, PrimitiveArray, RecordBatch, StructArray};
-use arrow_buffer::NullBuffer;
+use arrow_buffer::{IntervalDayTime, NullBuffer, i256};
 use arrow_schema::{DataType, Field, Fields, Schema};
 use bytes::Bytes;
 use herringbone_arrow_bridge::read::ParquetRecordBatchReaderBuilder;
@@ -61,7 +63,7 @@ impl Rng {
     }
 }
 
-const LEAF_KINDS: usize = 25;
+const LEAF_KINDS: usize = 26;
 
 /// A random column of leaf kind `kind`, `rows` long, with nulls when `nullable`.
 fn leaf(rng: &mut Rng, kind: usize, rows: usize, nullable: bool) -> ArrayRef {
@@ -174,6 +176,40 @@ fn leaf(rng: &mut Rng, kind: usize, rows: usize, nullable: bool) -> ArrayRef {
             }
             Arc::new(b.finish())
         }
+        24 => match rng.below(9) {
+            0 => prim!(Date64Type, |v: i64| (v % 100_000) * 86_400_000),
+            1 => prim!(Time64NanosecondType, |v: i64| v
+                .rem_euclid(86_400_000_000_000)),
+            2 => prim!(DurationSecondType, |v: i64| v),
+            3 => prim!(DurationNanosecondType, |v: i64| v),
+            4 => {
+                let a = prim!(Decimal256Type, |v: i64| i256::from_i128(
+                    i128::from(v) << 40
+                ));
+                let a = a
+                    .as_any()
+                    .downcast_ref::<PrimitiveArray<Decimal256Type>>()
+                    .unwrap()
+                    .clone()
+                    .with_precision_and_scale(50, 3)
+                    .unwrap();
+                Arc::new(a)
+            }
+            5 => prim!(IntervalYearMonthType, |v: i64| (v % 1000) as i32),
+            6 => prim!(IntervalDayTimeType, |v: i64| IntervalDayTime::new(
+                (v % 1000) as i32,
+                (v % 86_400_000) as i32
+            )),
+            7 => {
+                let mut b = BinaryViewBuilder::new();
+                for &p in &present {
+                    let v = rng.bytes(small);
+                    b.append_option(p.then_some(v));
+                }
+                Arc::new(b.finish())
+            }
+            _ => prim!(Int32Type, |v: i64| v as i32),
+        },
         _ => match rng.below(4) {
             0 => {
                 let mut b = LargeStringBuilder::new();
@@ -274,6 +310,7 @@ fn encodings_for(data_type: &DataType) -> Vec<Encoding> {
         | D::Time32(_)
         | D::Time64(_)
         | D::Timestamp(_, _)
+        | D::Date64
         | D::Duration(_) => vec![
             Encoding::PLAIN,
             Encoding::DELTA_BINARY_PACKED,
@@ -358,7 +395,8 @@ fn write(batch: &RecordBatch, properties: WriterProperties) -> Bytes {
     Bytes::from(out)
 }
 
-fn check_round_trip(seed: u64) {
+/// Returns the number of values compared.
+fn check_round_trip(seed: u64) -> usize {
     let mut rng = Rng(seed);
     let batch = random_batch(&mut rng);
     let properties = random_properties(&mut rng, &batch.schema());
@@ -421,6 +459,7 @@ fn check_round_trip(seed: u64) {
         at += read.num_rows();
     }
     assert_eq!(at, end, "rows read (seed {seed})");
+    (end - start) * expected.num_columns()
 }
 
 proptest! {
@@ -428,13 +467,16 @@ proptest! {
 
     #[test]
     fn arrow_rs_files_read_back_identically(seed in any::<u64>()) {
-        check_round_trip(seed);
+        let _ = check_round_trip(seed);
     }
 }
 
 #[test]
 fn every_leaf_kind_round_trips_under_fixed_seeds() {
+    let mut compared = 0;
     for seed in 0..40 {
-        check_round_trip(seed * 7919 + 1);
+        compared += check_round_trip(seed * 7919 + 1);
     }
+    println!("{compared} values compared");
+    assert!(compared > 5_000, "only {compared} values compared");
 }
