@@ -674,3 +674,131 @@ fn spread_fixed(dense: &[u8], width: usize, nulls: Option<&NullBuffer>, len: usi
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::Array;
+    use arrow_array::cast::AsArray;
+
+    fn int96(day: i32, nanos: i64) -> [u8; 12] {
+        let mut out = [0u8; 12];
+        out[..8].copy_from_slice(&nanos.to_le_bytes());
+        out[8..].copy_from_slice(&day.to_le_bytes());
+        out
+    }
+
+    #[test]
+    fn int96_converts_to_every_unit() {
+        // 2024-01-01T20:34:56.123456789 is Julian day 2460311.
+        let value = int96(2_460_311, 74_096_123_456_789);
+        let seconds = 1_704_141_296_i64;
+        assert_eq!(int96_to_timestamp(&value, TimeUnit::Second), Some(seconds));
+        assert_eq!(
+            int96_to_timestamp(&value, TimeUnit::Millisecond),
+            Some(seconds * 1000 + 123)
+        );
+        assert_eq!(
+            int96_to_timestamp(&value, TimeUnit::Microsecond),
+            Some(seconds * 1_000_000 + 123_456)
+        );
+        assert_eq!(
+            int96_to_timestamp(&value, TimeUnit::Nanosecond),
+            Some(seconds * 1_000_000_000 + 123_456_789)
+        );
+        // Before the epoch.
+        assert_eq!(
+            int96_to_timestamp(&int96(2_440_587, 0), TimeUnit::Nanosecond),
+            Some(-86_400_000_000_000)
+        );
+        // Year 9999 does not fit nanoseconds but does fit microseconds.
+        let far = int96(5_373_484, 0);
+        assert_eq!(int96_to_timestamp(&far, TimeUnit::Nanosecond), None);
+        assert_eq!(
+            int96_to_timestamp(&far, TimeUnit::Microsecond),
+            Some((5_373_484 - 2_440_588) * 86_400_000_000)
+        );
+    }
+
+    #[test]
+    fn int96_out_of_range_is_an_error_naming_the_option() {
+        let values = Values::I96(vec![int96(5_373_484, 0)]);
+        let target = DataType::Timestamp(TimeUnit::Nanosecond, None);
+        let error = leaf_array(&target, "t", values, None, 1)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("with_int96_unit") && error.contains("column t"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn big_endian_decimals_sign_extend() {
+        assert_eq!(
+            be_sign_extend::<16>(&[0xff, 0x38]).map(i128::from_be_bytes),
+            Some(-200)
+        );
+        assert_eq!(
+            be_sign_extend::<16>(&[0x00, 0xc8]).map(i128::from_be_bytes),
+            Some(200)
+        );
+        assert_eq!(be_sign_extend::<16>(&[]).map(i128::from_be_bytes), Some(0));
+        assert_eq!(be_sign_extend::<16>(&[0; 17]), None);
+        let values = Values::Bytes {
+            offsets: vec![0, 2, 3],
+            data: vec![0xff, 0x38, 0x05],
+        };
+        let nulls = NullBuffer::from(vec![true, false, true]);
+        let target = DataType::Decimal128(5, 2);
+        let array = leaf_array(&target, "d", values, Some(nulls), 3).unwrap();
+        let array = array.as_primitive::<Decimal128Type>();
+        assert_eq!(
+            array.iter().collect::<Vec<_>>(),
+            vec![Some(-200), None, Some(5)]
+        );
+        assert_eq!(array.data_type(), &target);
+    }
+
+    #[test]
+    fn intervals_read_as_month_day_nano_or_bytes() {
+        let mut raw = Vec::new();
+        for part in [14_u32, 3, 1500] {
+            raw.extend_from_slice(&part.to_le_bytes());
+        }
+        let values = Values::Fixed {
+            width: 12,
+            data: raw.clone(),
+        };
+        let target = DataType::Interval(IntervalUnit::MonthDayNano);
+        let array = leaf_array(&target, "i", values, None, 1).unwrap();
+        assert_eq!(
+            array.as_primitive::<IntervalMonthDayNanoType>().value(0),
+            IntervalMonthDayNano::new(14, 3, 1_500_000_000)
+        );
+        let values = Values::Fixed {
+            width: 12,
+            data: raw.clone(),
+        };
+        let array = leaf_array(&DataType::FixedSizeBinary(12), "i", values, None, 1).unwrap();
+        assert_eq!(array.as_fixed_size_binary().value(0), &raw[..]);
+    }
+
+    #[test]
+    fn nulls_spread_in_runs() {
+        let nulls = NullBuffer::from(vec![false, true, true, false, false, true]);
+        assert_eq!(
+            spread(vec![1, 2, 3], Some(&nulls), 6),
+            vec![0, 1, 2, 0, 0, 3]
+        );
+        let offsets = spread_offsets::<i32>(&[0, 2, 5, 6], Some(&nulls), 6, "c").unwrap();
+        assert_eq!(&offsets[..], &[0, 0, 2, 5, 5, 5, 6]);
+    }
+
+    #[test]
+    fn a_type_the_values_cannot_hold_is_unsupported() {
+        let error = leaf_array(&DataType::Utf8, "x", Values::I32(vec![1]), None, 1).unwrap_err();
+        assert_eq!(error.kind(), crate::ErrorKind::Unsupported);
+        assert!(error.to_string().contains("column x"), "{error}");
+    }
+}
