@@ -363,13 +363,14 @@ impl LeafReader {
     ) -> Result<bool> {
         self.start_page(num_values)?;
         let mut values_at = 0;
+        let mut present = num_values;
         if self.max_def > 0 {
             self.pending_levels.resize(num_values, 0);
             values_at = match def_level_encoding {
                 Encoding::RLE => {
                     let (mut decoder, used) =
                         RleDecoder::with_length_prefix(buffer, self.def_bit_width)?;
-                    fill_levels(&mut decoder, &mut self.pending_levels)?;
+                    present = decode_levels(&mut decoder, &mut self.pending_levels, self.max_def)?;
                     used
                 }
                 Encoding::BIT_PACKED => {
@@ -381,6 +382,7 @@ impl LeafReader {
                         ))
                     })?;
                     unpack_msb_first(packed, self.def_bit_width, 0, &mut self.pending_levels)?;
+                    present = count_present(&self.pending_levels, self.max_def)?;
                     bytes
                 }
                 other => {
@@ -390,7 +392,7 @@ impl LeafReader {
                 }
             };
         }
-        self.decode_page_values(&buffer[values_at..], encoding)?;
+        self.decode_page_values(&buffer[values_at..], encoding, present)?;
         Ok(true)
     }
 
@@ -402,28 +404,23 @@ impl LeafReader {
         encoding: Encoding,
     ) -> Result<bool> {
         self.start_page(num_values)?;
+        let mut present = num_values;
         if self.max_def > 0 {
             self.pending_levels.resize(num_values, 0);
             let mut decoder = RleDecoder::new(def_levels, self.def_bit_width)?;
-            fill_levels(&mut decoder, &mut self.pending_levels)?;
+            present = decode_levels(&mut decoder, &mut self.pending_levels, self.max_def)?;
         }
-        self.decode_page_values(values, encoding)?;
+        self.decode_page_values(values, encoding, present)?;
         Ok(true)
     }
 
-    /// Decodes the page's non-null values (as many as levels at the maximum).
-    fn decode_page_values(&mut self, data: &[u8], encoding: Encoding) -> Result<()> {
-        let present = if self.max_def > 0 {
-            let max = self.max_def;
-            if let Some(bad) = self.pending_levels.iter().find(|&&l| l > max) {
-                return Err(Error::corrupt(format!(
-                    "definition level {bad} exceeds the column's maximum {max}"
-                )));
-            }
-            self.pending_levels.iter().filter(|&&l| l == max).count()
-        } else {
-            self.pending_rows
-        };
+    /// Decodes the page's `present` non-null values (as many as levels at the maximum).
+    fn decode_page_values(
+        &mut self,
+        data: &[u8],
+        encoding: Encoding,
+        present: usize,
+    ) -> Result<()> {
         let out = &mut self.pending_values;
         match encoding {
             Encoding::PLAIN => decode_plain(data, present, out)?,
@@ -506,16 +503,53 @@ fn check_count(got: usize, wanted: usize) -> Result<()> {
     }
 }
 
-/// Fills `levels` completely from an RLE/bit-packed stream.
-fn fill_levels(decoder: &mut RleDecoder<'_>, levels: &mut [u16]) -> Result<()> {
-    let got = decoder.get_batch(levels)?;
-    if got != levels.len() {
-        return Err(Error::corrupt(format!(
-            "definition levels end after {got} of {} values",
-            levels.len()
-        )));
+/// Fills `levels` completely from an RLE/bit-packed stream, run by run (a repeated run
+/// is one fill), checking each level against `max`; returns how many levels equal `max`
+/// (the page's non-null values).
+fn decode_levels(decoder: &mut RleDecoder<'_>, levels: &mut [u16], max: u16) -> Result<usize> {
+    let mut filled = 0;
+    let mut present = 0;
+    while filled < levels.len() {
+        match decoder.next_run(levels.len() - filled)? {
+            None => {
+                return Err(Error::corrupt(format!(
+                    "definition levels end after {filled} of {} values",
+                    levels.len()
+                )));
+            }
+            Some(Run::Repeated { value, count }) => {
+                if value > u64::from(max) {
+                    return Err(level_error(value, max));
+                }
+                levels[filled..filled + count].fill(value as u16);
+                if value == u64::from(max) {
+                    present += count;
+                }
+                filled += count;
+            }
+            Some(Run::BitPacked(run)) => {
+                let out = &mut levels[filled..filled + run.len()];
+                run.unpack_into(out)?;
+                present += count_present(out, max)?;
+                filled += run.len();
+            }
+        }
     }
-    Ok(())
+    Ok(present)
+}
+
+/// How many of `levels` equal `max`; a level above it is an error.
+fn count_present(levels: &[u16], max: u16) -> Result<usize> {
+    if let Some(&bad) = levels.iter().find(|&&l| l > max) {
+        return Err(level_error(u64::from(bad), max));
+    }
+    Ok(levels.iter().filter(|&&l| l == max).count())
+}
+
+fn level_error(level: u64, max: u16) -> Error {
+    Error::corrupt(format!(
+        "definition level {level} exceeds the column's maximum {max}"
+    ))
 }
 
 /// Appends `n` PLAIN values to `out`. The count is checked against the bytes present
