@@ -591,9 +591,9 @@ impl ParquetRecordBatchReader {
             };
             let rows = usize::try_from(self.metadata.row_groups[group].num_rows)
                 .map_err(|_| Error::corrupt(format!("row group {group}: negative num_rows")))?;
-            if self.offset >= rows && rows > 0 {
-                // Skipped whole: no bytes are fetched.
-                self.offset -= rows;
+            if rows == 0 || self.offset >= rows {
+                // Empty or skipped whole: no bytes are fetched.
+                self.offset -= rows.min(self.offset);
                 continue;
             }
             let ranges =
