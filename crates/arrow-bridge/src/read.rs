@@ -42,6 +42,7 @@ mod array;
 mod column;
 
 use std::collections::{HashMap, VecDeque};
+#[cfg(not(unix))]
 use std::io::{Read, Seek, SeekFrom};
 use std::ops::Range;
 use std::sync::Arc;
@@ -65,7 +66,9 @@ use column::LeafReader;
 pub const DEFAULT_BATCH_SIZE: usize = 8192;
 
 /// A source of a file's bytes by range: the one I/O operation the reader needs.
-pub trait ChunkReader {
+///
+/// `Send`, so that a reader can move to another thread.
+pub trait ChunkReader: Send {
     /// Length of the file in bytes.
     fn len(&self) -> u64;
 
@@ -111,12 +114,24 @@ impl ChunkReader for std::fs::File {
                 ChunkReader::len(self)
             )));
         }
-        let mut file = self;
-        file.seek(SeekFrom::Start(range.start))?;
         let mut buffer = vec![0u8; len];
-        file.read_exact(&mut buffer)?;
+        read_exact_at(self, &mut buffer, range.start)?;
         Ok(Bytes::from(buffer))
     }
+}
+
+/// Reads `buffer.len()` bytes at `offset` without moving a shared file position where the
+/// platform allows it.
+#[cfg(unix)]
+fn read_exact_at(file: &std::fs::File, buffer: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buffer, offset)
+}
+
+#[cfg(not(unix))]
+fn read_exact_at(file: &std::fs::File, buffer: &mut [u8], offset: u64) -> std::io::Result<()> {
+    let mut file = file;
+    file.seek(SeekFrom::Start(offset))?;
+    file.read_exact(buffer)
 }
 
 /// Reads the footer metadata through a [`ChunkReader`] (two reads: the 8-byte tail, then

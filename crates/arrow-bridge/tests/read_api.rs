@@ -380,3 +380,20 @@ fn damaged_pages_never_panic() {
         }
     }
 }
+
+#[test]
+fn readers_can_move_between_threads() {
+    fn assert_send<T: Send>() {}
+    assert_send::<herringbone_arrow_bridge::ParquetRecordBatchReader>();
+    assert_send::<ParquetRecordBatchReaderBuilder<Bytes>>();
+    assert_send::<ParquetRecordBatchReaderBuilder<std::fs::File>>();
+    let file = write(&sample(), 100);
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .build()
+        .unwrap();
+    let rows = std::thread::spawn(move || reader.map(|b| b.unwrap().num_rows()).sum::<usize>())
+        .join()
+        .unwrap();
+    assert_eq!(rows, 100);
+}
