@@ -372,15 +372,15 @@ pub fn row_group_ranges(
     columns: &[usize],
     file_len: u64,
 ) -> Result<Vec<Range<u64>>> {
-    let group = metadata
-        .row_groups
-        .get(row_group)
-        .ok_or_else(|| Error::invalid_argument(format!("row group {row_group} out of range")))?;
+    if row_group >= metadata.row_groups.len() {
+        return Err(Error::invalid_argument(format!(
+            "row group {row_group} out of range"
+        )));
+    }
     columns
         .iter()
         .map(|&c| {
             let meta = chunk_metadata(metadata, row_group, c)?;
-            let _ = group;
             column_chunk_range(meta, metadata.created_by.as_deref(), file_len)
                 .map_err(|e| Error::from(e).context(format!("row group {row_group}, column {c}")))
         })
