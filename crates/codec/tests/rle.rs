@@ -227,3 +227,46 @@ proptest! {
         prop_assert_eq!(&ours, &values);
     }
 }
+
+#[test]
+fn runs_longer_than_2_pow_16_every_output_type() {
+    for width in [1usize, 2, 7, 8, 9, 16, 20, 32] {
+        let value = bitpack::mask(width) / 3 + 1;
+        let mut encoder = RleEncoder::new(width);
+        encoder.put_run(value, 70_000);
+        for v in 0..20 {
+            encoder.put(v & bitpack::mask(width));
+        }
+        encoder.put_run(0, 1 << 17);
+        let bytes = encoder.finish();
+        let total = 70_000 + 20 + (1 << 17);
+        let mut decoder = RleDecoder::new(&bytes, width).unwrap();
+        let mut out = vec![0u32; total];
+        assert_eq!(decoder.get_batch(&mut out).unwrap(), total, "width {width}");
+        assert!(out[..70_000].iter().all(|&v| u64::from(v) == value));
+        assert!(
+            out[70_000..70_020]
+                .iter()
+                .enumerate()
+                .all(|(i, &v)| u64::from(v) == i as u64 & bitpack::mask(width))
+        );
+        assert!(out[70_020..].iter().all(|&v| v == 0));
+        if width <= 16 {
+            let mut decoder = RleDecoder::new(&bytes, width).unwrap();
+            assert_eq!(decoder.skip(69_999).unwrap(), 69_999);
+            let mut small = [0u16; 3];
+            assert_eq!(decoder.get_batch(&mut small).unwrap(), 3);
+            assert_eq!(small.map(u64::from), [value, 0, 1]);
+        }
+        if width <= 8 {
+            let mut decoder = RleDecoder::new(&bytes, width).unwrap();
+            let mut bytes_out = vec![0u8; total];
+            assert_eq!(decoder.get_batch(&mut bytes_out).unwrap(), total);
+            assert!(bytes_out.iter().zip(&out).all(|(&a, &b)| u32::from(a) == b));
+        }
+    }
+    // A bit width wider than the output type is the caller's error, not a panic.
+    let mut decoder = RleDecoder::new(&[0x02, 0x01, 0x01], 9).unwrap();
+    let err = decoder.get_batch(&mut [0u8; 1]).unwrap_err();
+    assert_eq!(err.kind(), herringbone_codec::ErrorKind::InvalidArgument);
+}
