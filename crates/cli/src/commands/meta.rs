@@ -46,7 +46,7 @@ fn key_values_json(kvs: Option<&[KeyValue]>) -> Value {
     for kv in kvs.unwrap_or_default() {
         map.insert(
             kv.key.to_string(),
-            kv.value.as_deref().map_or(Value::Null, |v| Value::from(v)),
+            kv.value.as_deref().map_or(Value::Null, Value::from),
         );
     }
     Value::Object(map)
