@@ -138,8 +138,8 @@ fn unpack_groups_portable<T: BitPackable, const W: usize>(input: &[u8], output: 
         output.fill(T::default());
         return;
     }
-    if W % 8 == 0 {
-        // Byte-aligned widths are plain little-endian integers: a zero-extending copy
+    if matches!(W, 8 | 16 | 32 | 64) {
+        // Power-of-two byte widths are plain little-endian integers: a zero-extending copy
         // the compiler turns into vector loads and widenings.
         let len = output.len().min(input.len() / (W / 8));
         for (value, bytes) in output[..len].iter_mut().zip(input.chunks_exact(W / 8)) {
