@@ -21,6 +21,10 @@ use herringbone_format::schema::ColumnDescriptor;
 
 use crate::error::{Error, Result};
 
+/// The most values one data page may hold (writers produce far fewer: 20,000 rows per
+/// page is the usual limit; a whole 1M-row chunk of nulls in one page still fits).
+pub const MAX_PAGE_VALUES: usize = 1 << 27;
+
 /// Dense values of one physical type (nulls are not stored).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Values {
@@ -339,6 +343,15 @@ impl LeafReader {
     /// Checks a data page's value count against the rows left and resets the pending
     /// buffers for it.
     fn start_page(&mut self, num_values: usize) -> Result<()> {
+        // Levels and values of a page are decoded whole, and RLE can claim billions of
+        // values in a few bytes: cap what one page may ask for until levels are decoded
+        // lazily in batch-sized pieces.
+        if num_values > MAX_PAGE_VALUES {
+            return Err(Error::corrupt(format!(
+                "data page claims {num_values} values, more than the reader's limit of \
+                 {MAX_PAGE_VALUES} values per page"
+            )));
+        }
         if num_values > self.rows_left_in_chunk {
             return Err(Error::corrupt(format!(
                 "data page holds {num_values} values, only {} rows of the row group are left",
