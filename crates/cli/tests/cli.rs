@@ -98,6 +98,9 @@ fn demo_runs_on_the_embedded_sample() {
     assert!(text.contains("rows:            2000"), "{text}");
     assert!(text.contains("Atlantis: absent"), "{text}");
     assert!(text.contains("Oslo: maybe present"), "{text}");
+    // The reader reads row group 1 (trips 1001..=2000) without the list column.
+    assert!(text.contains("1000 rows in 2 batches"), "{text}");
+    assert!(text.contains("  1001  "), "{text}");
 }
 
 #[test]
