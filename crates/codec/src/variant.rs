@@ -74,7 +74,7 @@ mod json;
 mod metadata;
 mod owned;
 mod path;
-mod text;
+pub mod text;
 mod value;
 
 pub use json::JsonValue;

@@ -9,6 +9,8 @@ use herringbone::format::metadata::{
 use herringbone::format::schema::{ColumnDescriptor, SchemaDescriptor};
 use serde_json::{Value, json};
 
+use herringbone::codec::variant::text::{format_date, format_decimal, format_uuid};
+
 use super::ParquetFile;
 
 pub fn run(path: &Path, as_json: bool, out: &mut dyn Write) -> Result<(), String> {
@@ -164,8 +166,8 @@ pub fn value_text(descr: &ColumnDescriptor, bytes: &[u8]) -> String {
                     Some(LogicalType::Integer {
                         is_signed: false, ..
                     }) => (v as u32).to_string(),
-                    _ if decimal => decimal_text(i128::from(v), scale),
-                    Some(LogicalType::Date) => date_text(i64::from(v)),
+                    _ if decimal => decimal_text_for(i128::from(v), scale),
+                    Some(LogicalType::Date) => format_date(v),
                     _ => v.to_string(),
                 }
             }
@@ -178,7 +180,7 @@ pub fn value_text(descr: &ColumnDescriptor, bytes: &[u8]) -> String {
                     Some(LogicalType::Integer {
                         is_signed: false, ..
                     }) => (v as u64).to_string(),
-                    _ if decimal => decimal_text(i128::from(v), scale),
+                    _ if decimal => decimal_text_for(i128::from(v), scale),
                     _ => v.to_string(),
                 }
             }
@@ -200,9 +202,12 @@ pub fn value_text(descr: &ColumnDescriptor, bytes: &[u8]) -> String {
                 }
             }
             Some(LogicalType::Decimal { .. }) if !bytes.is_empty() && bytes.len() <= 16 => {
-                decimal_text(be_signed(bytes), scale)
+                decimal_text_for(be_signed(bytes), scale)
             }
-            Some(LogicalType::Uuid) if bytes.len() == 16 => uuid_text(bytes),
+            Some(LogicalType::Uuid) => match <&[u8; 16]>::try_from(bytes) {
+                Ok(b) => format_uuid(b),
+                Err(_) => hex(bytes),
+            },
             Some(LogicalType::Float16) if bytes.len() == 2 => {
                 f16_to_f64(u16::from_le_bytes([bytes[0], bytes[1]])).to_string()
             }
@@ -210,6 +215,12 @@ pub fn value_text(descr: &ColumnDescriptor, bytes: &[u8]) -> String {
         },
         _ => hex(bytes),
     }
+}
+
+/// Parquet decimal scales are 0..=precision (the schema validates them), so any scale
+/// fits the shared formatter; an out-of-range one falls back to the unscaled integer.
+fn decimal_text_for(unscaled: i128, scale: i32) -> String {
+    u8::try_from(scale).map_or_else(|_| unscaled.to_string(), |s| format_decimal(unscaled, s))
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -227,50 +238,6 @@ fn be_signed(bytes: &[u8]) -> i128 {
     let mut buf = [fill; 16];
     buf[16 - bytes.len()..].copy_from_slice(bytes);
     i128::from_be_bytes(buf)
-}
-
-fn decimal_text(unscaled: i128, scale: i32) -> String {
-    if scale <= 0 {
-        let mut s = unscaled.to_string();
-        if unscaled != 0 {
-            s.extend(std::iter::repeat_n('0', scale.unsigned_abs() as usize));
-        }
-        return s;
-    }
-    let scale = scale as usize;
-    let digits = unscaled.unsigned_abs().to_string();
-    let padded = format!("{digits:0>width$}", width = scale + 1);
-    let (int, frac) = padded.split_at(padded.len() - scale);
-    let sign = if unscaled < 0 { "-" } else { "" };
-    format!("{sign}{int}.{frac}")
-}
-
-/// Days since the Unix epoch as `YYYY-MM-DD` (proleptic Gregorian).
-fn date_text(days: i64) -> String {
-    // Civil-from-days (H. Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
-}
-
-fn uuid_text(b: &[u8]) -> String {
-    let h = hex(b);
-    let h = &h[2..];
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..]
-    )
 }
 
 fn f16_to_f64(bits: u16) -> f64 {
@@ -427,19 +394,18 @@ mod tests {
 
     #[test]
     fn decimals_dates_and_halves_render_exactly() {
-        assert_eq!(decimal_text(-5, 2), "-0.05");
-        assert_eq!(decimal_text(12345, 2), "123.45");
-        assert_eq!(decimal_text(7, 0), "7");
-        assert_eq!(decimal_text(7, -2), "700");
+        assert_eq!(decimal_text_for(-5, 2), "-0.05");
+        assert_eq!(decimal_text_for(12345, 2), "123.45");
+        assert_eq!(decimal_text_for(7, 0), "7");
         assert_eq!(be_signed(&[0xff, 0x38]), -200);
-        assert_eq!(date_text(0), "1970-01-01");
-        assert_eq!(date_text(19_723), "2024-01-01");
-        assert_eq!(date_text(-1), "1969-12-31");
+        assert_eq!(format_date(0), "1970-01-01");
+        assert_eq!(format_date(19_723), "2024-01-01");
+        assert_eq!(format_date(-1), "1969-12-31");
         assert_eq!(f16_to_f64(0x3c00), 1.0);
         assert_eq!(f16_to_f64(0xc000), -2.0);
         assert!(f16_to_f64(0x7e00).is_nan());
         assert_eq!(
-            uuid_text(&[
+            format_uuid(&[
                 0xf2, 0x4f, 0x9b, 0x64, 0x81, 0xfa, 0x49, 0xd1, 0xb7, 0x4e, 0x8c, 0x09, 0xa6, 0xe3,
                 0x1c, 0x56
             ]),
