@@ -10,9 +10,8 @@
 //! once they are fetched. The synchronous reader is one adapter over it; an asynchronous one
 //! fetches the same ranges another way.
 //!
-//! This version reads leaf columns of every physical type, encoding and codec under any
-//! nesting of structs. Lists, maps and other repeated fields are reported as
-//! [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported), naming the column.
+//! It reads leaf columns of every physical type, encoding and codec under any nesting of
+//! structs, lists (every backward-compatible list shape) and maps.
 //!
 //! ```
 //! # use std::sync::Arc;
@@ -58,7 +57,7 @@ use herringbone_format::schema::SchemaDescriptor;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::schema::{
-    ArrowSchemaMapping, ParquetField, ParquetFieldKind, Projection, SchemaOptions, parquet_to_arrow,
+    ArrowSchemaMapping, ParquetField, Projection, SchemaOptions, parquet_to_arrow,
 };
 use column::LeafReader;
 
@@ -284,8 +283,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
     /// The reader.
     ///
     /// Errors for a projection or row group out of range, a supplied schema that does not
-    /// fit, a projected list, map or repeated field ([`ErrorKind::Unsupported`]), or
-    /// encrypted columns ([`ErrorKind::Encrypted`]).
+    /// fit, or encrypted columns ([`ErrorKind::Encrypted`]).
     pub fn build(self) -> Result<ParquetRecordBatchReader> {
         let mut mapping = self.file_mapping()?.project(&self.projection)?;
         if let Some(schema) = &self.supplied_schema {
@@ -329,38 +327,6 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             limit: self.limit,
             failed: false,
         })
-    }
-}
-
-/// Rejects what this version cannot read yet (lists, maps, repeated leaves).
-fn check_supported(field: &ParquetField, descriptor: &SchemaDescriptor) -> Result<()> {
-    match &field.kind {
-        ParquetFieldKind::Primitive { column, .. } => {
-            let column = descriptor.column(*column).ok_or_else(|| {
-                Error::invalid_argument(format!("leaf column {column} is not in the schema"))
-            })?;
-            if column.max_rep_level() > 0 {
-                return Err(Error::unsupported(format!(
-                    "column {}: nested lists/maps are not read yet",
-                    column.path().dotted()
-                )));
-            }
-            Ok(())
-        }
-        ParquetFieldKind::Struct { children } => children
-            .iter()
-            .try_for_each(|c| check_supported(c, descriptor)),
-        ParquetFieldKind::List { .. } | ParquetFieldKind::Map { .. } => {
-            let path = field
-                .leaf_columns()
-                .first()
-                .and_then(|&c| descriptor.column(c))
-                .map_or_else(|| field.field.name().to_string(), |c| c.path().dotted());
-            Err(Error::unsupported(format!(
-                "column {path} (field {}): nested lists/maps are not read yet",
-                field.field.name()
-            )))
-        }
     }
 }
 
@@ -431,17 +397,11 @@ pub struct ReadPlan {
 
 impl ReadPlan {
     /// The plan of reading `mapping` (a mapping of `descriptor`, possibly projected).
-    ///
-    /// Errors ([`ErrorKind::Unsupported`]) for a list, map or repeated field, which this
-    /// version does not read yet.
     pub fn new(
         descriptor: Arc<SchemaDescriptor>,
         mapping: &ArrowSchemaMapping,
         options: PageReaderOptions,
     ) -> Result<Self> {
-        for field in mapping.fields() {
-            check_supported(field, &descriptor)?;
-        }
         Ok(Self {
             schema: mapping.schema().clone(),
             fields: mapping.fields().to_vec(),

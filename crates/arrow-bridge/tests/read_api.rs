@@ -200,31 +200,32 @@ fn empty_projection_still_counts_rows() {
 }
 
 #[test]
-fn lists_are_refused_by_name_and_can_be_projected_away() {
+fn lists_read_whole_and_by_leaf_projection() {
     let list: ArrayRef = Arc::new(ListArray::from_iter_primitive::<Int32Type, _, _>(vec![
-        Some(vec![Some(1)]),
+        Some(vec![Some(1), None, Some(3)]),
         None,
+        Some(vec![]),
+        Some(vec![Some(4)]),
     ]));
-    let plain: ArrayRef = Arc::new(Int32Array::from(vec![7, 8]));
-    let batch = RecordBatch::try_from_iter([("plain", plain.clone()), ("tags", list)]).unwrap();
+    let plain: ArrayRef = Arc::new(Int32Array::from(vec![7, 8, 9, 10]));
+    let batch =
+        RecordBatch::try_from_iter([("plain", plain.clone()), ("tags", list.clone())]).unwrap();
     let file = write(&batch, 10);
-    let error = ParquetRecordBatchReaderBuilder::try_new(file.clone())
-        .unwrap()
-        .build()
-        .unwrap_err();
-    assert_eq!(error.kind(), ErrorKind::Unsupported);
-    let text = error.to_string();
-    assert!(
-        text.contains("tags") && text.contains("nested lists/maps are not read yet"),
-        "{text}"
-    );
+    let read = collect(ParquetRecordBatchReaderBuilder::try_new(file.clone()).unwrap());
+    assert_eq!(read[0].column(0).as_ref(), plain.as_ref());
+    assert_eq!(read[0].column(1).as_ref(), list.as_ref());
 
+    // Leaf 1 is `tags.list.element`: projecting it keeps the list around it.
     let read = collect(
         ParquetRecordBatchReaderBuilder::try_new(file)
             .unwrap()
-            .with_projection(Projection::Roots(vec![0])),
+            .with_projection(Projection::Leaves(vec![1]))
+            .with_batch_size(3),
     );
-    assert_eq!(read[0].column(0).as_ref(), plain.as_ref());
+    assert_eq!(read.len(), 2);
+    assert_eq!(read[0].num_columns(), 1);
+    assert_eq!(read[0].column(0).as_ref(), list.slice(0, 3).as_ref());
+    assert_eq!(read[1].column(0).as_ref(), list.slice(3, 1).as_ref());
 }
 
 #[test]

@@ -1,5 +1,6 @@
-//! Round trip against arrow-rs: random batches of flat and struct columns of many Arrow
-//! types (with nulls), written by arrow-rs `ArrowWriter` with random properties (v1/v2
+//! Round trip against arrow-rs: random batches of flat, struct, list (List, LargeList,
+//! FixedSizeList) and map columns of many Arrow types (with nulls at every level and
+//! empty lists), written by arrow-rs `ArrowWriter` with random properties (v1/v2
 //! pages, dictionary on/off with a tiny dictionary limit so chunks fall back to plain,
 //! per-column encodings, codecs, tiny pages and row groups), read back by Herringbone with
 //! random projections, batch sizes, offsets and limits, must equal what was written.
@@ -18,8 +19,11 @@ use arrow_array::types::{
     TimestampMillisecondType, TimestampNanosecondType, UInt8Type, UInt16Type, UInt32Type,
     UInt64Type,
 };
-use arrow_array::{Array, ArrayRef, PrimitiveArray, RecordBatch, StructArray};
-use arrow_buffer::{IntervalDayTime, NullBuffer, i256};
+use arrow_array::{
+    Array, ArrayRef, FixedSizeListArray, LargeListArray, ListArray, MapArray, PrimitiveArray,
+    RecordBatch, StructArray,
+};
+use arrow_buffer::{IntervalDayTime, NullBuffer, OffsetBuffer, ScalarBuffer, i256};
 use arrow_schema::{DataType, Field, Fields, Schema};
 use bytes::Bytes;
 use herringbone_arrow_bridge::read::ParquetRecordBatchReaderBuilder;
@@ -247,9 +251,97 @@ fn leaf(rng: &mut Rng, kind: usize, rows: usize, nullable: bool) -> ArrayRef {
     }
 }
 
-/// A random column: a leaf, or a struct of columns (depth-limited).
+/// Random list lengths for `rows` lists (null lists are empty), as offsets and validity.
+fn list_shape(rng: &mut Rng, rows: usize, nullable: bool) -> (Vec<usize>, Option<NullBuffer>) {
+    let mut offsets = vec![0];
+    let mut valid = Vec::with_capacity(rows);
+    for _ in 0..rows {
+        let is_valid = !(nullable && rng.chance(15));
+        let len = if is_valid { rng.below(5) as usize } else { 0 };
+        offsets.push(offsets.last().unwrap() + len);
+        valid.push(is_valid);
+    }
+    (offsets, nullable.then(|| NullBuffer::from(valid)))
+}
+
+/// A random list (List, LargeList or FixedSizeList) or map column.
+fn nested_column(rng: &mut Rng, rows: usize, depth: usize, nullable: bool) -> (Field, ArrayRef) {
+    match rng.below(4) {
+        0 => {
+            // A map from non-null small strings to any column.
+            let (offsets, nulls) = list_shape(rng, rows, nullable);
+            let entries = *offsets.last().unwrap();
+            let mut keys = StringBuilder::new();
+            for i in 0..entries {
+                keys.append_value(format!("k{}", i % 7));
+            }
+            let keys: ArrayRef = Arc::new(keys.finish());
+            let (value_field, values) = column(rng, entries, depth + 1);
+            let value_field = {
+                let nullable = value_field.is_nullable() || values.null_count() > 0;
+                value_field.with_name("values").with_nullable(nullable)
+            };
+            let entry_fields =
+                Fields::from(vec![Field::new("keys", DataType::Utf8, false), value_field]);
+            let entries_array =
+                StructArray::try_new(entry_fields.clone(), vec![keys, values], None).unwrap();
+            let entries_field =
+                Arc::new(Field::new("entries", DataType::Struct(entry_fields), false));
+            let offsets = OffsetBuffer::new(ScalarBuffer::from(
+                offsets.iter().map(|&o| o as i32).collect::<Vec<_>>(),
+            ));
+            let map =
+                MapArray::try_new(entries_field, offsets, entries_array, nulls, false).unwrap();
+            (
+                Field::new("m", map.data_type().clone(), nullable),
+                Arc::new(map),
+            )
+        }
+        1 => {
+            // A fixed-size list: null lists still hold their slots.
+            let size = 1 + rng.below(3) as i32;
+            let (element_field, values) = column(rng, rows * size as usize, depth + 1);
+            let element_field = Arc::new({
+                let nullable = element_field.is_nullable() || values.null_count() > 0;
+                element_field.with_name("item").with_nullable(nullable)
+            });
+            let nulls = nullable
+                .then(|| NullBuffer::from((0..rows).map(|_| !rng.chance(15)).collect::<Vec<_>>()));
+            let list = FixedSizeListArray::try_new(element_field, size, values, nulls).unwrap();
+            (
+                Field::new("l", list.data_type().clone(), nullable),
+                Arc::new(list),
+            )
+        }
+        large => {
+            let (offsets, nulls) = list_shape(rng, rows, nullable);
+            let (element_field, values) = column(rng, *offsets.last().unwrap(), depth + 1);
+            let element_field = Arc::new({
+                let nullable = element_field.is_nullable() || values.null_count() > 0;
+                element_field.with_name("item").with_nullable(nullable)
+            });
+            let array: ArrayRef = if large == 2 {
+                let offsets = OffsetBuffer::new(ScalarBuffer::from(
+                    offsets.iter().map(|&o| o as i64).collect::<Vec<_>>(),
+                ));
+                Arc::new(LargeListArray::try_new(element_field, offsets, values, nulls).unwrap())
+            } else {
+                let offsets = OffsetBuffer::new(ScalarBuffer::from(
+                    offsets.iter().map(|&o| o as i32).collect::<Vec<_>>(),
+                ));
+                Arc::new(ListArray::try_new(element_field, offsets, values, nulls).unwrap())
+            };
+            (Field::new("l", array.data_type().clone(), nullable), array)
+        }
+    }
+}
+
+/// A random column: a leaf, or a struct, list or map of columns (depth-limited).
 fn column(rng: &mut Rng, rows: usize, depth: usize) -> (Field, ArrayRef) {
     let nullable = rng.chance(70);
+    if depth < 3 && rng.chance(20) {
+        return nested_column(rng, rows, depth, nullable);
+    }
     if depth < 2 && rng.chance(20) {
         let children = 1 + rng.below(3) as usize;
         let mut fields = Vec::new();
@@ -289,6 +381,10 @@ fn leaf_paths(prefix: &str, field: &Field, out: &mut Vec<(String, DataType)>) {
     };
     match field.data_type() {
         DataType::Struct(children) => children.iter().for_each(|c| leaf_paths(&path, c, out)),
+        DataType::List(element)
+        | DataType::LargeList(element)
+        | DataType::FixedSizeList(element, _) => leaf_paths(&format!("{path}.list"), element, out),
+        DataType::Map(entries, _) => leaf_paths(&path, entries, out),
         other => out.push((path, other.clone())),
     }
 }

@@ -16,8 +16,8 @@ use arrow_array::types::{
     TimestampSecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
 use arrow_array::{
-    ArrayRef, BooleanArray, FixedSizeBinaryArray, GenericBinaryArray, GenericStringArray,
-    NullArray, OffsetSizeTrait, PrimitiveArray, StructArray,
+    Array, ArrayRef, BooleanArray, FixedSizeBinaryArray, GenericBinaryArray, GenericStringArray,
+    LargeListArray, ListArray, MapArray, NullArray, OffsetSizeTrait, PrimitiveArray, StructArray,
 };
 use arrow_buffer::{
     BooleanBuffer, Buffer, IntervalDayTime, IntervalMonthDayNano, NullBuffer, OffsetBuffer,
@@ -41,6 +41,22 @@ pub(crate) fn assemble(
     descriptor: &SchemaDescriptor,
     len: usize,
 ) -> Result<ArrayRef> {
+    assemble_at(field, leaves, descriptor, len, 0)
+}
+
+/// Builds the array of `field`, whose slots exist wherever a leaf's definition level
+/// reaches `slot_def` (the entry level of the innermost enclosing list or map, 0 at the
+/// top). A level entry is an instance of `field` when it reaches `slot_def` and its
+/// repetition level does not go below `field` (at most `field.rep_level`); deeper
+/// entries belong to lists inside it.
+fn assemble_at(
+    field: &ParquetField,
+    leaves: &mut HashMap<usize, LeafBatch>,
+    descriptor: &SchemaDescriptor,
+    len: usize,
+    slot_def: u16,
+) -> Result<ArrayRef> {
+    let name = field.field.name();
     match &field.kind {
         ParquetFieldKind::Primitive { column, .. } => {
             let descr = descriptor.column(*column).ok_or_else(|| {
@@ -57,41 +73,298 @@ pub(crate) fn assemble(
                     descr.max_def_level()
                 )));
             }
-            let nulls = validity(batch.def_levels.as_deref(), field.def_level, len, &path)?;
+            let levels = match batch.def_levels.as_deref() {
+                // Inside a list, the entries of empty or null lists above are not
+                // slots of this leaf.
+                Some(levels) if slot_def > 0 => Some(std::borrow::Cow::Owned(
+                    levels.iter().copied().filter(|&l| l >= slot_def).collect(),
+                )),
+                Some(levels) => Some(std::borrow::Cow::Borrowed(levels)),
+                None => None,
+            };
+            let nulls = validity(levels.as_deref(), field.def_level, len, &path)?;
             leaf_array(field.field.data_type(), &path, batch.values, nulls, len)
         }
         ParquetFieldKind::Struct { children } => {
-            let nulls = if field.def_level > 0 {
-                let first = field.leaf_columns().first().copied().ok_or_else(|| {
-                    Error::corrupt(format!("struct {} has no columns", field.field.name()))
-                })?;
-                let levels = leaves.get(&first).and_then(|b| b.def_levels.as_deref());
-                validity(levels, field.def_level, len, field.field.name())?
+            let nulls = if i32::from(field.def_level) > i32::from(slot_def) {
+                let levels = instance_levels(field, leaves, slot_def)?;
+                validity(Some(levels.as_ref()), field.def_level, len, name)?
             } else {
                 None
             };
             let mut arrays = Vec::with_capacity(children.len());
             for child in children {
-                arrays.push(assemble(child, leaves, descriptor, len)?);
+                arrays.push(assemble_at(child, leaves, descriptor, len, slot_def)?);
             }
             let DataType::Struct(fields) = field.field.data_type() else {
                 return Err(Error::corrupt(format!(
-                    "field {} is a Parquet group but its Arrow type is {}",
-                    field.field.name(),
+                    "field {name} is a Parquet group but its Arrow type is {}",
                     field.field.data_type()
                 )));
             };
             let array = StructArray::try_new_with_length(fields.clone(), arrays, nulls, len)
-                .map_err(|e| Error::from(e).context(format!("struct {}", field.field.name())))?;
+                .map_err(|e| Error::from(e).context(format!("struct {name}")))?;
             Ok(Arc::new(array))
         }
-        ParquetFieldKind::List { .. } | ParquetFieldKind::Map { .. } => {
-            Err(Error::unsupported(format!(
-                "field {}: nested lists/maps are not read yet",
-                field.field.name()
-            )))
+        ParquetFieldKind::List {
+            element,
+            entry_def_level,
+            entry_rep_level,
+        } => {
+            let shape = list_shape(field, leaves, slot_def, *entry_def_level, *entry_rep_level)?;
+            check_len(name, shape.offsets.len() - 1, len)?;
+            let entry_def = level_u16(*entry_def_level, name)?;
+            let elements = shape.elements();
+            let values = assemble_at(element, leaves, descriptor, elements, entry_def)?;
+            list_array(field, shape, values)
+        }
+        ParquetFieldKind::Map {
+            key,
+            value,
+            entry_def_level,
+            entry_rep_level,
+        } => {
+            let shape = list_shape(field, leaves, slot_def, *entry_def_level, *entry_rep_level)?;
+            check_len(name, shape.offsets.len() - 1, len)?;
+            let entry_def = level_u16(*entry_def_level, name)?;
+            let entries = shape.elements();
+            let keys = assemble_at(key, leaves, descriptor, entries, entry_def)?;
+            if keys.null_count() > 0 {
+                return Err(Error::corrupt(format!(
+                    "map {name}: {} null keys (map keys must not be null)",
+                    keys.null_count()
+                )));
+            }
+            let values = assemble_at(value, leaves, descriptor, entries, entry_def)?;
+            let DataType::Map(entries_field, ordered) = field.field.data_type() else {
+                return Err(Error::corrupt(format!(
+                    "field {name} is a Parquet map but its Arrow type is {}",
+                    field.field.data_type()
+                )));
+            };
+            let DataType::Struct(entry_fields) = entries_field.data_type() else {
+                return Err(Error::corrupt(format!(
+                    "map {name}: entries of type {}",
+                    entries_field.data_type()
+                )));
+            };
+            let entries_array = StructArray::try_new_with_length(
+                entry_fields.clone(),
+                vec![keys, values],
+                None,
+                entries,
+            )
+            .map_err(|e| Error::from(e).context(format!("map {name}")))?;
+            let offsets = shape.offsets_i32(name)?;
+            let array = MapArray::try_new(
+                entries_field.clone(),
+                offsets,
+                entries_array,
+                shape.nulls,
+                *ordered,
+            )
+            .map_err(|e| Error::from(e).context(format!("map {name}")))?;
+            Ok(Arc::new(array))
         }
     }
+}
+
+fn check_len(name: &str, got: usize, expected: usize) -> Result<()> {
+    if got == expected {
+        Ok(())
+    } else {
+        Err(Error::corrupt(format!(
+            "field {name}: its columns hold {got} values where {expected} are expected"
+        )))
+    }
+}
+
+fn level_u16(level: i16, name: &str) -> Result<u16> {
+    u16::try_from(level).map_err(|_| Error::corrupt(format!("field {name}: negative level")))
+}
+
+/// The first leaf under `field`, whose levels describe `field`'s instances.
+fn representative<'a>(
+    field: &ParquetField,
+    leaves: &'a HashMap<usize, LeafBatch>,
+) -> Result<&'a LeafBatch> {
+    let first =
+        field.leaf_columns().first().copied().ok_or_else(|| {
+            Error::corrupt(format!("field {} has no columns", field.field.name()))
+        })?;
+    leaves.get(&first).ok_or_else(|| {
+        Error::corrupt(format!(
+            "field {}: column {first} was not decoded",
+            field.field.name()
+        ))
+    })
+}
+
+/// The definition levels of `field`'s instances (see [`assemble_at`]).
+fn instance_levels<'a>(
+    field: &ParquetField,
+    leaves: &'a HashMap<usize, LeafBatch>,
+    slot_def: u16,
+) -> Result<std::borrow::Cow<'a, [u16]>> {
+    let batch = representative(field, leaves)?;
+    let defs = batch.def_levels.as_deref().ok_or_else(|| {
+        Error::corrupt(format!(
+            "field {}: optional field without definition levels",
+            field.field.name()
+        ))
+    })?;
+    let rep = level_u16(field.rep_level, field.field.name())?;
+    Ok(match batch.rep_levels.as_deref() {
+        Some(reps) => std::borrow::Cow::Owned(
+            defs.iter()
+                .zip(reps)
+                .filter(|&(&d, &r)| r <= rep && d >= slot_def)
+                .map(|(&d, _)| d)
+                .collect(),
+        ),
+        None if slot_def > 0 => {
+            std::borrow::Cow::Owned(defs.iter().copied().filter(|&d| d >= slot_def).collect())
+        }
+        None => std::borrow::Cow::Borrowed(defs),
+    })
+}
+
+/// Offsets and validity of a list (or map) array.
+struct ListShape {
+    offsets: Vec<i64>,
+    nulls: Option<NullBuffer>,
+}
+
+impl ListShape {
+    /// Number of elements of all lists together.
+    fn elements(&self) -> usize {
+        self.offsets.last().map_or(0, |&o| o as usize)
+    }
+
+    fn offsets_i32(&self, name: &str) -> Result<OffsetBuffer<i32>> {
+        let mut out = Vec::with_capacity(self.offsets.len());
+        for &o in &self.offsets {
+            out.push(i32::try_from(o).map_err(|_| {
+                Error::new(
+                    crate::ErrorKind::Unsupported,
+                    format!(
+                        "list {name}: more than 2^31 elements in one batch do not fit 32-bit \
+                         offsets; read it as LargeList or use a smaller batch size"
+                    ),
+                )
+            })?);
+        }
+        Ok(OffsetBuffer::new(ScalarBuffer::from(out)))
+    }
+}
+
+/// Walks the levels of `field`'s first leaf: every instance of the list starts a list
+/// (null below the list's own definition level, empty below `entry_def`), and every
+/// entry at or above `entry_def` whose repetition level is at most `entry_rep` is an
+/// element of the current list.
+fn list_shape(
+    field: &ParquetField,
+    leaves: &HashMap<usize, LeafBatch>,
+    slot_def: u16,
+    entry_def: i16,
+    entry_rep: i16,
+) -> Result<ListShape> {
+    let name = field.field.name();
+    let batch = representative(field, leaves)?;
+    let (Some(defs), Some(reps)) = (batch.def_levels.as_deref(), batch.rep_levels.as_deref())
+    else {
+        return Err(Error::corrupt(format!(
+            "list {name}: its column has no repetition levels"
+        )));
+    };
+    let list_rep = level_u16(field.rep_level, name)?;
+    let list_def = level_u16(field.def_level, name)?;
+    let entry_def = level_u16(entry_def, name)?;
+    let entry_rep = level_u16(entry_rep, name)?;
+    let mut offsets = Vec::with_capacity(defs.len() / 2 + 1);
+    let mut valid = Vec::with_capacity(defs.len() / 2);
+    let mut elements: i64 = 0;
+    offsets.push(0);
+    for (&d, &r) in defs.iter().zip(reps) {
+        if r <= list_rep {
+            if d < slot_def {
+                continue;
+            }
+            // A new list; the previous one ends here.
+            if !valid.is_empty() {
+                offsets.push(elements);
+            }
+            valid.push(d >= list_def);
+            if d >= entry_def {
+                elements += 1;
+            }
+        } else if r <= entry_rep {
+            if valid.is_empty() {
+                return Err(Error::corrupt(format!(
+                    "list {name}: an element continues a list that never started"
+                )));
+            }
+            if d < entry_def {
+                return Err(Error::corrupt(format!(
+                    "list {name}: a continued list holds an entry with definition level {d}, \
+                     below the element level {entry_def}"
+                )));
+            }
+            elements += 1;
+        }
+    }
+    if !valid.is_empty() {
+        offsets.push(elements);
+    }
+    let nulls = NullBuffer::from(valid);
+    let nulls = (nulls.null_count() > 0).then_some(nulls);
+    Ok(ListShape { offsets, nulls })
+}
+
+/// The list array of `field`'s Arrow type from its shape and element values.
+fn list_array(field: &ParquetField, shape: ListShape, values: ArrayRef) -> Result<ArrayRef> {
+    let name = field.field.name();
+    let wrap = |e: arrow_schema::ArrowError| Error::from(e).context(format!("list {name}"));
+    let target = field.field.data_type();
+    Ok(match target {
+        DataType::List(element) => Arc::new(
+            ListArray::try_new(
+                element.clone(),
+                shape.offsets_i32(name)?,
+                values,
+                shape.nulls,
+            )
+            .map_err(wrap)?,
+        ),
+        DataType::LargeList(element) => Arc::new(
+            LargeListArray::try_new(
+                element.clone(),
+                OffsetBuffer::new(ScalarBuffer::from(shape.offsets)),
+                values,
+                shape.nulls,
+            )
+            .map_err(wrap)?,
+        ),
+        DataType::FixedSizeList(element, _)
+        | DataType::ListView(element)
+        | DataType::LargeListView(element) => {
+            // Built as a list, then cast: the cast checks fixed sizes and pads null
+            // lists.
+            let list = LargeListArray::try_new(
+                element.clone(),
+                OffsetBuffer::new(ScalarBuffer::from(shape.offsets)),
+                values,
+                shape.nulls,
+            )
+            .map_err(wrap)?;
+            arrow_cast::cast(&list, target).map_err(wrap)?
+        }
+        other => {
+            return Err(Error::corrupt(format!(
+                "field {name} is a Parquet list but its Arrow type is {other}"
+            )));
+        }
+    })
 }
 
 /// Validity of a field present at definition level `level`: valid where the leaf's

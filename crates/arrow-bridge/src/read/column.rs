@@ -157,26 +157,33 @@ impl Values {
 }
 
 /// The rows a [`LeafReader`] handed out: definition levels (absent for a required column
-/// outside any optional group) and the values of the rows whose level is the maximum.
+/// outside any optional group), repetition levels (absent for a column outside any
+/// list), and the values of the level entries whose definition level is the maximum.
 #[derive(Debug)]
 pub(crate) struct LeafBatch {
     pub(crate) def_levels: Option<Vec<u16>>,
+    pub(crate) rep_levels: Option<Vec<u16>>,
     pub(crate) values: Values,
 }
 
-/// Decodes one column chunk (a leaf column without repetition).
+/// Decodes one column chunk. Without repetition a level entry is a row; with it, a
+/// row (record) is the entries from one repetition level 0 to the next, and a record
+/// may continue from one v1 page into the next.
 #[derive(Debug)]
 pub(crate) struct LeafReader {
     path: String,
     physical: Type,
     max_def: u16,
     def_bit_width: usize,
+    max_rep: u16,
+    rep_bit_width: usize,
     pages: PageReader,
     /// Rows of the row group not yet decoded into `pending`.
     rows_left_in_chunk: usize,
     dictionary: Option<Values>,
-    /// The decoded rest of the current page.
+    /// The decoded rest of the current page (`pending_rows` counts level entries).
     pending_levels: Vec<u16>,
+    pending_rep: Vec<u16>,
     pending_values: Values,
     pending_rows: usize,
     pending_row_pos: usize,
@@ -208,13 +215,18 @@ impl LeafReader {
         };
         let max_def = u16::try_from(column.max_def_level())
             .map_err(|_| Error::corrupt(format!("column {path}: negative max definition level")))?;
+        let max_rep = u16::try_from(column.max_rep_level())
+            .map_err(|_| Error::corrupt(format!("column {path}: negative max repetition level")))?;
         let pending_values = Values::empty(physical, width).map_err(|e| e.context(&path))?;
         Ok(Self {
             def_bit_width: (16 - max_def.leading_zeros()) as usize,
+            rep_bit_width: (16 - max_rep.leading_zeros()) as usize,
             pages,
             path,
             physical,
             max_def,
+            max_rep,
+            pending_rep: Vec::new(),
             rows_left_in_chunk: num_rows,
             dictionary: None,
             pending_levels: Vec::new(),
@@ -233,6 +245,9 @@ impl LeafReader {
     /// Decodes the next `rows` rows. Fewer rows in the chunk than its row group declares
     /// is an error.
     pub(crate) fn read(&mut self, rows: usize) -> Result<LeafBatch> {
+        if self.max_rep > 0 {
+            return self.read_records(rows);
+        }
         let pending_rest = self.pending_rows - self.pending_row_pos;
         // A batch that is exactly the rest of the current page takes its buffers as
         // they are, with no copy.
@@ -241,7 +256,11 @@ impl LeafReader {
             let values = self.pending_values.empty_like(0);
             let values = std::mem::replace(&mut self.pending_values, values);
             let def_levels = (self.max_def > 0).then(|| std::mem::take(&mut self.pending_levels));
-            return Ok(LeafBatch { def_levels, values });
+            return Ok(LeafBatch {
+                def_levels,
+                rep_levels: None,
+                values,
+            });
         }
         let mut levels = Vec::with_capacity(if self.max_def > 0 { rows } else { 0 });
         let mut values = self
@@ -272,6 +291,74 @@ impl LeafReader {
         }
         Ok(LeafBatch {
             def_levels: (self.max_def > 0).then_some(levels),
+            rep_levels: None,
+            values,
+        })
+    }
+
+    /// Decodes the level entries of the next `records` records of a repeated column.
+    /// A record ends where the next one starts (repetition level 0), so when a page is
+    /// used up exactly at the last record the next page is loaded to see whether the
+    /// record continues in it.
+    fn read_records(&mut self, records: usize) -> Result<LeafBatch> {
+        let mut def_levels = Vec::new();
+        let mut rep_levels = Vec::new();
+        let mut values = self.pending_values.empty_like(0);
+        let mut started = 0;
+        if records == 0 {
+            return Ok(LeafBatch {
+                def_levels: Some(def_levels),
+                rep_levels: Some(rep_levels),
+                values,
+            });
+        }
+        loop {
+            if self.pending_row_pos == self.pending_rows {
+                if self.load_page()? {
+                    continue;
+                }
+                if started < records {
+                    return Err(Error::corrupt(format!(
+                        "column {}: the column chunk ends {} rows short of its row group",
+                        self.path,
+                        records - started
+                    )));
+                }
+                break;
+            }
+            let start = self.pending_row_pos;
+            let reps = &self.pending_rep[start..self.pending_rows];
+            if started == 0 && reps[0] != 0 {
+                return Err(Error::corrupt(format!(
+                    "column {}: a row starts with repetition level {} instead of 0",
+                    self.path, reps[0]
+                )));
+            }
+            let mut end = self.pending_rows;
+            for (i, &rep) in reps.iter().enumerate() {
+                if rep == 0 {
+                    if started == records {
+                        end = start + i;
+                        break;
+                    }
+                    started += 1;
+                }
+            }
+            let defs = &self.pending_levels[start..end];
+            def_levels.extend_from_slice(defs);
+            rep_levels.extend_from_slice(&self.pending_rep[start..end]);
+            let max = self.max_def;
+            let present = defs.iter().filter(|&&l| l == max).count();
+            values.extend_from(&self.pending_values, self.pending_value_pos, present);
+            self.pending_row_pos = end;
+            self.pending_value_pos += present;
+            if end < self.pending_rows {
+                break;
+            }
+        }
+        Ok(LeafBatch {
+            def_levels: Some(def_levels),
+            rep_levels: Some(rep_levels),
             values,
         })
     }
@@ -300,15 +387,23 @@ impl LeafReader {
                     num_values,
                     encoding,
                     def_level_encoding,
+                    rep_level_encoding,
                     ..
-                } => self.decode_v1(&buffer, num_values, encoding, def_level_encoding),
+                } => self.decode_v1(
+                    &buffer,
+                    num_values,
+                    encoding,
+                    def_level_encoding,
+                    rep_level_encoding,
+                ),
                 Page::DataV2 {
+                    rep_levels,
                     def_levels,
                     values,
                     num_values,
                     encoding,
                     ..
-                } => self.decode_v2(&def_levels, &values, num_values, encoding),
+                } => self.decode_v2(&rep_levels, &def_levels, &values, num_values, encoding),
             };
             match result {
                 Ok(true) => return Ok(true),
@@ -352,14 +447,19 @@ impl LeafReader {
                  {MAX_PAGE_VALUES} values per page"
             )));
         }
-        if num_values > self.rows_left_in_chunk {
-            return Err(Error::corrupt(format!(
-                "data page holds {num_values} values, only {} rows of the row group are left",
-                self.rows_left_in_chunk
-            )));
+        // Without repetition every value is a row; with it, rows are counted as they
+        // are read.
+        if self.max_rep == 0 {
+            if num_values > self.rows_left_in_chunk {
+                return Err(Error::corrupt(format!(
+                    "data page holds {num_values} values, only {} rows of the row group are left",
+                    self.rows_left_in_chunk
+                )));
+            }
+            self.rows_left_in_chunk -= num_values;
         }
-        self.rows_left_in_chunk -= num_values;
         self.pending_levels.clear();
+        self.pending_rep.clear();
         self.pending_values.clear();
         self.pending_rows = num_values;
         self.pending_row_pos = 0;
@@ -373,37 +473,35 @@ impl LeafReader {
         num_values: usize,
         encoding: Encoding,
         def_level_encoding: Encoding,
+        rep_level_encoding: Encoding,
     ) -> Result<bool> {
         self.start_page(num_values)?;
         let mut values_at = 0;
         let mut present = num_values;
+        if self.max_rep > 0 {
+            self.pending_rep.resize(num_values, 0);
+            values_at = decode_v1_levels(
+                buffer,
+                rep_level_encoding,
+                self.rep_bit_width,
+                self.max_rep,
+                &mut self.pending_rep,
+                "repetition",
+            )?
+            .1;
+        }
         if self.max_def > 0 {
             self.pending_levels.resize(num_values, 0);
-            values_at = match def_level_encoding {
-                Encoding::RLE => {
-                    let (mut decoder, used) =
-                        RleDecoder::with_length_prefix(buffer, self.def_bit_width)?;
-                    present = decode_levels(&mut decoder, &mut self.pending_levels, self.max_def)?;
-                    used
-                }
-                Encoding::BIT_PACKED => {
-                    let bytes = (num_values * self.def_bit_width).div_ceil(8);
-                    let packed = buffer.get(..bytes).ok_or_else(|| {
-                        Error::corrupt(format!(
-                            "BIT_PACKED definition levels need {bytes} bytes, the page has {}",
-                            buffer.len()
-                        ))
-                    })?;
-                    unpack_msb_first(packed, self.def_bit_width, 0, &mut self.pending_levels)?;
-                    present = count_present(&self.pending_levels, self.max_def)?;
-                    bytes
-                }
-                other => {
-                    return Err(Error::unsupported(format!(
-                        "definition level encoding {other:?}"
-                    )));
-                }
-            };
+            let (count, used) = decode_v1_levels(
+                &buffer[values_at..],
+                def_level_encoding,
+                self.def_bit_width,
+                self.max_def,
+                &mut self.pending_levels,
+                "definition",
+            )?;
+            present = count;
+            values_at += used;
         }
         self.decode_page_values(&buffer[values_at..], encoding, present)?;
         Ok(true)
@@ -411,6 +509,7 @@ impl LeafReader {
 
     fn decode_v2(
         &mut self,
+        rep_levels: &[u8],
         def_levels: &[u8],
         values: &[u8],
         num_values: usize,
@@ -418,10 +517,25 @@ impl LeafReader {
     ) -> Result<bool> {
         self.start_page(num_values)?;
         let mut present = num_values;
+        if self.max_rep > 0 {
+            self.pending_rep.resize(num_values, 0);
+            let mut decoder = RleDecoder::new(rep_levels, self.rep_bit_width)?;
+            decode_levels(
+                &mut decoder,
+                &mut self.pending_rep,
+                self.max_rep,
+                "repetition",
+            )?;
+        }
         if self.max_def > 0 {
             self.pending_levels.resize(num_values, 0);
             let mut decoder = RleDecoder::new(def_levels, self.def_bit_width)?;
-            present = decode_levels(&mut decoder, &mut self.pending_levels, self.max_def)?;
+            present = decode_levels(
+                &mut decoder,
+                &mut self.pending_levels,
+                self.max_def,
+                "definition",
+            )?;
         }
         self.decode_page_values(values, encoding, present)?;
         Ok(true)
@@ -516,23 +630,61 @@ fn check_count(got: usize, wanted: usize) -> Result<()> {
     }
 }
 
+/// Decodes the `levels.len()` levels at the start of a v1 page (`kind` names them for
+/// errors): RLE with its length prefix, or the deprecated BIT_PACKED. Returns how many
+/// equal `max` and how many bytes they took.
+fn decode_v1_levels(
+    buffer: &[u8],
+    encoding: Encoding,
+    bit_width: usize,
+    max: u16,
+    levels: &mut [u16],
+    kind: &str,
+) -> Result<(usize, usize)> {
+    match encoding {
+        Encoding::RLE => {
+            let (mut decoder, used) = RleDecoder::with_length_prefix(buffer, bit_width)?;
+            Ok((decode_levels(&mut decoder, levels, max, kind)?, used))
+        }
+        Encoding::BIT_PACKED => {
+            let bytes = (levels.len() * bit_width).div_ceil(8);
+            let packed = buffer.get(..bytes).ok_or_else(|| {
+                Error::corrupt(format!(
+                    "BIT_PACKED {kind} levels need {bytes} bytes, the page has {}",
+                    buffer.len()
+                ))
+            })?;
+            unpack_msb_first(packed, bit_width, 0, levels)?;
+            Ok((count_present(levels, max, kind)?, bytes))
+        }
+        other => Err(Error::unsupported(format!(
+            "{kind} level encoding {other:?}"
+        ))),
+    }
+}
+
 /// Fills `levels` completely from an RLE/bit-packed stream, run by run (a repeated run
 /// is one fill), checking each level against `max`; returns how many levels equal `max`
-/// (the page's non-null values).
-fn decode_levels(decoder: &mut RleDecoder<'_>, levels: &mut [u16], max: u16) -> Result<usize> {
+/// (for definition levels, the page's non-null values).
+fn decode_levels(
+    decoder: &mut RleDecoder<'_>,
+    levels: &mut [u16],
+    max: u16,
+    kind: &str,
+) -> Result<usize> {
     let mut filled = 0;
     let mut present = 0;
     while filled < levels.len() {
         match decoder.next_run(levels.len() - filled)? {
             None => {
                 return Err(Error::corrupt(format!(
-                    "definition levels end after {filled} of {} values",
+                    "{kind} levels end after {filled} of {} values",
                     levels.len()
                 )));
             }
             Some(Run::Repeated { value, count }) => {
                 if value > u64::from(max) {
-                    return Err(level_error(value, max));
+                    return Err(level_error(value, max, kind));
                 }
                 levels[filled..filled + count].fill(value as u16);
                 if value == u64::from(max) {
@@ -543,7 +695,7 @@ fn decode_levels(decoder: &mut RleDecoder<'_>, levels: &mut [u16], max: u16) -> 
             Some(Run::BitPacked(run)) => {
                 let out = &mut levels[filled..filled + run.len()];
                 run.unpack_into(out)?;
-                present += count_present(out, max)?;
+                present += count_present(out, max, kind)?;
                 filled += run.len();
             }
         }
@@ -552,16 +704,16 @@ fn decode_levels(decoder: &mut RleDecoder<'_>, levels: &mut [u16], max: u16) -> 
 }
 
 /// How many of `levels` equal `max`; a level above it is an error.
-fn count_present(levels: &[u16], max: u16) -> Result<usize> {
+fn count_present(levels: &[u16], max: u16, kind: &str) -> Result<usize> {
     if let Some(&bad) = levels.iter().find(|&&l| l > max) {
-        return Err(level_error(u64::from(bad), max));
+        return Err(level_error(u64::from(bad), max, kind));
     }
     Ok(levels.iter().filter(|&&l| l == max).count())
 }
 
-fn level_error(level: u64, max: u16) -> Error {
+fn level_error(level: u64, max: u16, kind: &str) -> Error {
     Error::corrupt(format!(
-        "definition level {level} exceeds the column's maximum {max}"
+        "{kind} level {level} exceeds the column's maximum {max}"
     ))
 }
 
@@ -736,4 +888,138 @@ fn check_index(index: u64, dictionary_len: usize) -> Result<usize> {
                 "dictionary index {index} out of range for a dictionary of {dictionary_len} values"
             ))
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use bytes::Bytes;
+    use herringbone_codec::compression::Codec;
+    use herringbone_codec::encoding::plain::encode_fixed;
+    use herringbone_codec::page::{DataPageV1, PageReaderOptions, PageWriter};
+    use herringbone_codec::rle::{LengthPrefix, RleEncoder};
+    use herringbone_format::schema::{SchemaDescriptor, parse_message_type};
+
+    use super::*;
+
+    fn rle_levels(levels: &[u16], bit_width: usize) -> Vec<u8> {
+        let mut encoder = RleEncoder::new(bit_width);
+        for &l in levels {
+            encoder.put(u64::from(l));
+        }
+        let mut out = Vec::new();
+        encoder.append_to(&mut out, LengthPrefix::With);
+        out
+    }
+
+    /// Two v1 pages of `optional group a (LIST) { repeated group list { optional int32
+    /// element } }` where the second record starts in the first page and continues in
+    /// the second, as older writers produce.
+    fn spanning_chunk() -> (SchemaDescriptor, Bytes) {
+        let elements = parse_message_type(
+            "message m { optional group a (LIST) { repeated group list { optional int32 element; } } }",
+        )
+        .unwrap();
+        let schema = SchemaDescriptor::new(&elements).unwrap();
+        // Records: [1, 2], [3, null, 4, 5], null, [], [6]
+        let pages: [(&[u16], &[u16], &[i32]); 2] = [
+            (&[0, 1, 0, 1], &[3, 3, 3, 2], &[1, 2, 3]),
+            (&[1, 1, 0, 0, 0], &[3, 3, 0, 1, 3], &[4, 5, 6]),
+        ];
+        let mut writer = PageWriter::new(Codec::Uncompressed);
+        let mut sink = Vec::new();
+        for (rep, def, values) in pages {
+            let rep_levels = rle_levels(rep, 1);
+            let def_levels = rle_levels(def, 2);
+            let mut encoded = Vec::new();
+            encode_fixed(values, &mut encoded);
+            writer
+                .write_data_page_v1(
+                    &mut sink,
+                    &DataPageV1 {
+                        rep_levels: &rep_levels,
+                        def_levels: &def_levels,
+                        values: &encoded,
+                        num_values: rep.len(),
+                        num_rows: 0,
+                        encoding: Encoding::PLAIN,
+                        def_level_encoding: Encoding::RLE,
+                        rep_level_encoding: Encoding::RLE,
+                        statistics: None,
+                    },
+                )
+                .unwrap();
+        }
+        (schema, Bytes::from(sink))
+    }
+
+    fn reader(schema: &SchemaDescriptor, chunk: Bytes, rows: usize) -> LeafReader {
+        let pages = PageReader::new(chunk, Codec::Uncompressed, PageReaderOptions::default());
+        LeafReader::new(schema.column(0).unwrap(), pages, rows).unwrap()
+    }
+
+    #[test]
+    fn a_record_continues_from_one_v1_page_into_the_next() {
+        let (schema, chunk) = spanning_chunk();
+        for batch in 1..=5 {
+            let mut leaf = reader(&schema, chunk.clone(), 5);
+            let (mut defs, mut reps, mut values) = (Vec::new(), Vec::new(), Vec::new());
+            let mut left = 5;
+            while left > 0 {
+                let n = batch.min(left);
+                let got = leaf.read(n).unwrap();
+                let rep = got.rep_levels.unwrap();
+                assert_eq!(rep.iter().filter(|&&r| r == 0).count(), n, "batch {batch}");
+                reps.extend(rep);
+                defs.extend(got.def_levels.unwrap());
+                let Values::I32(v) = got.values else {
+                    panic!("INT32 values expected")
+                };
+                values.extend(v);
+                left -= n;
+            }
+            assert_eq!(reps, [0, 1, 0, 1, 1, 1, 0, 0, 0]);
+            assert_eq!(defs, [3, 3, 3, 2, 3, 3, 0, 1, 3]);
+            assert_eq!(values, [1, 2, 3, 4, 5, 6]);
+        }
+    }
+
+    #[test]
+    fn a_chunk_with_fewer_records_than_its_row_group_is_an_error() {
+        let (schema, chunk) = spanning_chunk();
+        let mut leaf = reader(&schema, chunk, 6);
+        leaf.read(5).unwrap();
+        let error = leaf.read(1).unwrap_err().to_string();
+        assert!(error.contains("1 rows short"), "{error}");
+    }
+
+    #[test]
+    fn a_chunk_that_starts_inside_a_record_is_an_error() {
+        let elements = parse_message_type("message m { repeated int32 a; }").unwrap();
+        let schema = SchemaDescriptor::new(&elements).unwrap();
+        let mut writer = PageWriter::new(Codec::Uncompressed);
+        let mut sink = Vec::new();
+        let rep_levels = rle_levels(&[1, 0], 1);
+        let def_levels = rle_levels(&[1, 1], 1);
+        let mut encoded = Vec::new();
+        encode_fixed(&[1i32, 2], &mut encoded);
+        writer
+            .write_data_page_v1(
+                &mut sink,
+                &DataPageV1 {
+                    rep_levels: &rep_levels,
+                    def_levels: &def_levels,
+                    values: &encoded,
+                    num_values: 2,
+                    num_rows: 1,
+                    encoding: Encoding::PLAIN,
+                    def_level_encoding: Encoding::RLE,
+                    rep_level_encoding: Encoding::RLE,
+                    statistics: None,
+                },
+            )
+            .unwrap();
+        let mut leaf = reader(&schema, Bytes::from(sink), 1);
+        let error = leaf.read(1).unwrap_err().to_string();
+        assert!(error.contains("repetition level 1 instead of 0"), "{error}");
+    }
 }
