@@ -39,6 +39,7 @@
 
 mod array;
 mod column;
+mod selection;
 
 use std::collections::{HashMap, VecDeque};
 #[cfg(not(unix))]
@@ -59,7 +60,8 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::schema::{
     ArrowSchemaMapping, ParquetField, Projection, SchemaOptions, parquet_to_arrow,
 };
-use column::LeafReader;
+use column::{LeafBatch, LeafReader};
+pub use selection::{RowSelection, RowSelector};
 
 /// The default number of rows per batch.
 pub const DEFAULT_BATCH_SIZE: usize = 8192;
@@ -178,6 +180,7 @@ pub struct ParquetRecordBatchReaderBuilder<T> {
     supplied_schema: Option<SchemaRef>,
     projection: Projection,
     row_groups: Option<Vec<usize>>,
+    selection: Option<RowSelection>,
     batch_size: usize,
     limit: Option<usize>,
     offset: usize,
@@ -200,6 +203,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             supplied_schema: None,
             projection: Projection::All,
             row_groups: None,
+            selection: None,
             batch_size: DEFAULT_BATCH_SIZE,
             limit: None,
             offset: 0,
@@ -241,13 +245,22 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         self
     }
 
-    /// Reads at most `limit` rows (after the offset).
+    /// Reads only the rows `selection` selects, counted over the selected row groups
+    /// in the order they are read. Rows past the selection's last run are not read. Row
+    /// groups (and, within one, rows) that are skipped whole are not fetched.
+    pub fn with_row_selection(mut self, selection: RowSelection) -> Self {
+        self.selection = Some(selection);
+        self
+    }
+
+    /// Reads at most `limit` rows (after the offset, of the selected rows).
     pub fn with_limit(mut self, limit: usize) -> Self {
         self.limit = Some(limit);
         self
     }
 
-    /// Skips the first `offset` rows (of the selected row groups).
+    /// Skips the first `offset` rows (of the selected row groups, and of the row
+    /// selection if there is one).
     pub fn with_offset(mut self, offset: usize) -> Self {
         self.offset = offset;
         self
@@ -316,6 +329,19 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         }
         let options = PageReaderOptions::default().with_verify_crc(self.verify_crc);
         let plan = ReadPlan::new(self.descriptor, &mapping, options)?;
+        let mut total_rows = 0usize;
+        for &g in &row_groups {
+            let rows = usize::try_from(self.metadata.row_groups[g].num_rows)
+                .map_err(|_| Error::corrupt(format!("row group {g}: negative num_rows")))?;
+            total_rows = total_rows.saturating_add(rows);
+        }
+        let mut selection = self
+            .selection
+            .unwrap_or_else(|| RowSelection::all(total_rows))
+            .offset(self.offset);
+        if let Some(limit) = self.limit {
+            selection = selection.limit(limit);
+        }
         Ok(ParquetRecordBatchReader {
             input: Box::new(self.input),
             metadata: self.metadata,
@@ -323,8 +349,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             row_groups: row_groups.into(),
             current: None,
             batch_size: self.batch_size,
-            offset: self.offset,
-            limit: self.limit,
+            runs: selection.into_runs(),
             failed: false,
         })
     }
@@ -493,12 +518,66 @@ impl RowGroupDecoder {
     /// Decodes the next `rows` rows (at most [`Self::rows_left`]) as a batch.
     pub fn next_batch(&mut self, rows: usize) -> Result<RecordBatch> {
         let rows = rows.min(self.rows_left);
-        let plan = &self.plan;
-        let mut leaves = HashMap::with_capacity(plan.columns.len());
-        for (&column, reader) in plan.columns.iter().zip(&mut self.readers) {
-            leaves.insert(column, reader.read(rows)?);
+        let mut leaves = Vec::new();
+        self.read_leaves(rows, &mut leaves)?;
+        self.assemble(leaves, rows)
+    }
+
+    /// Decodes the rows `runs` selects from the front of this row group, up to
+    /// `max_rows` of them, as one batch, and consumes those runs (a run that reaches
+    /// past the row group, or past `max_rows`, is shortened). `None` when nothing was
+    /// selected before the row group (or the runs) ended.
+    pub fn next_selected_batch(
+        &mut self,
+        runs: &mut VecDeque<RowSelector>,
+        max_rows: usize,
+    ) -> Result<Option<RecordBatch>> {
+        let mut leaves = Vec::new();
+        let mut selected = 0;
+        while selected < max_rows && self.rows_left > 0 {
+            let Some(run) = runs.front_mut() else {
+                break;
+            };
+            let mut n = run.row_count.min(self.rows_left);
+            if run.skip {
+                self.skip(n)?;
+            } else {
+                n = n.min(max_rows - selected);
+                self.read_leaves(n, &mut leaves)?;
+                selected += n;
+            }
+            run.row_count -= n;
+            if run.row_count == 0 {
+                runs.pop_front();
+            }
+        }
+        if selected == 0 {
+            return Ok(None);
+        }
+        self.assemble(leaves, selected).map(Some)
+    }
+
+    /// Decodes the next `rows` rows of every column, appending them to `leaves` (one
+    /// entry per column of the plan, filled on the first call).
+    fn read_leaves(&mut self, rows: usize, leaves: &mut Vec<LeafBatch>) -> Result<()> {
+        let rows = rows.min(self.rows_left);
+        if leaves.is_empty() {
+            for reader in &mut self.readers {
+                leaves.push(reader.read(rows)?);
+            }
+        } else {
+            for (reader, leaf) in self.readers.iter_mut().zip(leaves.iter_mut()) {
+                leaf.append(reader.read(rows)?);
+            }
         }
         self.rows_left -= rows;
+        Ok(())
+    }
+
+    fn assemble(&self, leaves: Vec<LeafBatch>, rows: usize) -> Result<RecordBatch> {
+        let plan = &self.plan;
+        let mut leaves: HashMap<usize, LeafBatch> =
+            plan.columns.iter().copied().zip(leaves).collect();
         let mut arrays = Vec::with_capacity(plan.fields.len());
         for field in &plan.fields {
             arrays.push(array::assemble(field, &mut leaves, &plan.descriptor, rows)?);
@@ -533,8 +612,8 @@ pub struct ParquetRecordBatchReader {
     row_groups: VecDeque<usize>,
     current: Option<RowGroupDecoder>,
     batch_size: usize,
-    offset: usize,
-    limit: Option<usize>,
+    /// What is left of the row selection (offset and limit included).
+    runs: VecDeque<RowSelector>,
     failed: bool,
 }
 
@@ -542,33 +621,33 @@ impl ParquetRecordBatchReader {
     /// The next batch, or `None` at the end.
     fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
         loop {
-            if self.limit == Some(0) {
+            if self.runs.is_empty() {
                 return Ok(None);
             }
             if let Some(decoder) = &mut self.current {
-                if self.offset > 0 {
-                    let skip = self.offset.min(decoder.rows_left());
-                    decoder.skip(skip)?;
-                    self.offset -= skip;
-                }
-                if decoder.rows_left() > 0 {
-                    let mut rows = self.batch_size.min(decoder.rows_left());
-                    if let Some(limit) = &mut self.limit {
-                        rows = rows.min(*limit);
-                        *limit -= rows;
-                    }
-                    return decoder.next_batch(rows).map(Some);
+                if let Some(batch) = decoder.next_selected_batch(&mut self.runs, self.batch_size)? {
+                    return Ok(Some(batch));
                 }
                 self.current = None;
+                continue;
             }
             let Some(group) = self.row_groups.pop_front() else {
                 return Ok(None);
             };
             let rows = usize::try_from(self.metadata.row_groups[group].num_rows)
                 .map_err(|_| Error::corrupt(format!("row group {group}: negative num_rows")))?;
-            if rows == 0 || self.offset >= rows {
-                // Empty or skipped whole: no bytes are fetched.
-                self.offset -= rows.min(self.offset);
+            if rows == 0 {
+                continue;
+            }
+            if let Some(run) = self.runs.front_mut()
+                && run.skip
+                && run.row_count >= rows
+            {
+                // Skipped whole: no bytes are fetched.
+                run.row_count -= rows;
+                if run.row_count == 0 {
+                    self.runs.pop_front();
+                }
                 continue;
             }
             let ranges =
@@ -616,8 +695,7 @@ impl std::fmt::Debug for ParquetRecordBatchReader {
             .field("schema", &self.plan.schema)
             .field("row_groups_left", &self.row_groups)
             .field("batch_size", &self.batch_size)
-            .field("offset", &self.offset)
-            .field("limit", &self.limit)
+            .field("selection_runs_left", &self.runs.len())
             .finish_non_exhaustive()
     }
 }
@@ -627,6 +705,7 @@ impl<T> std::fmt::Debug for ParquetRecordBatchReaderBuilder<T> {
         f.debug_struct("ParquetRecordBatchReaderBuilder")
             .field("projection", &self.projection)
             .field("row_groups", &self.row_groups)
+            .field("selection", &self.selection)
             .field("batch_size", &self.batch_size)
             .field("offset", &self.offset)
             .field("limit", &self.limit)

@@ -13,7 +13,7 @@ use arrow_array::{
 use arrow_schema::{DataType, Field, Fields, Schema};
 use bytes::Bytes;
 use herringbone_arrow_bridge::ErrorKind;
-use herringbone_arrow_bridge::read::ParquetRecordBatchReaderBuilder;
+use herringbone_arrow_bridge::read::{ParquetRecordBatchReaderBuilder, RowSelection, RowSelector};
 use herringbone_arrow_bridge::schema::Projection;
 use herringbone_testkit::canonical::compare_with_oracle;
 use parquet::arrow::ArrowWriter;
@@ -397,4 +397,63 @@ fn readers_can_move_between_threads() {
         .join()
         .unwrap();
     assert_eq!(rows, 100);
+}
+
+/// Bytes that count the ranges fetched from them.
+#[derive(Clone)]
+struct CountingBytes {
+    bytes: Bytes,
+    fetched: Arc<std::sync::Mutex<Vec<std::ops::Range<u64>>>>,
+}
+
+impl herringbone_arrow_bridge::ChunkReader for CountingBytes {
+    fn len(&self) -> u64 {
+        self.bytes.len() as u64
+    }
+
+    fn get_bytes(&self, range: std::ops::Range<u64>) -> herringbone_arrow_bridge::Result<Bytes> {
+        self.fetched.lock().unwrap().push(range.clone());
+        self.bytes.get_bytes(range)
+    }
+}
+
+#[test]
+fn a_row_selection_reads_its_runs_and_fetches_no_row_group_it_skips_whole() {
+    // 100 rows in row groups of 10.
+    let file = write(&sample(), 10);
+    let input = CountingBytes {
+        bytes: file,
+        fetched: Arc::default(),
+    };
+    let selection = RowSelection::from(vec![
+        RowSelector::skip(3),
+        RowSelector::select(4),  // rows 3..7
+        RowSelector::skip(40),   // rows 7..47: row groups 1..4 whole
+        RowSelector::select(15), // rows 47..62
+        RowSelector::skip(1),
+        RowSelector::select(2), // rows 63..65
+    ]);
+    let builder = ParquetRecordBatchReaderBuilder::try_new(input.clone()).unwrap();
+    let footer_fetches = input.fetched.lock().unwrap().len();
+    let batches = builder
+        .with_row_selection(selection)
+        .with_batch_size(8)
+        .with_offset(1)
+        .with_limit(17)
+        .build()
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    let expected: Vec<Option<i32>> = (4..7)
+        .chain(47..61)
+        .map(|i| (i % 7 != 0).then_some(i))
+        .collect();
+    assert_eq!(ints(&batches, 0), expected);
+    // Batches hold up to 8 selected rows and never span row groups.
+    let sizes: Vec<usize> = batches.iter().map(|b| b.num_rows()).collect();
+    assert_eq!(sizes, vec![3, 3, 8, 2, 1]);
+    // Row groups 0, 4, 5 and 6 were fetched (one chunk per column each: a, s.x, s.y);
+    // 1, 2 and 3 were skipped whole, and nothing after the limit was fetched.
+    let chunk_fetches = input.fetched.lock().unwrap().len() - footer_fetches;
+    assert_eq!(chunk_fetches, 4 * 3);
 }

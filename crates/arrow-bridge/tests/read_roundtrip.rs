@@ -3,7 +3,8 @@
 //! empty lists), written by arrow-rs `ArrowWriter` with random properties (v1/v2
 //! pages, dictionary on/off with a tiny dictionary limit so chunks fall back to plain,
 //! per-column encodings, codecs, tiny pages and row groups), read back by Herringbone with
-//! random projections, batch sizes, offsets and limits, must equal what was written.
+//! random projections, row selections, batch sizes, offsets and limits, must equal what
+//! was written.
 
 use std::sync::Arc;
 
@@ -26,7 +27,7 @@ use arrow_array::{
 use arrow_buffer::{IntervalDayTime, NullBuffer, OffsetBuffer, ScalarBuffer, i256};
 use arrow_schema::{DataType, Field, Fields, Schema};
 use bytes::Bytes;
-use herringbone_arrow_bridge::read::ParquetRecordBatchReaderBuilder;
+use herringbone_arrow_bridge::read::{ParquetRecordBatchReaderBuilder, RowSelection, RowSelector};
 use herringbone_arrow_bridge::schema::Projection;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, Encoding};
@@ -511,6 +512,21 @@ fn check_round_trip(seed: u64) -> usize {
     let limit = rng
         .chance(30)
         .then(|| rng.below(batch.num_rows() as u64 + 2) as usize);
+    // A random selection of select/skip runs (sometimes shorter than the file).
+    let selection = rng.chance(40).then(|| {
+        let mut runs = Vec::new();
+        let mut covered = 0;
+        while covered < batch.num_rows() && !rng.chance(5) {
+            let n = 1 + rng.below(60) as usize;
+            runs.push(if rng.chance(50) {
+                RowSelector::skip(n)
+            } else {
+                RowSelector::select(n)
+            });
+            covered += n;
+        }
+        RowSelection::from(runs)
+    });
 
     let mut builder = ParquetRecordBatchReaderBuilder::try_new(file)
         .unwrap()
@@ -526,36 +542,56 @@ fn check_round_trip(seed: u64) -> usize {
     if let Some(limit) = limit {
         builder = builder.with_limit(limit);
     }
+    // The rows expected, in order: the selection's, then offset and limit.
+    let mut rows: Vec<usize> = match &selection {
+        Some(selection) => {
+            let mut rows = Vec::new();
+            let mut at = 0;
+            for run in selection.selectors() {
+                if !run.skip {
+                    rows.extend((at..at + run.row_count).filter(|&r| r < batch.num_rows()));
+                }
+                at += run.row_count;
+            }
+            rows
+        }
+        None => (0..batch.num_rows()).collect(),
+    };
+    rows.drain(..offset.min(rows.len()));
+    if let Some(limit) = limit {
+        rows.truncate(limit);
+    }
+    if let Some(selection) = selection {
+        builder = builder.with_row_selection(selection);
+    }
     let reader = builder.build().unwrap();
     let expected = batch.project(&expected_columns).unwrap();
-    let start = offset.min(expected.num_rows());
-    let end = limit.map_or(expected.num_rows(), |l| {
-        (start + l).min(expected.num_rows())
-    });
 
-    let mut at = start;
+    let mut at = 0;
     for read in reader {
         let read = read.unwrap();
-        assert!(read.num_rows() <= batch_size);
+        assert!(read.num_rows() <= batch_size && read.num_rows() > 0);
         assert_eq!(read.num_columns(), expected.num_columns());
-        let want = expected.slice(at, read.num_rows());
-        for (i, (got, want)) in read.columns().iter().zip(want.columns()).enumerate() {
-            assert_eq!(
-                got.data_type(),
-                want.data_type(),
-                "column {i} type (seed {seed})"
-            );
-            assert_eq!(
-                got.to_data(),
-                want.to_data(),
-                "column {i} ({}) rows {at}.. (seed {seed})",
-                want.data_type()
-            );
+        for r in 0..read.num_rows() {
+            let want_row = rows[at + r];
+            for (i, (got, want)) in read.columns().iter().zip(expected.columns()).enumerate() {
+                assert_eq!(
+                    got.data_type(),
+                    want.data_type(),
+                    "column {i} type (seed {seed})"
+                );
+                assert_eq!(
+                    got.slice(r, 1).to_data(),
+                    want.slice(want_row, 1).to_data(),
+                    "column {i} ({}) row {want_row} (seed {seed})",
+                    want.data_type()
+                );
+            }
         }
         at += read.num_rows();
     }
-    assert_eq!(at, end, "rows read (seed {seed})");
-    (end - start) * expected.num_columns()
+    assert_eq!(at, rows.len(), "rows read (seed {seed})");
+    rows.len() * expected.num_columns()
 }
 
 proptest! {

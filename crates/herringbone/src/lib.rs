@@ -23,6 +23,7 @@ pub use herringbone_codec as codec;
 pub use herringbone_format as format;
 
 pub use herringbone_arrow_bridge::read::{
-    ChunkReader, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
+    ChunkReader, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder, RowSelection,
+    RowSelector,
 };
 pub use herringbone_arrow_bridge::schema::{Projection, SchemaOptions};

@@ -166,6 +166,21 @@ pub(crate) struct LeafBatch {
     pub(crate) values: Values,
 }
 
+impl LeafBatch {
+    /// Appends the entries of `other` (a batch of the same column).
+    pub(crate) fn append(&mut self, other: LeafBatch) {
+        fn join(into: &mut Option<Vec<u16>>, from: Option<Vec<u16>>) {
+            if let (Some(into), Some(from)) = (into.as_mut(), from) {
+                into.extend_from_slice(&from);
+            }
+        }
+        join(&mut self.def_levels, other.def_levels);
+        join(&mut self.rep_levels, other.rep_levels);
+        self.values
+            .extend_from(&other.values, 0, other.values.len());
+    }
+}
+
 /// Decodes one column chunk. Without repetition a level entry is a row; with it, a
 /// row (record) is the entries from one repetition level 0 to the next, and a record
 /// may continue from one v1 page into the next.
