@@ -394,19 +394,43 @@ fn validity(
 }
 
 /// Dense values spread to `len` slots: valid slots take the values in order, null slots
-/// a default. Copies whole runs of valid slots at a time.
-fn spread<T: Copy + Default>(dense: Vec<T>, nulls: Option<&NullBuffer>, len: usize) -> Vec<T> {
+/// a default. Works in place from the end (a value only ever moves up), 64 slots at a
+/// time: a word of valid slots is one move, a word of nulls one fill, and a mixed word
+/// is stepped through without branching on each slot.
+fn spread<T: Copy + Default>(mut values: Vec<T>, nulls: Option<&NullBuffer>, len: usize) -> Vec<T> {
     let Some(nulls) = nulls else {
-        return dense;
+        return values;
     };
-    let mut out = vec![T::default(); len];
-    let mut next = 0;
-    for (start, end) in nulls.inner().set_slices() {
-        let n = end - start;
-        out[start..end].copy_from_slice(&dense[next..next + n]);
-        next += n;
+    let mut next = values.len();
+    values.resize(len, T::default());
+    let chunks = nulls.inner().bit_chunks();
+    let words: Vec<u64> = chunks.iter_padded().collect();
+    for (w, &word) in words.iter().enumerate().rev() {
+        let start = w * 64;
+        let stop = (start + 64).min(len);
+        let count = stop - start;
+        let mask = if count == 64 {
+            u64::MAX
+        } else {
+            (1u64 << count) - 1
+        };
+        let word = word & mask;
+        if word == mask {
+            values.copy_within(next - count..next, start);
+            next -= count;
+        } else if word == 0 {
+            values[start..stop].fill(T::default());
+        } else {
+            for i in (start..stop).rev() {
+                let valid = (word >> (i - start)) & 1 == 1;
+                next -= usize::from(valid);
+                // `next <= i` always: the slots before `i` hold at least `next` values.
+                let value = values[next];
+                values[i] = if valid { value } else { T::default() };
+            }
+        }
     }
-    out
+    values
 }
 
 fn primitive<T: ArrowPrimitiveType>(
@@ -1066,6 +1090,37 @@ mod tests {
         );
         let offsets = spread_offsets::<i32>(&[0, 2, 5, 6], Some(&nulls), 6, "c").unwrap();
         assert_eq!(&offsets[..], &[0, 0, 2, 5, 5, 5, 6]);
+    }
+
+    #[test]
+    fn spreading_matches_the_slot_by_slot_definition_over_whole_and_mixed_words() {
+        // Words of all-valid, all-null and mixed slots, a ragged last word, and a
+        // sliced validity buffer (bit offset 3).
+        let pattern: Vec<bool> = (0..300)
+            .map(|i| match i {
+                0..64 => true,
+                64..128 => false,
+                _ => (i * 7919) % 5 < 3,
+            })
+            .collect();
+        for offset in [0, 3] {
+            let bits = NullBuffer::from(pattern.clone()).slice(offset, pattern.len() - offset);
+            let len = bits.len();
+            let dense: Vec<i64> = (0..(len - bits.null_count()) as i64)
+                .map(|v| v + 1)
+                .collect();
+            let mut next = dense.iter();
+            let expected: Vec<i64> = (0..len)
+                .map(|i| {
+                    if bits.is_valid(i) {
+                        *next.next().unwrap()
+                    } else {
+                        0
+                    }
+                })
+                .collect();
+            assert_eq!(spread(dense, Some(&bits), len), expected, "offset {offset}");
+        }
     }
 
     #[test]

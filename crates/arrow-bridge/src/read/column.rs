@@ -278,9 +278,11 @@ impl LeafReader {
             });
         }
         let mut levels = Vec::with_capacity(if self.max_def > 0 { rows } else { 0 });
+        // Room for every row, so that spreading nulls later does not reallocate; a row
+        // count beyond what the pages hold (a hostile footer) is not trusted.
         let mut values = self
             .pending_values
-            .empty_like(rows.min(pending_rest.max(1024)));
+            .empty_like(rows.min(pending_rest.max(1 << 20)));
         let mut got = 0;
         while got < rows {
             if self.pending_row_pos == self.pending_rows && !self.load_page()? {
