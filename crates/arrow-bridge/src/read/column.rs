@@ -6,6 +6,7 @@
 //! per chunk and data pages gather through it; a chunk may switch from dictionary to
 //! plain (or any other) encoding from one page to the next.
 
+use bytes::Bytes;
 use herringbone_codec::bitpack::unpack_msb_first;
 use herringbone_codec::encoding::FixedWidth;
 use herringbone_codec::encoding::byte_stream_split::ByteStreamSplitDecoder;
@@ -200,6 +201,9 @@ pub(crate) struct LeafReader {
     pending_levels: Vec<u16>,
     pending_rep: Vec<u16>,
     pending_values: Values,
+    /// The current page's values when they are PLAIN and fixed-width: left encoded and
+    /// copied straight into each batch (once), instead of into `pending_values` first.
+    plain_page: Option<Bytes>,
     pending_rows: usize,
     pending_row_pos: usize,
     pending_value_pos: usize,
@@ -246,6 +250,7 @@ impl LeafReader {
             dictionary: None,
             pending_levels: Vec::new(),
             pending_values,
+            plain_page: None,
             pending_rows: 0,
             pending_row_pos: 0,
             pending_value_pos: 0,
@@ -266,7 +271,11 @@ impl LeafReader {
         let pending_rest = self.pending_rows - self.pending_row_pos;
         // A batch that is exactly the rest of the current page takes its buffers as
         // they are, with no copy.
-        if rows == pending_rest && self.pending_row_pos == 0 && rows > 0 {
+        if rows == pending_rest
+            && self.pending_row_pos == 0
+            && rows > 0
+            && self.plain_page.is_none()
+        {
             self.pending_rows = 0;
             let values = self.pending_values.empty_like(0);
             let values = std::mem::replace(&mut self.pending_values, values);
@@ -301,7 +310,7 @@ impl LeafReader {
             } else {
                 take
             };
-            values.extend_from(&self.pending_values, self.pending_value_pos, present);
+            self.append_values(&mut values, present)?;
             self.pending_row_pos += take;
             self.pending_value_pos += present;
             got += take;
@@ -366,7 +375,7 @@ impl LeafReader {
             rep_levels.extend_from_slice(&self.pending_rep[start..end]);
             let max = self.max_def;
             let present = defs.iter().filter(|&&l| l == max).count();
-            values.extend_from(&self.pending_values, self.pending_value_pos, present);
+            self.append_values(&mut values, present)?;
             self.pending_row_pos = end;
             self.pending_value_pos += present;
             if end < self.pending_rows {
@@ -407,7 +416,7 @@ impl LeafReader {
                     rep_level_encoding,
                     ..
                 } => self.decode_v1(
-                    &buffer,
+                    buffer,
                     num_values,
                     encoding,
                     def_level_encoding,
@@ -420,7 +429,7 @@ impl LeafReader {
                     num_values,
                     encoding,
                     ..
-                } => self.decode_v2(&rep_levels, &def_levels, &values, num_values, encoding),
+                } => self.decode_v2(&rep_levels, &def_levels, values, num_values, encoding),
             };
             match result {
                 Ok(true) => return Ok(true),
@@ -478,6 +487,7 @@ impl LeafReader {
         self.pending_levels.clear();
         self.pending_rep.clear();
         self.pending_values.clear();
+        self.plain_page = None;
         self.pending_rows = num_values;
         self.pending_row_pos = 0;
         self.pending_value_pos = 0;
@@ -486,7 +496,7 @@ impl LeafReader {
 
     fn decode_v1(
         &mut self,
-        buffer: &[u8],
+        buffer: Bytes,
         num_values: usize,
         encoding: Encoding,
         def_level_encoding: Encoding,
@@ -498,7 +508,7 @@ impl LeafReader {
         if self.max_rep > 0 {
             self.pending_rep.resize(num_values, 0);
             values_at = decode_v1_levels(
-                buffer,
+                &buffer,
                 rep_level_encoding,
                 self.rep_bit_width,
                 self.max_rep,
@@ -520,7 +530,7 @@ impl LeafReader {
             present = count;
             values_at += used;
         }
-        self.decode_page_values(&buffer[values_at..], encoding, present)?;
+        self.decode_page_values(buffer.slice(values_at..), encoding, present)?;
         Ok(true)
     }
 
@@ -528,7 +538,7 @@ impl LeafReader {
         &mut self,
         rep_levels: &[u8],
         def_levels: &[u8],
-        values: &[u8],
+        values: Bytes,
         num_values: usize,
         encoding: Encoding,
     ) -> Result<bool> {
@@ -558,13 +568,43 @@ impl LeafReader {
         Ok(true)
     }
 
+    /// Appends the next `n` values of the current page to `out`.
+    fn append_values(&self, out: &mut Values, n: usize) -> Result<()> {
+        match &self.plain_page {
+            Some(page) => {
+                let start = self.pending_value_pos * plain_width(&self.pending_values);
+                decode_plain(&page[start..], n, out)
+            }
+            None => {
+                out.extend_from(&self.pending_values, self.pending_value_pos, n);
+                Ok(())
+            }
+        }
+    }
+
     /// Decodes the page's `present` non-null values (as many as levels at the maximum).
     fn decode_page_values(
         &mut self,
-        data: &[u8],
+        data: Bytes,
         encoding: Encoding,
         present: usize,
     ) -> Result<()> {
+        let width = plain_width(&self.pending_values);
+        if encoding == Encoding::PLAIN && width > 0 {
+            if present
+                .checked_mul(width)
+                .is_none_or(|bytes| bytes > data.len())
+            {
+                return Err(Error::corrupt(format!(
+                    "PLAIN: {present} values of {width} bytes need more than the {} bytes \
+                     present",
+                    data.len()
+                )));
+            }
+            self.plain_page = Some(data);
+            return Ok(());
+        }
+        let data = &data[..];
         let out = &mut self.pending_values;
         match encoding {
             Encoding::PLAIN => decode_plain(data, present, out)?,
@@ -630,6 +670,18 @@ impl LeafReader {
             other => return Err(bad_encoding(other, self.physical)),
         }
         Ok(())
+    }
+}
+
+/// Bytes per PLAIN value of a fixed-width store; 0 for booleans (bit-packed) and byte
+/// arrays (length-prefixed).
+fn plain_width(values: &Values) -> usize {
+    match values {
+        Values::I32(_) | Values::F32(_) => 4,
+        Values::I64(_) | Values::F64(_) => 8,
+        Values::I96(_) => 12,
+        Values::Fixed { width, .. } => *width,
+        Values::Bool(_) | Values::Bytes { .. } => 0,
     }
 }
 
@@ -722,10 +774,18 @@ fn decode_levels(
 
 /// How many of `levels` equal `max`; a level above it is an error.
 fn count_present(levels: &[u16], max: u16, kind: &str) -> Result<usize> {
-    if let Some(&bad) = levels.iter().find(|&&l| l > max) {
-        return Err(level_error(u64::from(bad), max, kind));
+    // One pass that vectorises: the rare bad level is looked for only when the
+    // highest level seen says there is one.
+    let mut highest = 0;
+    let mut present = 0;
+    for &l in levels {
+        highest = highest.max(l);
+        present += usize::from(l == max);
     }
-    Ok(levels.iter().filter(|&&l| l == max).count())
+    if highest > max {
+        return Err(level_error(u64::from(highest), max, kind));
+    }
+    Ok(present)
 }
 
 fn level_error(level: u64, max: u16, kind: &str) -> Error {
