@@ -73,6 +73,17 @@ fn assemble_at(
                     descr.max_def_level()
                 )));
             }
+            if let Some(bits) = batch.def_bits {
+                if bits.len() != len {
+                    return Err(Error::corrupt(format!(
+                        "column {path}: {} definition levels for {len} rows",
+                        bits.len()
+                    )));
+                }
+                let nulls = NullBuffer::new(bits);
+                let nulls = (nulls.null_count() > 0).then_some(nulls);
+                return leaf_array(field.field.data_type(), &path, batch.values, nulls, len);
+            }
             let levels = match batch.def_levels.as_deref() {
                 // Inside a list, the entries of empty or null lists above are not
                 // slots of this leaf.
@@ -87,8 +98,17 @@ fn assemble_at(
         }
         ParquetFieldKind::Struct { children } => {
             let nulls = if i32::from(field.def_level) > i32::from(slot_def) {
-                let levels = instance_levels(field, leaves, slot_def)?;
-                validity(Some(levels.as_ref()), field.def_level, len, name)?
+                let bits = representative(field, leaves)?.def_bits.clone();
+                if let Some(bits) = bits {
+                    // The first leaf is a required field of this (top-level, optional)
+                    // struct: present exactly where the struct is.
+                    check_len(name, bits.len(), len)?;
+                    let nulls = NullBuffer::new(bits);
+                    (nulls.null_count() > 0).then_some(nulls)
+                } else {
+                    let levels = instance_levels(field, leaves, slot_def)?;
+                    validity(Some(levels.as_ref()), field.def_level, len, name)?
+                }
             } else {
                 None
             };
@@ -393,7 +413,7 @@ fn validity(
 
 /// A bitmap of which `levels` are at least `level`, 64 levels per word (a loop the
 /// compiler vectorises).
-fn bits_at_or_above(levels: &[u16], level: u16) -> BooleanBuffer {
+pub(crate) fn bits_at_or_above(levels: &[u16], level: u16) -> BooleanBuffer {
     let mut words = Vec::with_capacity(levels.len().div_ceil(64));
     let chunks = levels.chunks_exact(64);
     let rest = chunks.remainder();

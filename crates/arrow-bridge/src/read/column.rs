@@ -6,6 +6,7 @@
 //! per chunk and data pages gather through it; a chunk may switch from dictionary to
 //! plain (or any other) encoding from one page to the next.
 
+use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder};
 use bytes::Bytes;
 use herringbone_codec::bitpack::unpack_msb_first;
 use herringbone_codec::encoding::FixedWidth;
@@ -163,6 +164,10 @@ impl Values {
 #[derive(Debug)]
 pub(crate) struct LeafBatch {
     pub(crate) def_levels: Option<Vec<u16>>,
+    /// For a column whose only level is its own optionality (maximum definition level
+    /// 1, no repetition): the definition levels as a bitmap, set where the value is
+    /// present; `def_levels` is then `None`.
+    pub(crate) def_bits: Option<BooleanBuffer>,
     pub(crate) rep_levels: Option<Vec<u16>>,
     pub(crate) values: Values,
 }
@@ -176,6 +181,12 @@ impl LeafBatch {
             }
         }
         join(&mut self.def_levels, other.def_levels);
+        if let (Some(into), Some(from)) = (self.def_bits.as_mut(), other.def_bits) {
+            let mut joined = BooleanBufferBuilder::new(into.len() + from.len());
+            joined.append_buffer(into);
+            joined.append_buffer(&from);
+            *into = joined.finish();
+        }
         join(&mut self.rep_levels, other.rep_levels);
         self.values
             .extend_from(&other.values, 0, other.values.len());
@@ -199,6 +210,9 @@ pub(crate) struct LeafReader {
     dictionary: Option<Values>,
     /// The decoded rest of the current page (`pending_rows` counts level entries).
     pending_levels: Vec<u16>,
+    /// The current page's definition levels as a bitmap, for a column whose maximum
+    /// definition level is 1 and which has no repetition (see [`LeafBatch::def_bits`]).
+    pending_bits: Option<BooleanBuffer>,
     pending_rep: Vec<u16>,
     pending_values: Values,
     /// The current page's values when they are PLAIN and fixed-width: left encoded and
@@ -249,6 +263,7 @@ impl LeafReader {
             rows_left_in_chunk: num_rows,
             dictionary: None,
             pending_levels: Vec::new(),
+            pending_bits: None,
             pending_values,
             plain_page: None,
             pending_rows: 0,
@@ -279,14 +294,19 @@ impl LeafReader {
             self.pending_rows = 0;
             let values = self.pending_values.empty_like(0);
             let values = std::mem::replace(&mut self.pending_values, values);
-            let def_levels = (self.max_def > 0).then(|| std::mem::take(&mut self.pending_levels));
+            let def_bits = self.pending_bits.take();
+            let def_levels = (self.max_def > 0 && def_bits.is_none())
+                .then(|| std::mem::take(&mut self.pending_levels));
             return Ok(LeafBatch {
                 def_levels,
+                def_bits,
                 rep_levels: None,
                 values,
             });
         }
-        let mut levels = Vec::with_capacity(if self.max_def > 0 { rows } else { 0 });
+        let bitmap = self.bitmap_levels();
+        let mut levels = Vec::with_capacity(if self.max_def > 0 && !bitmap { rows } else { 0 });
+        let mut bit_slices: Vec<BooleanBuffer> = Vec::new();
         // Room for every row, so that spreading nulls later does not reallocate; a row
         // count beyond what the pages hold (a hostile footer) is not trusted.
         let mut values = self
@@ -302,7 +322,12 @@ impl LeafReader {
                 )));
             }
             let take = (rows - got).min(self.pending_rows - self.pending_row_pos);
-            let present = if self.max_def > 0 {
+            let present = if let Some(bits) = &self.pending_bits {
+                let slice = bits.slice(self.pending_row_pos, take);
+                let present = slice.count_set_bits();
+                bit_slices.push(slice);
+                present
+            } else if self.max_def > 0 {
                 let slice = &self.pending_levels[self.pending_row_pos..self.pending_row_pos + take];
                 levels.extend_from_slice(slice);
                 let max = self.max_def;
@@ -315,8 +340,21 @@ impl LeafReader {
             self.pending_value_pos += present;
             got += take;
         }
+        let def_bits = bitmap.then(|| match bit_slices.len() {
+            1 => bit_slices
+                .pop()
+                .unwrap_or_else(|| BooleanBuffer::new_unset(0)),
+            _ => {
+                let mut joined = BooleanBufferBuilder::new(rows);
+                for slice in &bit_slices {
+                    joined.append_buffer(slice);
+                }
+                joined.finish()
+            }
+        });
         Ok(LeafBatch {
-            def_levels: (self.max_def > 0).then_some(levels),
+            def_levels: (self.max_def > 0 && !bitmap).then_some(levels),
+            def_bits,
             rep_levels: None,
             values,
         })
@@ -334,6 +372,7 @@ impl LeafReader {
         if records == 0 {
             return Ok(LeafBatch {
                 def_levels: Some(def_levels),
+                def_bits: None,
                 rep_levels: Some(rep_levels),
                 values,
             });
@@ -384,6 +423,7 @@ impl LeafReader {
         }
         Ok(LeafBatch {
             def_levels: Some(def_levels),
+            def_bits: None,
             rep_levels: Some(rep_levels),
             values,
         })
@@ -485,6 +525,7 @@ impl LeafReader {
             self.rows_left_in_chunk -= num_values;
         }
         self.pending_levels.clear();
+        self.pending_bits = None;
         self.pending_rep.clear();
         self.pending_values.clear();
         self.plain_page = None;
@@ -517,7 +558,14 @@ impl LeafReader {
             )?
             .1;
         }
-        if self.max_def > 0 {
+        if self.bitmap_levels() && def_level_encoding == Encoding::RLE {
+            let (mut decoder, used) =
+                RleDecoder::with_length_prefix(&buffer[values_at..], self.def_bit_width)?;
+            let (bits, count) = decode_level_bits(&mut decoder, num_values)?;
+            self.pending_bits = Some(bits);
+            present = count;
+            values_at += used;
+        } else if self.max_def > 0 {
             self.pending_levels.resize(num_values, 0);
             let (count, used) = decode_v1_levels(
                 &buffer[values_at..],
@@ -529,6 +577,9 @@ impl LeafReader {
             )?;
             present = count;
             values_at += used;
+            if self.bitmap_levels() {
+                self.pending_bits = Some(super::array::bits_at_or_above(&self.pending_levels, 1));
+            }
         }
         self.decode_page_values(buffer.slice(values_at..), encoding, present)?;
         Ok(true)
@@ -554,7 +605,12 @@ impl LeafReader {
                 "repetition",
             )?;
         }
-        if self.max_def > 0 {
+        if self.bitmap_levels() {
+            let mut decoder = RleDecoder::new(def_levels, self.def_bit_width)?;
+            let (bits, count) = decode_level_bits(&mut decoder, num_values)?;
+            self.pending_bits = Some(bits);
+            present = count;
+        } else if self.max_def > 0 {
             self.pending_levels.resize(num_values, 0);
             let mut decoder = RleDecoder::new(def_levels, self.def_bit_width)?;
             present = decode_levels(
@@ -566,6 +622,12 @@ impl LeafReader {
         }
         self.decode_page_values(values, encoding, present)?;
         Ok(true)
+    }
+
+    /// Whether definition levels are kept as a bitmap: the column's only level is its
+    /// own optionality.
+    fn bitmap_levels(&self) -> bool {
+        self.max_def == 1 && self.max_rep == 0
     }
 
     /// Appends the next `n` values of the current page to `out`.
@@ -770,6 +832,48 @@ fn decode_levels(
         }
     }
     Ok(present)
+}
+
+/// Decodes `n` definition levels of maximum 1 into a bitmap (set where the level is
+/// 1), whole runs at a time: a repeated run is one append, and a bit-packed run of
+/// width 1 already is the bitmap. Returns it and how many bits are set.
+fn decode_level_bits(decoder: &mut RleDecoder<'_>, n: usize) -> Result<(BooleanBuffer, usize)> {
+    let mut bits = BooleanBufferBuilder::new(n);
+    let mut scratch = [0u8; 1024];
+    while bits.len() < n {
+        match decoder.next_run((n - bits.len()).min(scratch.len()))? {
+            None => {
+                return Err(Error::corrupt(format!(
+                    "definition levels end after {} of {n} values",
+                    bits.len()
+                )));
+            }
+            Some(Run::Repeated { value, count }) => {
+                if value > 1 {
+                    return Err(level_error(value, 1, "definition"));
+                }
+                bits.append_n(count, value == 1);
+            }
+            Some(Run::BitPacked(run)) => {
+                let range = run.first()..run.first() + run.len();
+                if run.bit_width() == 1 && run.data().len() * 8 >= range.end {
+                    bits.append_packed_range(range, run.data());
+                } else {
+                    let out = &mut scratch[..run.len()];
+                    run.unpack_into(out)?;
+                    if let Some(&bad) = out.iter().find(|&&l| l > 1) {
+                        return Err(level_error(u64::from(bad), 1, "definition"));
+                    }
+                    for &l in out.iter() {
+                        bits.append(l == 1);
+                    }
+                }
+            }
+        }
+    }
+    let bits = bits.finish();
+    let present = bits.count_set_bits();
+    Ok((bits, present))
 }
 
 /// How many of `levels` equal `max`; a level above it is an error.
