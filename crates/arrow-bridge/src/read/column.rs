@@ -215,9 +215,8 @@ pub(crate) struct LeafReader {
     pending_bits: Option<BooleanBuffer>,
     pending_rep: Vec<u16>,
     pending_values: Values,
-    /// The current page's values when they are PLAIN and fixed-width: left encoded and
-    /// copied straight into each batch (once), instead of into `pending_values` first.
-    plain_page: Option<Bytes>,
+    /// Where the current page's values come from.
+    source: ValueSource,
     pending_rows: usize,
     pending_row_pos: usize,
     pending_value_pos: usize,
@@ -265,7 +264,7 @@ impl LeafReader {
             pending_levels: Vec::new(),
             pending_bits: None,
             pending_values,
-            plain_page: None,
+            source: ValueSource::Decoded,
             pending_rows: 0,
             pending_row_pos: 0,
             pending_value_pos: 0,
@@ -289,7 +288,7 @@ impl LeafReader {
         if rows == pending_rest
             && self.pending_row_pos == 0
             && rows > 0
-            && self.plain_page.is_none()
+            && matches!(self.source, ValueSource::Decoded)
         {
             self.pending_rows = 0;
             let values = self.pending_values.empty_like(0);
@@ -528,7 +527,7 @@ impl LeafReader {
         self.pending_bits = None;
         self.pending_rep.clear();
         self.pending_values.clear();
-        self.plain_page = None;
+        self.source = ValueSource::Decoded;
         self.pending_rows = num_values;
         self.pending_row_pos = 0;
         self.pending_value_pos = 0;
@@ -631,15 +630,31 @@ impl LeafReader {
     }
 
     /// Appends the next `n` values of the current page to `out`.
-    fn append_values(&self, out: &mut Values, n: usize) -> Result<()> {
-        match &self.plain_page {
-            Some(page) => {
-                let start = self.pending_value_pos * plain_width(&self.pending_values);
-                decode_plain(&page[start..], n, out)
-            }
-            None => {
+    fn append_values(&mut self, out: &mut Values, n: usize) -> Result<()> {
+        match &mut self.source {
+            ValueSource::Decoded => {
                 out.extend_from(&self.pending_values, self.pending_value_pos, n);
                 Ok(())
+            }
+            ValueSource::Plain { page, byte_pos } => {
+                let rest = &page[*byte_pos..];
+                if let Values::Bytes { offsets, data } = out {
+                    let mut decoder = PlainDecoder::new(rest);
+                    let got = decoder.decode_byte_array(n, offsets, data)?;
+                    check_count(got, n)?;
+                    *byte_pos += decoder.position();
+                } else {
+                    decode_plain(rest, n, out)?;
+                    *byte_pos += n * plain_width(out);
+                }
+                Ok(())
+            }
+            ValueSource::Indices(indices) => {
+                let dictionary = self.dictionary.as_ref().ok_or_else(|| {
+                    Error::corrupt("dictionary-encoded page without a dictionary page")
+                })?;
+                let indices = &indices[self.pending_value_pos..self.pending_value_pos + n];
+                gather_checked(dictionary, indices, out)
             }
         }
     }
@@ -652,18 +667,40 @@ impl LeafReader {
         present: usize,
     ) -> Result<()> {
         let width = plain_width(&self.pending_values);
-        if encoding == Encoding::PLAIN && width > 0 {
+        let bytes = matches!(self.pending_values, Values::Bytes { .. });
+        if encoding == Encoding::PLAIN && (width > 0 || bytes) {
+            // A BYTE_ARRAY value takes at least its 4-byte length.
+            let least = if bytes { 4 } else { width };
             if present
-                .checked_mul(width)
+                .checked_mul(least)
                 .is_none_or(|bytes| bytes > data.len())
             {
                 return Err(Error::corrupt(format!(
-                    "PLAIN: {present} values of {width} bytes need more than the {} bytes \
-                     present",
+                    "PLAIN: {present} values need more than the {} bytes present",
                     data.len()
                 )));
             }
-            self.plain_page = Some(data);
+            self.source = ValueSource::Plain {
+                page: data,
+                byte_pos: 0,
+            };
+            return Ok(());
+        }
+        if matches!(
+            encoding,
+            Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY
+        ) && !matches!(self.pending_values, Values::Bool(_))
+        {
+            let dictionary_len = self
+                .dictionary
+                .as_ref()
+                .ok_or_else(|| Error::corrupt("dictionary-encoded page without a dictionary page"))?
+                .len();
+            let mut indices = vec![0u32; present];
+            let got =
+                DictionaryIndexDecoder::new(&data)?.decode_checked(&mut indices, dictionary_len)?;
+            check_count(got, present)?;
+            self.source = ValueSource::Indices(indices);
             return Ok(());
         }
         let data = &data[..];
@@ -733,6 +770,59 @@ impl LeafReader {
         }
         Ok(())
     }
+}
+
+/// Where a page's values are read from when a batch takes them.
+#[derive(Debug)]
+enum ValueSource {
+    /// Decoded whole into the pending values.
+    Decoded,
+    /// PLAIN values left in the page and copied straight into each batch (once, rather
+    /// than into the pending values first); `byte_pos` is where the next one starts.
+    Plain { page: Bytes, byte_pos: usize },
+    /// The page's dictionary indices (checked against the dictionary), gathered into
+    /// each batch.
+    Indices(Vec<u32>),
+}
+
+/// Appends the dictionary values `indices` (already checked) address.
+fn gather_checked(dictionary: &Values, indices: &[u32], out: &mut Values) -> Result<()> {
+    fn pick<T: Copy>(dictionary: &[T], indices: &[u32], out: &mut Vec<T>) {
+        out.extend(indices.iter().map(|&i| dictionary[i as usize]));
+    }
+    match (dictionary, out) {
+        (Values::Bool(d), Values::Bool(o)) => pick(d, indices, o),
+        (Values::I32(d), Values::I32(o)) => pick(d, indices, o),
+        (Values::I64(d), Values::I64(o)) => pick(d, indices, o),
+        (Values::I96(d), Values::I96(o)) => pick(d, indices, o),
+        (Values::F32(d), Values::F32(o)) => pick(d, indices, o),
+        (Values::F64(d), Values::F64(o)) => pick(d, indices, o),
+        (
+            Values::Bytes {
+                offsets: dict_offsets,
+                data: dict_data,
+            },
+            Values::Bytes { offsets, data },
+        ) => {
+            offsets.reserve(indices.len());
+            for &i in indices {
+                let i = i as usize;
+                data.extend_from_slice(
+                    &dict_data[dict_offsets[i] as usize..dict_offsets[i + 1] as usize],
+                );
+                offsets.push(data.len() as i64);
+            }
+        }
+        (Values::Fixed { width, data: dict }, Values::Fixed { data, .. }) => {
+            let width = *width;
+            for &i in indices {
+                let i = i as usize;
+                data.extend_from_slice(&dict[i * width..(i + 1) * width]);
+            }
+        }
+        _ => return Err(Error::corrupt("dictionary of another physical type")),
+    }
+    Ok(())
 }
 
 /// Bytes per PLAIN value of a fixed-width store; 0 for booleans (bit-packed) and byte
