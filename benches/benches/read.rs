@@ -69,28 +69,31 @@ struct Case {
 }
 
 #[derive(Clone, Copy)]
-enum Nulls {
+enum Nullability {
+    /// Not nullable.
     Required,
-    OptionalNoNulls,
+    /// Nullable, no nulls.
+    Optional,
+    /// Nullable, about half the values null.
     HalfNulls,
 }
 
-impl Nulls {
+impl Nullability {
     fn name(self) -> &'static str {
         match self {
-            Nulls::Required => "required",
-            Nulls::OptionalNoNulls => "optional",
-            Nulls::HalfNulls => "half_nulls",
+            Nullability::Required => "required",
+            Nullability::Optional => "optional",
+            Nullability::HalfNulls => "half_nulls",
         }
     }
 
     fn nullable(self) -> bool {
-        !matches!(self, Nulls::Required)
+        !matches!(self, Nullability::Required)
     }
 
     fn buffer(self, rng: &mut Rng, len: usize) -> Option<NullBuffer> {
         match self {
-            Nulls::HalfNulls => Some(NullBuffer::from(
+            Nullability::HalfNulls => Some(NullBuffer::from(
                 (0..len).map(|_| rng.chance(50)).collect::<Vec<bool>>(),
             )),
             _ => None,
@@ -126,7 +129,7 @@ fn props(dictionary: bool) -> WriterProperties {
 fn primitive<T: arrow_array::ArrowPrimitiveType>(
     rng: &mut Rng,
     dictionary: bool,
-    nulls: Nulls,
+    nulls: Nullability,
     make: impl Fn(u64) -> T::Native,
 ) -> ArrayRef {
     let pool: Vec<T::Native> = (0..1000).map(|_| make(rng.next())).collect();
@@ -147,7 +150,11 @@ fn primitive_cases(cases: &mut Vec<Case>) {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     for type_name in ["int32", "int64", "float", "double"] {
         for dictionary in [false, true] {
-            for nulls in [Nulls::Required, Nulls::OptionalNoNulls, Nulls::HalfNulls] {
+            for nulls in [
+                Nullability::Required,
+                Nullability::Optional,
+                Nullability::HalfNulls,
+            ] {
                 let array = match type_name {
                     "int32" => primitive::<Int32Type>(&mut rng, dictionary, nulls, |v| v as i32),
                     "int64" => primitive::<Int64Type>(&mut rng, dictionary, nulls, |v| v as i64),
