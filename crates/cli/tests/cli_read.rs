@@ -187,6 +187,28 @@ fn int96_needs_a_coarser_unit_for_spark_dates() {
         "1",
     ]);
     assert_eq!(csv, "a\n2024-01-01T20:34:56.123\n");
+    // The last value, read as microseconds, lies beyond the calendar the formatters know
+    // (year ~290,000): printed as its raw count instead of failing the output.
+    let csv = ok(&["cat", &file, "--int96-unit", "us", "--format", "csv"]);
+    assert_eq!(
+        csv.lines().collect::<Vec<_>>(),
+        [
+            "a",
+            "2024-01-01T20:34:56.123456",
+            "2024-01-01T01:00:00",
+            "9999-12-31T03:00:00",
+            "2024-12-30T23:00:00",
+            // A null in a one-column CSV: an empty quoted field, not an empty line.
+            "\"\"",
+            "9089380393200000000 us since 1970-01-01 (beyond the printable calendar)"
+        ]
+    );
+    let table = ok(&["cat", &file, "--int96-unit", "us"]);
+    assert!(!table.contains("ERROR"), "{table}");
+    assert!(
+        table.contains("| 9089380393200000000 us since 1970-01-01"),
+        "{table}"
+    );
 }
 
 #[test]

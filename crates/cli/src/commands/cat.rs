@@ -4,6 +4,11 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
+use arrow_array::temporal_conversions::as_datetime;
+use arrow_array::types::{
+    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    TimestampSecondType,
+};
 use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
 use arrow_cast::display::FormatOptions;
 use arrow_schema::{ArrowError, Field, Schema};
@@ -67,6 +72,7 @@ impl From<std::io::Error> for Failure {
 fn write_table(batches: Batches, out: &mut dyn Write) -> Result<(), Failure> {
     let schema = batches.schema();
     let mut all = batches
+        .map(|b| b.map(|b| displayable_timestamps(&b)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(Failure::Read)?;
     if all.is_empty() {
@@ -83,7 +89,7 @@ fn write_csv(batches: Batches, out: &mut dyn Write) -> Result<(), Failure> {
     let mut writer = arrow_csv::WriterBuilder::new().with_header(true).build(out);
     for batch in batches {
         let batch = batch.map_err(Failure::Read)?;
-        writer.write(&nested_as_json(&batch)?)?;
+        writer.write(&nested_as_json(&displayable_timestamps(&batch))?)?;
     }
     Ok(())
 }
@@ -94,7 +100,7 @@ fn write_jsonl(batches: Batches, out: &mut dyn Write) -> Result<(), Failure> {
         .build::<_, arrow_json::writer::LineDelimited>(out);
     for batch in batches {
         let batch = batch.map_err(Failure::Read)?;
-        writer.write(&batch)?;
+        writer.write(&displayable_timestamps(&batch))?;
     }
     writer.finish()?;
     Ok(())
@@ -137,4 +143,81 @@ fn nested_as_json(batch: &RecordBatch) -> Result<RecordBatch, ArrowError> {
         columns.push(Arc::new(StringArray::from(values)));
     }
     RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
+}
+
+/// Timestamps beyond the calendar range of Arrow's formatters (about ±262,000 years: an
+/// INT96 `9999-12-31` read as seconds can land there) would print as an error text (table,
+/// JSON) or stop the output (CSV). A top-level timestamp column holding such a value is
+/// printed as text instead: the usual form where it exists, else the raw count of units
+/// since the epoch.
+fn displayable_timestamps(batch: &RecordBatch) -> RecordBatch {
+    let mut columns = batch.columns().to_vec();
+    let mut fields: Vec<arrow_schema::FieldRef> = batch.schema().fields().iter().cloned().collect();
+    let mut changed = false;
+    for (column, field) in columns.iter_mut().zip(fields.iter_mut()) {
+        let arrow_schema::DataType::Timestamp(unit, _) = column.data_type() else {
+            continue;
+        };
+        let unit = *unit;
+        // Every timestamp array holds i64 values; reinterpret to read them uniformly.
+        let Ok(raw) = arrow_cast::cast(column.as_ref(), &arrow_schema::DataType::Int64) else {
+            continue;
+        };
+        let raw = raw
+            .as_any()
+            .downcast_ref::<arrow_array::Int64Array>()
+            .cloned()
+            .unwrap_or_else(|| arrow_array::Int64Array::from(Vec::<i64>::new()));
+        let fits = |v: i64| match unit {
+            arrow_schema::TimeUnit::Second => as_datetime::<TimestampSecondType>(v).is_some(),
+            arrow_schema::TimeUnit::Millisecond => {
+                as_datetime::<TimestampMillisecondType>(v).is_some()
+            }
+            arrow_schema::TimeUnit::Microsecond => {
+                as_datetime::<TimestampMicrosecondType>(v).is_some()
+            }
+            arrow_schema::TimeUnit::Nanosecond => {
+                as_datetime::<TimestampNanosecondType>(v).is_some()
+            }
+        };
+        if raw.len() != column.len() || raw.iter().flatten().all(fits) {
+            continue;
+        }
+        let options = FormatOptions::default();
+        let original = column.clone();
+        let Ok(formatter) =
+            arrow_cast::display::ArrayFormatter::try_new(original.as_ref(), &options)
+        else {
+            continue;
+        };
+        let suffix = match unit {
+            arrow_schema::TimeUnit::Second => "s",
+            arrow_schema::TimeUnit::Millisecond => "ms",
+            arrow_schema::TimeUnit::Microsecond => "us",
+            arrow_schema::TimeUnit::Nanosecond => "ns",
+        };
+        let text: StringArray = (0..raw.len())
+            .map(|i| {
+                raw.is_valid(i).then(|| {
+                    let v = raw.value(i);
+                    if fits(v) {
+                        formatter.value(i).to_string()
+                    } else {
+                        format!("{v} {suffix} since 1970-01-01 (beyond the printable calendar)")
+                    }
+                })
+            })
+            .collect();
+        *column = Arc::new(text);
+        *field = Arc::new(Field::new(
+            field.name(),
+            arrow_schema::DataType::Utf8,
+            field.is_nullable(),
+        ));
+        changed = true;
+    }
+    if !changed {
+        return batch.clone();
+    }
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap_or_else(|_| batch.clone())
 }
