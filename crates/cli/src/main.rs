@@ -39,6 +39,39 @@ enum Command {
         /// The Parquet file.
         file: PathBuf,
     },
+    /// Print the rows of a Parquet file as a table, CSV or JSON lines.
+    Cat {
+        /// The Parquet file.
+        file: PathBuf,
+        #[command(flatten)]
+        read: commands::reading::ReadArgs,
+        /// Print at most this many rows.
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t)]
+        format: commands::cat::Format,
+    },
+    /// Decode every row and report rows, batches, bytes and throughput.
+    Scan {
+        /// The Parquet file.
+        file: PathBuf,
+        #[command(flatten)]
+        read: commands::reading::ReadArgs,
+        /// Rows per batch.
+        #[arg(long, value_name = "N", default_value_t = 8192,
+              value_parser = clap::value_parser!(u32).range(1..))]
+        batch_size: u32,
+    },
+    /// Convert a Parquet file to an Arrow IPC file (.arrow, .ipc, .feather).
+    Convert {
+        /// The Parquet file to read.
+        input: PathBuf,
+        /// The file to write; its extension picks the format.
+        output: PathBuf,
+        #[command(flatten)]
+        read: commands::reading::ReadArgs,
+    },
     /// Print the JSON of a Variant given its metadata and value blobs.
     Variant {
         /// File holding the Variant metadata bytes.
@@ -49,13 +82,32 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let result = match cli.command {
         Command::Demo => commands::demo::run(&mut out),
         Command::Schema { file } => commands::schema::run(&file, &mut out),
         Command::Meta { json, file } => commands::meta::run(&file, json, &mut out),
+        Command::Cat {
+            file,
+            read,
+            limit,
+            format,
+        } => commands::cat::run(&file, &read, limit, format, &mut out),
+        Command::Scan {
+            file,
+            read,
+            batch_size,
+        } => commands::scan::run(&file, &read, batch_size as usize, &mut out),
+        Command::Convert {
+            input,
+            output,
+            read,
+        } => commands::convert::run(&input, &output, &read, &mut out),
         Command::Variant { metadata, value } => commands::variant::run(&metadata, &value, &mut out),
     };
     let result = result.and_then(|()| out.flush().map_err(|e| format!("writing output: {e}")));
@@ -67,4 +119,29 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `--help` and `--version` print as clap does; a usage error becomes the same one-line
+/// `hb: ...` message and exit status 1 as every other bad input.
+fn usage_error(error: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        error.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        error.exit();
+    }
+    let text = error.render().to_string();
+    let message = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("For more information") && *l != "Usage:")
+        .filter(|l| !l.starts_with("Usage: "))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let message = message.strip_prefix("error: ").unwrap_or(&message);
+    eprintln!("hb: {message}");
+    ExitCode::FAILURE
 }

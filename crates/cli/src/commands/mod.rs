@@ -1,8 +1,12 @@
 //! One module per `hb` subcommand. Each exposes `run(...) -> Result<(), String>` that
 //! writes to the given output; the error string is the one-line message `hb` prints.
 
+pub mod cat;
+pub mod convert;
 pub mod demo;
 pub mod meta;
+pub mod reading;
+pub mod scan;
 pub mod schema;
 pub mod variant;
 
