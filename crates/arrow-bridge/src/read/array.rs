@@ -5,7 +5,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow_array::builder::{BinaryViewBuilder, StringViewBuilder};
 use arrow_array::types::{
     ArrowPrimitiveType, Date32Type, Date64Type, Decimal32Type, Decimal64Type, Decimal128Type,
     Decimal256Type, DurationMicrosecondType, DurationMillisecondType, DurationNanosecondType,
@@ -16,8 +15,9 @@ use arrow_array::types::{
     TimestampSecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
 use arrow_array::{
-    Array, ArrayRef, BooleanArray, FixedSizeBinaryArray, GenericBinaryArray, GenericStringArray,
-    LargeListArray, ListArray, MapArray, NullArray, OffsetSizeTrait, PrimitiveArray, StructArray,
+    Array, ArrayRef, BinaryViewArray, BooleanArray, FixedSizeBinaryArray, GenericBinaryArray,
+    GenericStringArray, LargeListArray, ListArray, MapArray, NullArray, OffsetSizeTrait,
+    PrimitiveArray, StringViewArray, StructArray,
 };
 use arrow_buffer::{
     BooleanBuffer, Buffer, IntervalDayTime, IntervalMonthDayNano, NullBuffer, OffsetBuffer,
@@ -809,40 +809,26 @@ fn bytes_array(
                     "column {path}: more than 4 GiB of values in one batch"
                 )));
             }
-            let mut slots = Vec::with_capacity(len);
+            // Views straight over one data buffer: short values inline, longer ones by
+            // offset (the array's own validation checks every view and its UTF-8).
+            let mut views: Vec<u128> = Vec::with_capacity(len);
             let mut next = 0;
             for i in 0..len {
                 if nulls.as_ref().is_none_or(|n| n.is_valid(i)) {
-                    let start = offsets[next] as u32;
-                    let end = offsets[next + 1] as u32;
-                    slots.push(Some((start, end - start)));
+                    let start = offsets[next] as usize;
+                    let end = offsets[next + 1] as usize;
+                    views.push(make_view(&data[start..end], start as u32));
                     next += 1;
                 } else {
-                    slots.push(None);
+                    views.push(0);
                 }
             }
+            let buffers = vec![Buffer::from_vec(data)];
+            let views = ScalarBuffer::from(views);
             if matches!(target, D::Utf8View) {
-                let mut builder = StringViewBuilder::with_capacity(len);
-                let block = builder.append_block(Buffer::from_vec(data));
-                for slot in slots {
-                    match slot {
-                        Some((start, n)) => builder
-                            .try_append_view(block, start, n)
-                            .map_err(utf8_error)?,
-                        None => builder.append_null(),
-                    }
-                }
-                Arc::new(builder.finish())
+                Arc::new(StringViewArray::try_new(views, buffers, nulls).map_err(utf8_error)?)
             } else {
-                let mut builder = BinaryViewBuilder::with_capacity(len);
-                let block = builder.append_block(Buffer::from_vec(data));
-                for slot in slots {
-                    match slot {
-                        Some((start, n)) => builder.try_append_view(block, start, n)?,
-                        None => builder.append_null(),
-                    }
-                }
-                Arc::new(builder.finish())
+                Arc::new(BinaryViewArray::try_new(views, buffers, nulls)?)
             }
         }
         D::Decimal32(_, _) | D::Decimal64(_, _) | D::Decimal128(_, _) | D::Decimal256(_, _) => {
@@ -862,6 +848,21 @@ fn bytes_array(
             ));
         }
     })
+}
+
+/// The view of `value`, stored at `offset` of buffer 0: inline up to 12 bytes, else
+/// its length, first 4 bytes and offset (the Arrow view layout).
+fn make_view(value: &[u8], offset: u32) -> u128 {
+    let len = value.len() as u32;
+    if value.len() <= 12 {
+        let mut bytes = [0u8; 16];
+        bytes[..4].copy_from_slice(&len.to_le_bytes());
+        bytes[4..4 + value.len()].copy_from_slice(value);
+        u128::from_le_bytes(bytes)
+    } else {
+        let prefix = u32::from_le_bytes([value[0], value[1], value[2], value[3]]);
+        u128::from(len) | (u128::from(prefix) << 32) | (u128::from(offset) << 96)
+    }
 }
 
 /// Sign-extends a big-endian two's-complement integer of at most `N` bytes.
