@@ -1,0 +1,272 @@
+//! Definition and repetition levels of Arrow arrays (Dremel encoding).
+//!
+//! For every leaf column, [`compute_levels`] walks a top-level Arrow array slot by slot
+//! and emits one `(definition, repetition)` pair per Parquet value slot: a null at any
+//! level, an empty list, or a present leaf value (whose index into the leaf array is
+//! kept). Arrays are read through their logical view (`is_null`, `value_offsets`), so
+//! sliced arrays with non-zero offsets need no special handling.
+//!
+//! Levels count as follows, from the top: every optional field that is present adds one
+//! definition level, every list that has at least one element adds one (its repeated
+//! group); a value's repetition level is the depth of the innermost list in which it is
+//! not the first element (0 for the first value of a row).
+
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, ArrayRef, FixedSizeListArray, MapArray};
+use arrow_schema::DataType;
+
+use super::schema::{WriteField, WriteKind};
+use crate::error::{Error, Result};
+
+/// The levels and values of one leaf column for one batch.
+#[derive(Debug, Clone)]
+pub struct LeafLevels {
+    /// Definition level of every slot.
+    pub def: Vec<i16>,
+    /// Repetition level of every slot.
+    pub rep: Vec<i16>,
+    /// Index in [`LeafLevels::values`] of every present value, in slot order.
+    pub indices: Vec<usize>,
+    /// The leaf array the indices point into (a dictionary is cast to its value type).
+    pub values: ArrayRef,
+}
+
+impl LeafLevels {
+    fn new(values: ArrayRef) -> Self {
+        Self {
+            def: Vec::new(),
+            rep: Vec::new(),
+            indices: Vec::new(),
+            values,
+        }
+    }
+}
+
+/// Levels of every leaf under `field` for all rows of `array` (one top-level column of a
+/// batch). `leaf_base` is the index of the field's first leaf: the result holds one entry
+/// per leaf under the field, in order.
+pub(crate) fn compute_levels(field: &WriteField, array: &ArrayRef) -> Result<Vec<LeafLevels>> {
+    let mut leaves = Vec::new();
+    field.leaves(&mut leaves);
+    let base = leaves.first().copied().unwrap_or(0);
+    let mut out: Vec<Option<LeafLevels>> = (0..leaves.len()).map(|_| None).collect();
+    collect_arrays(field, array, base, &mut out)?;
+    let mut out: Vec<LeafLevels> = out
+        .into_iter()
+        .map(|l| l.ok_or_else(|| Error::invalid_argument("a leaf column has no array")))
+        .collect::<Result<_>>()?;
+    for l in &mut out {
+        l.def.reserve(array.len());
+        l.rep.reserve(array.len());
+        l.indices.reserve(array.len());
+    }
+    let mut walker = Walker { base, out };
+    for i in 0..array.len() {
+        walker.visit(field, array.as_ref(), i, 0, 0, 0)?;
+    }
+    Ok(walker.out)
+}
+
+/// Finds the leaf arrays (list values are taken whole: offsets index into them).
+fn collect_arrays(
+    field: &WriteField,
+    array: &ArrayRef,
+    base: usize,
+    out: &mut [Option<LeafLevels>],
+) -> Result<()> {
+    match &field.kind {
+        WriteKind::Leaf(k) => {
+            let values = match array.data_type() {
+                DataType::Dictionary(_, value_type) => {
+                    arrow_cast::cast(array.as_ref(), value_type.as_ref())?
+                }
+                _ => array.clone(),
+            };
+            out[k - base] = Some(LeafLevels::new(values));
+        }
+        WriteKind::Struct(children) => {
+            let s = array
+                .as_struct_opt()
+                .ok_or_else(|| mismatch("struct", array.data_type()))?;
+            if s.num_columns() != children.len() {
+                return Err(Error::invalid_argument(format!(
+                    "struct array has {} columns, the schema {}",
+                    s.num_columns(),
+                    children.len()
+                )));
+            }
+            for (child, column) in children.iter().zip(s.columns()) {
+                collect_arrays(child, column, base, out)?;
+            }
+        }
+        WriteKind::List(child) => {
+            let values = list_values(array.as_ref())?;
+            collect_arrays(child, &values, base, out)?;
+        }
+    }
+    Ok(())
+}
+
+fn mismatch(expected: &str, actual: &DataType) -> Error {
+    Error::invalid_argument(format!(
+        "expected a {expected} array for this field, got {actual}"
+    ))
+}
+
+fn list_values(array: &dyn Array) -> Result<ArrayRef> {
+    Ok(match array.data_type() {
+        DataType::List(_) => array.as_list::<i32>().values().clone(),
+        DataType::LargeList(_) => array.as_list::<i64>().values().clone(),
+        DataType::ListView(_) => array.as_list_view::<i32>().values().clone(),
+        DataType::LargeListView(_) => array.as_list_view::<i64>().values().clone(),
+        DataType::FixedSizeList(_, _) => fixed_list(array)?.values().clone(),
+        DataType::Map(_, _) => {
+            let entries: ArrayRef = std::sync::Arc::new(map(array)?.entries().clone());
+            entries
+        }
+        other => return Err(mismatch("list or map", other)),
+    })
+}
+
+fn fixed_list(array: &dyn Array) -> Result<&FixedSizeListArray> {
+    array
+        .as_any()
+        .downcast_ref::<FixedSizeListArray>()
+        .ok_or_else(|| mismatch("fixed-size list", array.data_type()))
+}
+
+fn map(array: &dyn Array) -> Result<&MapArray> {
+    array
+        .as_any()
+        .downcast_ref::<MapArray>()
+        .ok_or_else(|| mismatch("map", array.data_type()))
+}
+
+/// The element range of list slot `i` in the list's values.
+fn list_range(array: &dyn Array, i: usize) -> Result<(usize, usize)> {
+    let range = match array.data_type() {
+        DataType::List(_) => {
+            let o = array.as_list::<i32>().value_offsets();
+            (o[i] as usize, o[i + 1] as usize)
+        }
+        DataType::LargeList(_) => {
+            let o = array.as_list::<i64>().value_offsets();
+            (o[i] as usize, o[i + 1] as usize)
+        }
+        DataType::ListView(_) => {
+            let l = array.as_list_view::<i32>();
+            let start = l.value_offsets()[i] as usize;
+            (start, start + l.value_sizes()[i] as usize)
+        }
+        DataType::LargeListView(_) => {
+            let l = array.as_list_view::<i64>();
+            let start = l.value_offsets()[i] as usize;
+            (start, start + l.value_sizes()[i] as usize)
+        }
+        DataType::FixedSizeList(_, _) => {
+            let l = fixed_list(array)?;
+            let start = l.value_offset(i) as usize;
+            (start, start + l.value_length() as usize)
+        }
+        DataType::Map(_, _) => {
+            let o = map(array)?.value_offsets();
+            (o[i] as usize, o[i + 1] as usize)
+        }
+        other => return Err(mismatch("list or map", other)),
+    };
+    Ok(range)
+}
+
+struct Walker {
+    base: usize,
+    out: Vec<LeafLevels>,
+}
+
+impl Walker {
+    /// Emits the levels of slot `i` of `array`, whose parent is defined up to `def`;
+    /// `rep` is the repetition level of the slot's first value and `depth` the number of
+    /// lists above.
+    fn visit(
+        &mut self,
+        field: &WriteField,
+        array: &dyn Array,
+        i: usize,
+        def: i16,
+        rep: i16,
+        depth: i16,
+    ) -> Result<()> {
+        let mut def = def;
+        let is_null = match &field.kind {
+            WriteKind::Leaf(k) => {
+                let values = &self.out[k - self.base].values;
+                matches!(values.data_type(), DataType::Null) || values.is_null(i)
+            }
+            _ => array.is_null(i),
+        };
+        if is_null {
+            if !field.nullable {
+                return Err(Error::invalid_argument(format!(
+                    "a non-nullable field of type {} holds a null (slot {i})",
+                    array.data_type()
+                )));
+            }
+            self.push_empty(field, def, rep);
+            return Ok(());
+        }
+        if field.nullable {
+            def += 1;
+        }
+        match &field.kind {
+            WriteKind::Leaf(k) => {
+                let leaf = &mut self.out[k - self.base];
+                leaf.def.push(def);
+                leaf.rep.push(rep);
+                leaf.indices.push(i);
+            }
+            WriteKind::Struct(children) => {
+                let s = array
+                    .as_struct_opt()
+                    .ok_or_else(|| mismatch("struct", array.data_type()))?;
+                for (child, column) in children.iter().zip(s.columns()) {
+                    self.visit(child, column.as_ref(), i, def, rep, depth)?;
+                }
+            }
+            WriteKind::List(child) => {
+                let (start, end) = list_range(array, i)?;
+                if start >= end {
+                    self.push_empty(child, def, rep);
+                } else {
+                    let values = list_values(array)?;
+                    if end > values.len() {
+                        return Err(Error::invalid_argument(format!(
+                            "list slot {i} ends at {end}, past its {} values",
+                            values.len()
+                        )));
+                    }
+                    for j in start..end {
+                        let r = if j == start { rep } else { depth + 1 };
+                        self.visit(child, values.as_ref(), j, def + 1, r, depth + 1)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A slot undefined at `def` (a null or an empty list): one level pair per leaf.
+    fn push_empty(&mut self, field: &WriteField, def: i16, rep: i16) {
+        match &field.kind {
+            WriteKind::Leaf(k) => {
+                let leaf = &mut self.out[k - self.base];
+                leaf.def.push(def);
+                leaf.rep.push(rep);
+            }
+            WriteKind::Struct(children) => {
+                for child in children {
+                    self.push_empty(child, def, rep);
+                }
+            }
+            WriteKind::List(child) => self.push_empty(child, def, rep),
+        }
+    }
+}
