@@ -363,6 +363,5 @@ fn encode_struct<T: ThriftStruct>(value: &T) -> Vec<u8> {
 }
 
 fn to_i32(value: usize, what: &str) -> Result<i32> {
-    i32::try_from(value)
-        .map_err(|_| Error::invalid_argument(format!("{what} {value} exceeds i32")))
+    i32::try_from(value).map_err(|_| Error::invalid_argument(format!("{what} {value} exceeds i32")))
 }

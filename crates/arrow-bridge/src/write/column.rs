@@ -18,8 +18,8 @@ use arrow_schema::{DataType, IntervalUnit, TimeUnit};
 use herringbone_codec::bloom::{self, SplitBlockBloomFilter};
 use herringbone_codec::compression::Codec;
 use herringbone_codec::encoding::{
-    byte_stream_split, delta_binary_packed, delta_byte_array, delta_length_byte_array,
-    dictionary, plain,
+    byte_stream_split, delta_binary_packed, delta_byte_array, delta_length_byte_array, dictionary,
+    plain,
 };
 use herringbone_codec::page::{DataPageV1, DataPageV2, PageWriter, WrittenPage};
 use herringbone_codec::rle::{LengthPrefix, RleEncoder};
@@ -229,10 +229,18 @@ impl Values {
                 let slices: Vec<&[u8]> = self.byte_values().collect();
                 delta_byte_array::encode(&slices, out)?;
             }
-            (Encoding::BYTE_STREAM_SPLIT, Values::I32(v)) => byte_stream_split::encode_fixed(v, out),
-            (Encoding::BYTE_STREAM_SPLIT, Values::I64(v)) => byte_stream_split::encode_fixed(v, out),
-            (Encoding::BYTE_STREAM_SPLIT, Values::F32(v)) => byte_stream_split::encode_fixed(v, out),
-            (Encoding::BYTE_STREAM_SPLIT, Values::F64(v)) => byte_stream_split::encode_fixed(v, out),
+            (Encoding::BYTE_STREAM_SPLIT, Values::I32(v)) => {
+                byte_stream_split::encode_fixed(v, out)
+            }
+            (Encoding::BYTE_STREAM_SPLIT, Values::I64(v)) => {
+                byte_stream_split::encode_fixed(v, out)
+            }
+            (Encoding::BYTE_STREAM_SPLIT, Values::F32(v)) => {
+                byte_stream_split::encode_fixed(v, out)
+            }
+            (Encoding::BYTE_STREAM_SPLIT, Values::F64(v)) => {
+                byte_stream_split::encode_fixed(v, out)
+            }
             (Encoding::BYTE_STREAM_SPLIT, Values::Fixed { width, data }) => {
                 byte_stream_split::encode_bytes(data, *width, out)?
             }
@@ -407,11 +415,9 @@ pub(crate) fn gather(
         DataType::Decimal256(_, _) => {
             let v = array.as_primitive::<Decimal256Type>().values();
             match physical {
-                Type::INT32 | Type::INT64 => decimal(
-                    indices.iter().map(|&i| v[i].as_i128()),
-                    physical,
-                    width,
-                ),
+                Type::INT32 | Type::INT64 => {
+                    decimal(indices.iter().map(|&i| v[i].as_i128()), physical, width)
+                }
                 _ => {
                     let mut data = Vec::with_capacity(indices.len() * width);
                     for &i in indices {
@@ -604,25 +610,30 @@ pub(crate) struct ColumnWriter {
 
 impl ColumnWriter {
     /// A writer for `column` with the settings `props` has for its dotted path.
-    pub fn new(column: &ColumnDescriptor, info: &LeafInfo, props: &WriterProperties) -> Result<Self> {
+    pub fn new(
+        column: &ColumnDescriptor,
+        info: &LeafInfo,
+        props: &WriterProperties,
+    ) -> Result<Self> {
         let dotted = column.path().dotted();
         let physical = column.physical_type();
         let width = column.type_length().unwrap_or(0).max(0) as usize;
         let default_encoding = Encoding::PLAIN;
         let encoding = props.encoding(&dotted).unwrap_or(default_encoding);
         check_encoding(physical, encoding, &dotted)?;
-        let dictionary = (props.dictionary_enabled(&dotted) && physical != Type::BOOLEAN).then(|| {
-            Dictionary {
+        let dictionary =
+            (props.dictionary_enabled(&dotted) && physical != Type::BOOLEAN).then(|| Dictionary {
                 numbers: HashMap::new(),
                 bytes: HashMap::new(),
                 values: Values::empty(physical, width),
-            }
-        });
+            });
         let bloom = match props.bloom_filter(&dotted) {
-            Some(b) => Some(SplitBlockBloomFilter::with_ndv_fpp(b.ndv, b.fpp).map_err(|e| {
-                Error::invalid_argument(format!("column {dotted}: bad Bloom filter settings"))
-                    .with_source(e)
-            })?),
+            Some(b) => Some(
+                SplitBlockBloomFilter::with_ndv_fpp(b.ndv, b.fpp).map_err(|e| {
+                    Error::invalid_argument(format!("column {dotted}: bad Bloom filter settings"))
+                        .with_source(e)
+                })?,
+            ),
             None => None,
         };
         let codec = props.compression(&dotted);
@@ -669,13 +680,17 @@ impl ColumnWriter {
     pub fn memory_size(&self) -> usize {
         self.data.len()
             + self.page_estimate()
-            + self.dictionary.as_ref().map_or(0, |d| d.values.plain_size())
+            + self
+                .dictionary
+                .as_ref()
+                .map_or(0, |d| d.values.plain_size())
     }
 
     fn page_estimate(&self) -> usize {
         let levels = self.page_def.len() * 2 / 8 + 1;
         let values = if self.dictionary_active {
-            let bits = dictionary::bit_width_for(self.dictionary.as_ref().map_or(0, |d| d.values.len()));
+            let bits =
+                dictionary::bit_width_for(self.dictionary.as_ref().map_or(0, |d| d.values.len()));
             self.page_indices.len() * bits / 8
         } else {
             self.page_values.plain_size()
@@ -727,8 +742,7 @@ impl ColumnWriter {
             self.append_piece(levels, start, end, rows, &values, value_start, present)?;
             value_start += present;
             start = end;
-            if self.page_estimate() >= self.page_size_limit
-                || self.page_rows >= self.page_row_limit
+            if self.page_estimate() >= self.page_size_limit || self.page_rows >= self.page_row_limit
             {
                 self.flush_page()?;
             }
@@ -767,7 +781,8 @@ impl ColumnWriter {
         self.page_def.extend_from_slice(&levels.def[start..end]);
         self.page_rep.extend_from_slice(&levels.rep[start..end]);
         self.page_rows += rows;
-        self.page_values.extend_range(values, value_start, value_end);
+        self.page_values
+            .extend_range(values, value_start, value_end);
         if self.dictionary_active {
             if let Some(dict) = &mut self.dictionary {
                 for i in value_start..value_end {
@@ -921,18 +936,16 @@ impl ColumnWriter {
             }
         };
         let mut encoding_stats: Vec<PageEncodingStats> = Vec::new();
-        let mut count_page = |page_type: PageType, encoding: Encoding| {
-            match encoding_stats
-                .iter_mut()
-                .find(|s| s.page_type == page_type && s.encoding == encoding)
-            {
-                Some(s) => s.count += 1,
-                None => encoding_stats.push(PageEncodingStats {
-                    page_type,
-                    encoding,
-                    count: 1,
-                }),
-            }
+        let mut count_page = |page_type: PageType, encoding: Encoding| match encoding_stats
+            .iter_mut()
+            .find(|s| s.page_type == page_type && s.encoding == encoding)
+        {
+            Some(s) => s.count += 1,
+            None => encoding_stats.push(PageEncodingStats {
+                page_type,
+                encoding,
+                count: 1,
+            }),
         };
         let mut total_uncompressed = 0i64;
         if let Some(d) = &dictionary_page {
@@ -944,7 +957,8 @@ impl ColumnWriter {
         for page in &self.pages {
             add_encoding(page.written.encoding);
             count_page(page.written.page_type, page.written.encoding);
-            total_uncompressed += (page.written.header_size + page.written.uncompressed_page_size) as i64;
+            total_uncompressed +=
+                (page.written.header_size + page.written.uncompressed_page_size) as i64;
         }
 
         let mut chunk_min_max = None;
@@ -970,8 +984,12 @@ impl ColumnWriter {
                     first_row_index: p.written.first_row_index.unwrap_or(0) as i64,
                 })
                 .collect(),
-            unencoded_byte_array_data_bytes: (self.physical == Type::BYTE_ARRAY)
-                .then(|| self.pages.iter().map(|p| p.unencoded_bytes.unwrap_or(0)).collect()),
+            unencoded_byte_array_data_bytes: (self.physical == Type::BYTE_ARRAY).then(|| {
+                self.pages
+                    .iter()
+                    .map(|p| p.unencoded_bytes.unwrap_or(0))
+                    .collect()
+            }),
         };
         let data_page_offset = self.pages.first().map_or(shift, |p| p.written.offset) as i64;
         let metadata = ColumnMetaData {
@@ -999,8 +1017,12 @@ impl ColumnWriter {
     }
 
     fn size_statistics(&self) -> Option<SizeStatistics> {
-        let unencoded = (self.physical == Type::BYTE_ARRAY)
-            .then(|| self.pages.iter().map(|p| p.unencoded_bytes.unwrap_or(0)).sum());
+        let unencoded = (self.physical == Type::BYTE_ARRAY).then(|| {
+            self.pages
+                .iter()
+                .map(|p| p.unencoded_bytes.unwrap_or(0))
+                .sum()
+        });
         let sum = |pick: fn(&PageInfo) -> &Vec<i64>| -> Option<Vec<i64>> {
             let first = pick(self.pages.first()?);
             if first.is_empty() {
@@ -1053,19 +1075,31 @@ impl ColumnWriter {
         index.boundary_order = self.boundary_order();
         index.null_counts = Some(self.pages.iter().map(|p| p.null_count).collect());
         if self.max_rep > 0 {
-            index.repetition_level_histograms =
-                Some(self.pages.iter().flat_map(|p| p.rep_histogram.clone()).collect());
+            index.repetition_level_histograms = Some(
+                self.pages
+                    .iter()
+                    .flat_map(|p| p.rep_histogram.clone())
+                    .collect(),
+            );
         }
         if self.max_def > 0 {
-            index.definition_level_histograms =
-                Some(self.pages.iter().flat_map(|p| p.def_histogram.clone()).collect());
+            index.definition_level_histograms = Some(
+                self.pages
+                    .iter()
+                    .flat_map(|p| p.def_histogram.clone())
+                    .collect(),
+            );
         }
         Some(index)
     }
 
     fn boundary_order(&self) -> BoundaryOrder {
         use std::cmp::Ordering;
-        let bounds: Vec<&MinMax> = self.pages.iter().filter_map(|p| p.min_max.as_ref()).collect();
+        let bounds: Vec<&MinMax> = self
+            .pages
+            .iter()
+            .filter_map(|p| p.min_max.as_ref())
+            .collect();
         let cmp = |a: &[u8], b: &[u8]| statistics::compare(self.physical, self.order, a, b);
         let ascending = bounds.windows(2).all(|w| {
             cmp(&w[0].min, &w[1].min) != Ordering::Greater

@@ -270,3 +270,131 @@ impl Walker {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::builder::{Int32Builder, ListBuilder};
+    use arrow_array::{Int32Array, ListArray, StructArray};
+    use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
+    use arrow_schema::{Field, Fields, Schema};
+
+    use super::*;
+    use crate::write::schema::{ArrowToParquetOptions, arrow_to_parquet};
+
+    /// Levels of every leaf of the single column `array` (field nullable as given).
+    fn levels(array: ArrayRef, nullable: bool) -> Vec<(Vec<i16>, Vec<i16>, Vec<usize>)> {
+        let schema = Schema::new(vec![Field::new("c", array.data_type().clone(), nullable)]);
+        let parquet = arrow_to_parquet(&schema, ArrowToParquetOptions::default()).unwrap();
+        compute_levels(&parquet.fields[0], &array)
+            .unwrap()
+            .into_iter()
+            .map(|l| (l.def, l.rep, l.indices))
+            .collect()
+    }
+
+    #[test]
+    fn flat_nullable() {
+        let a: ArrayRef = Arc::new(Int32Array::from(vec![Some(1), None, Some(3)]));
+        assert_eq!(
+            levels(a, true),
+            vec![(vec![1, 0, 1], vec![0, 0, 0], vec![0, 2])]
+        );
+    }
+
+    #[test]
+    fn flat_sliced() {
+        let a = Int32Array::from(vec![Some(1), None, Some(3), None, Some(5)]);
+        let a: ArrayRef = Arc::new(a.slice(1, 3));
+        assert_eq!(
+            levels(a, true),
+            vec![(vec![0, 1, 0], vec![0, 0, 0], vec![1])]
+        );
+    }
+
+    #[test]
+    fn list_of_nullable_ints() {
+        // [[1, null], null, [], [4]]: optional list (def 1), repeated (2), optional element (3).
+        let mut b = ListBuilder::new(Int32Builder::new());
+        b.append_value([Some(1), None]);
+        b.append_null();
+        b.append_value([] as [Option<i32>; 0]);
+        b.append_value([Some(4)]);
+        let a: ArrayRef = Arc::new(b.finish());
+        assert_eq!(
+            levels(a, true),
+            vec![(vec![3, 2, 0, 1, 3], vec![0, 1, 0, 0, 0], vec![0, 3])]
+        );
+    }
+
+    #[test]
+    fn sliced_list_uses_absolute_offsets() {
+        let mut b = ListBuilder::new(Int32Builder::new());
+        b.append_value([Some(1), Some(2)]);
+        b.append_value([Some(3)]);
+        b.append_value([Some(4), None, Some(6)]);
+        let list = b.finish();
+        let a: ArrayRef = Arc::new(list.slice(1, 2));
+        // Element indices point into the whole values array.
+        assert_eq!(
+            levels(a, true),
+            vec![(vec![3, 3, 2, 3], vec![0, 0, 1, 1], vec![2, 3, 5])]
+        );
+    }
+
+    #[test]
+    fn list_of_lists() {
+        // Required outer list of optional inner lists of required ints:
+        // [[[1, 2], []], [null], []]
+        let inner = ListArray::new(
+            Arc::new(Field::new_list_field(DataType::Int32, false)),
+            OffsetBuffer::new(ScalarBuffer::from(vec![0, 2, 2, 2])),
+            Arc::new(Int32Array::from(vec![1, 2])),
+            Some(NullBuffer::from(vec![true, true, false])),
+        );
+        let outer = ListArray::new(
+            Arc::new(Field::new_list_field(inner.data_type().clone(), true)),
+            OffsetBuffer::new(ScalarBuffer::from(vec![0, 2, 3, 3])),
+            Arc::new(inner),
+            None,
+        );
+        // Levels: outer repeated (1), inner optional (2), inner repeated (3); element required.
+        assert_eq!(
+            levels(Arc::new(outer), false),
+            vec![(vec![3, 3, 2, 1, 0], vec![0, 2, 1, 0, 0], vec![0, 1])]
+        );
+    }
+
+    #[test]
+    fn struct_with_null_parent() {
+        // optional struct { optional a; required b }: [{1, 10}, null, {null, 30}]
+        let fields = Fields::from(vec![
+            Field::new("a", DataType::Int32, true),
+            Field::new("b", DataType::Int32, false),
+        ]);
+        let s = StructArray::new(
+            fields,
+            vec![
+                Arc::new(Int32Array::from(vec![Some(1), Some(2), None])),
+                Arc::new(Int32Array::from(vec![10, 20, 30])),
+            ],
+            Some(NullBuffer::from(vec![true, false, true])),
+        );
+        assert_eq!(
+            levels(Arc::new(s), true),
+            vec![
+                (vec![2, 0, 1], vec![0, 0, 0], vec![0]),
+                (vec![1, 0, 1], vec![0, 0, 0], vec![0, 2]),
+            ]
+        );
+    }
+
+    #[test]
+    fn null_in_non_nullable_field_is_an_error() {
+        let a: ArrayRef = Arc::new(Int32Array::from(vec![Some(1), None]));
+        let schema = Schema::new(vec![Field::new("c", DataType::Int32, false)]);
+        let parquet = arrow_to_parquet(&schema, ArrowToParquetOptions::default()).unwrap();
+        assert!(compute_levels(&parquet.fields[0], &a).is_err());
+    }
+}

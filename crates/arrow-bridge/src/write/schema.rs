@@ -25,7 +25,10 @@
 //! | `Dictionary(_, V)` | as `V` |
 //! | `Struct` | group |
 //! | `List`, `LargeList`, `FixedSizeList`, `ListView`, `LargeListView` | 3-level `LIST` |
-//! | `Map` | `MAP` with a `key_value` group |
+//! | `Map` | `MAP` with a repeated group named like the Arrow entries |
+//!
+//! Names of list elements and map entries are the Arrow names, so that readers of the
+//! Arrow family give back the same field names.
 
 use arrow_schema::{DataType, Field, IntervalUnit, Schema, TimeUnit};
 use base64::Engine as _;
@@ -270,8 +273,10 @@ impl Builder {
                     num_children: Some(1),
                     ..SchemaElement::default()
                 });
-                let child = self.field(element, "element", element.is_nullable(), depth + 1)?;
-                // The repeated `list` group is a single-child group: it adds a level only.
+                // The element keeps its Arrow name (`item` usually, `element` from
+                // Parquet): readers accept any name, and arrow-rs keeps it on read.
+                let child =
+                    self.field(element, element.name(), element.is_nullable(), depth + 1)?;
                 Ok(WriteField {
                     nullable,
                     kind: WriteKind::List(Box::new(child)),
@@ -299,14 +304,14 @@ impl Builder {
                     ..SchemaElement::default()
                 });
                 self.elements.push(SchemaElement {
-                    name: Text::from("key_value"),
+                    name: Text::from(entries.name().as_str()),
                     repetition_type: Some(FieldRepetitionType::REPEATED),
                     num_children: Some(2),
                     ..SchemaElement::default()
                 });
                 // Keys are required in Parquet whatever Arrow says (Arrow forbids null keys).
-                let key = self.field(&kv[0], "key", false, depth + 1)?;
-                let value = self.field(&kv[1], "value", kv[1].is_nullable(), depth + 1)?;
+                let key = self.field(&kv[0], kv[0].name(), false, depth + 1)?;
+                let value = self.field(&kv[1], kv[1].name(), kv[1].is_nullable(), depth + 1)?;
                 Ok(WriteField {
                     nullable,
                     kind: WriteKind::List(Box::new(WriteField {

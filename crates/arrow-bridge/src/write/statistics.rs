@@ -83,10 +83,7 @@ fn float_bounds<T: Copy + PartialOrd>(
     for v in values.filter(|&v| !is_nan(v)) {
         bounds = Some(match bounds {
             None => (v, v),
-            Some((lo, hi)) => (
-                if v < lo { v } else { lo },
-                if v > hi { v } else { hi },
-            ),
+            Some((lo, hi)) => (if v < lo { v } else { lo }, if v > hi { v } else { hi }),
         });
     }
     bounds.map(|(lo, hi)| {
@@ -157,13 +154,11 @@ pub(crate) fn min_max(values: &Values, order: SortOrder) -> Option<MinMax> {
             pack(lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec())
         }
         Values::F32(v) => {
-            let (lo, hi) =
-                float_bounds(v.iter().copied(), f32::is_nan, |x| x == 0.0, -0.0, 0.0)?;
+            let (lo, hi) = float_bounds(v.iter().copied(), f32::is_nan, |x| x == 0.0, -0.0, 0.0)?;
             pack(lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec())
         }
         Values::F64(v) => {
-            let (lo, hi) =
-                float_bounds(v.iter().copied(), f64::is_nan, |x| x == 0.0, -0.0, 0.0)?;
+            let (lo, hi) = float_bounds(v.iter().copied(), f64::is_nan, |x| x == 0.0, -0.0, 0.0)?;
             pack(lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec())
         }
         Values::I96(_) => None,
@@ -243,7 +238,11 @@ pub(crate) fn truncate_min(min: &[u8], len: usize, is_text: bool) -> (Vec<u8>, b
     if min.len() <= len {
         return (min.to_vec(), true);
     }
-    let cut = if is_text { text_boundary(min, len) } else { len };
+    let cut = if is_text {
+        text_boundary(min, len)
+    } else {
+        len
+    };
     (min[..cut].to_vec(), false)
 }
 
@@ -310,7 +309,10 @@ mod tests {
         let mm = min_max(&v, SortOrder::Float).unwrap();
         assert_eq!(mm.min, (-0.0f64).to_le_bytes());
         assert_eq!(mm.max, 0.0f64.to_le_bytes());
-        assert_eq!(min_max(&Values::F32(vec![f32::NAN]), SortOrder::Float), None);
+        assert_eq!(
+            min_max(&Values::F32(vec![f32::NAN]), SortOrder::Float),
+            None
+        );
     }
 
     #[test]
