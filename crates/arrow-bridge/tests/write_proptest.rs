@@ -184,6 +184,7 @@ fn read_herringbone(file: &[u8]) -> Vec<RecordBatch> {
     herringbone_arrow_bridge::ParquetRecordBatchReaderBuilder::try_new(Bytes::copy_from_slice(file))
         .unwrap()
         .with_batch_size(1 << 20)
+        .with_verify_crc(true)
         .build()
         .unwrap()
         .map(|b| b.unwrap())
@@ -207,20 +208,22 @@ fn assert_column_eq(read: &[RecordBatch], expected: &RecordBatch, c: usize, who:
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
     fn random_batches_round_trip(rows in rows(), split in 0usize..60, props in props()) {
         let whole = batch(&rows);
         let split = split.min(whole.num_rows());
         let parts = [whole.slice(0, split), whole.slice(split, whole.num_rows() - split)];
-        let file = write(&parts, props);
+        let file = write(&parts, props.clone());
         let arrow_rs = read_arrow_rs(&file);
         for c in 0..whole.num_columns() {
             assert_column_eq(&arrow_rs, &whole, c, "arrow-rs");
         }
-        let ours = read_herringbone(&file);
-        // Flat and struct columns (the reader's list support is landing separately).
+        // Flat and struct columns only for Herringbone's reader (its list support is
+        // landing separately): the same batches without the list column.
+        let flat: Vec<RecordBatch> = parts.iter().map(|p| p.project(&[0, 1, 2, 3, 4, 5]).unwrap()).collect();
+        let ours = read_herringbone(&write(&flat, props));
         for c in 0..6 {
             assert_column_eq(&ours, &whole, c, "herringbone");
         }

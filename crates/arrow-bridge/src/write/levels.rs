@@ -324,7 +324,8 @@ mod tests {
         let a: ArrayRef = Arc::new(b.finish());
         assert_eq!(
             levels(a, true),
-            vec![(vec![3, 2, 0, 1, 3], vec![0, 1, 0, 0, 0], vec![0, 3])]
+            // Child values are [1, null, 4]: null and empty lists add none.
+            vec![(vec![3, 2, 0, 1, 3], vec![0, 1, 0, 0, 0], vec![0, 2])]
         );
     }
 
