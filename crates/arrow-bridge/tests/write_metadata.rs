@@ -13,7 +13,7 @@ use herringbone_arrow_bridge::write::{
 use herringbone_format::metadata::KeyValue;
 use parquet::file::page_index::column_index::ColumnIndexMetaData;
 use parquet::file::properties::ReaderProperties;
-use parquet::file::reader::{FileReader, RowGroupReader};
+use parquet::file::reader::FileReader;
 use parquet::file::serialized_reader::{ReadOptionsBuilder, SerializedFileReader};
 use parquet::file::statistics::Statistics;
 
