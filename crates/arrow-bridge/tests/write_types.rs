@@ -818,3 +818,59 @@ fn encodings_per_column() {
     let mut out = Vec::new();
     assert!(ArrowWriter::try_new(&mut out, batch.schema(), Some(props)).is_err());
 }
+
+#[test]
+fn dictionary_arrays_are_written_from_their_keys() {
+    use arrow_array::types::{Int8Type, UInt16Type};
+    // Null keys, a null value behind a valid key, unused and duplicate values.
+    let values =
+        LargeStringArray::from(vec![Some("b"), None, Some("a"), Some("b"), Some("unused")]);
+    let keys = Int8Array::from(vec![
+        Some(0),
+        Some(2),
+        None,
+        Some(1),
+        Some(3),
+        Some(2),
+        Some(0),
+    ]);
+    let dict = DictionaryArray::<Int8Type>::try_new(keys, Arc::new(values)).unwrap();
+    let ints = DictionaryArray::<UInt16Type>::try_new(
+        UInt16Array::from(vec![1, 0, 1, 1, 0, 1, 0]),
+        Arc::new(Int64Array::from(vec![-5, 7])),
+    )
+    .unwrap();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("d", dict.data_type().clone(), true),
+        Field::new("n", ints.data_type().clone(), false),
+    ]));
+    let batch = RecordBatch::try_new(schema, vec![Arc::new(dict), Arc::new(ints)]).unwrap();
+    for props in property_sets() {
+        for slice in [batch.clone(), batch.slice(2, 4)] {
+            let file = write(&slice, props.clone());
+            let read = read_arrow_rs(file);
+            for c in 0..2 {
+                // arrow-rs gives dictionaries back (the ARROW:schema hint); compare values.
+                let got = arrow_cast::cast(read.column(c), &DataType::Utf8).unwrap();
+                let want = arrow_cast::cast(slice.column(c), &DataType::Utf8).unwrap();
+                assert_eq!(got.as_ref(), want.as_ref(), "column {c}");
+            }
+        }
+    }
+    // The default properties dictionary-encode it.
+    let file = write(&batch, WriterProperties::new());
+    let meta = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(file))
+        .unwrap()
+        .metadata()
+        .clone();
+    let encodings: Vec<String> = meta
+        .row_group(0)
+        .column(0)
+        .encodings()
+        .map(|e| format!("{e:?}"))
+        .collect();
+    assert!(
+        encodings.contains(&"RLE_DICTIONARY".to_string()),
+        "{encodings:?}"
+    );
+}

@@ -546,6 +546,16 @@ impl Dictionary {
     }
 }
 
+/// The present values of a dictionary array as keys into its (converted) values.
+struct KeyedValues {
+    /// Dictionary key of every present value.
+    keys: Vec<usize>,
+    /// Every value of the Arrow dictionary, converted.
+    distinct: Values,
+    /// Chunk dictionary index of each Arrow dictionary value, once looked up.
+    index_of: Vec<u32>,
+}
+
 /// Statistics of one written data page.
 #[derive(Debug, Clone)]
 struct PageInfo {
@@ -700,13 +710,40 @@ impl ColumnWriter {
 
     /// Appends one batch of levels and values.
     pub fn write(&mut self, levels: &LeafLevels) -> Result<()> {
-        let values = gather(
-            &levels.values,
-            &levels.indices,
-            &self.info,
-            self.physical,
-            self.width,
-        )?;
+        // A dictionary array: values gathered through its keys, and dictionary indices
+        // found once per distinct key rather than by hashing every value.
+        let mut from_keys = None;
+        let values = if let Some(d) = levels.values.as_any_dictionary_opt() {
+            let mapped: Vec<usize> = if levels.indices.is_empty() {
+                Vec::new()
+            } else if d.values().is_empty() {
+                return Err(Error::invalid_argument(
+                    "dictionary array with present values but an empty dictionary",
+                ));
+            } else {
+                let keys = d.normalized_keys();
+                levels.indices.iter().map(|&i| keys[i]).collect()
+            };
+            let values = gather(d.values(), &mapped, &self.info, self.physical, self.width)?;
+            if self.dictionary_active && !mapped.is_empty() {
+                let all: Vec<usize> = (0..d.values().len()).collect();
+                let distinct = gather(d.values(), &all, &self.info, self.physical, self.width)?;
+                from_keys = Some(KeyedValues {
+                    keys: mapped,
+                    distinct,
+                    index_of: vec![u32::MAX; d.values().len()],
+                });
+            }
+            values
+        } else {
+            gather(
+                &levels.values,
+                &levels.indices,
+                &self.info,
+                self.physical,
+                self.width,
+            )?
+        };
         if let Some(bloom) = &mut self.bloom {
             for i in 0..values.len() {
                 bloom.insert_hash(values.bloom_hash(i));
@@ -739,7 +776,16 @@ impl ColumnWriter {
                 }
                 end += 1;
             }
-            self.append_piece(levels, start, end, rows, &values, value_start, present)?;
+            self.append_piece(
+                levels,
+                start,
+                end,
+                rows,
+                &values,
+                from_keys.as_mut(),
+                value_start,
+                present,
+            )?;
             value_start += present;
             start = end;
             if self.page_estimate() >= self.page_size_limit || self.page_rows >= self.page_row_limit
@@ -769,6 +815,7 @@ impl ColumnWriter {
         end: usize,
         rows: usize,
         values: &Values,
+        from_keys: Option<&mut KeyedValues>,
         value_start: usize,
         present: usize,
     ) -> Result<()> {
@@ -785,8 +832,20 @@ impl ColumnWriter {
             .extend_range(values, value_start, value_end);
         if self.dictionary_active {
             if let Some(dict) = &mut self.dictionary {
-                for i in value_start..value_end {
-                    self.page_indices.push(dict.insert(values, i));
+                match from_keys {
+                    Some(keyed) => {
+                        for &key in &keyed.keys[value_start..value_end] {
+                            if keyed.index_of[key] == u32::MAX {
+                                keyed.index_of[key] = dict.insert(&keyed.distinct, key);
+                            }
+                            self.page_indices.push(keyed.index_of[key]);
+                        }
+                    }
+                    None => {
+                        for i in value_start..value_end {
+                            self.page_indices.push(dict.insert(values, i));
+                        }
+                    }
                 }
             }
         }

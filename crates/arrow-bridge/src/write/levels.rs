@@ -27,8 +27,12 @@ pub struct LeafLevels {
     pub rep: Vec<i16>,
     /// Index in [`LeafLevels::values`] of every present value, in slot order.
     pub indices: Vec<usize>,
-    /// The leaf array the indices point into (a dictionary is cast to its value type).
+    /// The leaf array the indices point into (a dictionary array stays one: the column
+    /// writer uses its keys).
     pub values: ArrayRef,
+    /// Logical validity of `values` (a dictionary's null values and a `Null` array's
+    /// slots count as null).
+    nulls: Option<arrow_buffer::NullBuffer>,
 }
 
 impl LeafLevels {
@@ -37,6 +41,7 @@ impl LeafLevels {
             def: Vec::new(),
             rep: Vec::new(),
             indices: Vec::new(),
+            nulls: values.logical_nulls(),
             values,
         }
     }
@@ -76,13 +81,7 @@ fn collect_arrays(
 ) -> Result<()> {
     match &field.kind {
         WriteKind::Leaf(k) => {
-            let values = match array.data_type() {
-                DataType::Dictionary(_, value_type) => {
-                    arrow_cast::cast(array.as_ref(), value_type.as_ref())?
-                }
-                _ => array.clone(),
-            };
-            out[k - base] = Some(LeafLevels::new(values));
+            out[k - base] = Some(LeafLevels::new(array.clone()));
         }
         WriteKind::Struct(children) => {
             let s = array
@@ -198,8 +197,8 @@ impl Walker {
         let mut def = def;
         let is_null = match &field.kind {
             WriteKind::Leaf(k) => {
-                let values = &self.out[k - self.base].values;
-                matches!(values.data_type(), DataType::Null) || values.is_null(i)
+                let leaf = &self.out[k - self.base];
+                leaf.nulls.as_ref().is_some_and(|n| n.is_null(i))
             }
             _ => array.is_null(i),
         };
