@@ -697,6 +697,9 @@ impl ColumnWriter {
     }
 
     fn page_estimate(&self) -> usize {
+        if self.page_def.is_empty() {
+            return 0;
+        }
         let levels = self.page_def.len() * 2 / 8 + 1;
         let values = if self.dictionary_active {
             let bits =
