@@ -87,6 +87,15 @@ fn batch(rows: &Rows) -> RecordBatch {
         ("b", Arc::new(BooleanArray::from(rows.bools.clone()))),
         ("st", Arc::new(strukt)),
         ("list", Arc::new(list.finish())),
+        (
+            "dict",
+            Arc::new(
+                rows.strings
+                    .iter()
+                    .map(|s| s.as_deref())
+                    .collect::<DictionaryArray<arrow_array::types::Int16Type>>(),
+            ),
+        ),
     ];
     RecordBatch::try_from_iter(columns).unwrap()
 }

@@ -65,6 +65,30 @@ pub(crate) fn compute_levels(field: &WriteField, array: &ArrayRef) -> Result<Vec
         l.rep.reserve(array.len());
         l.indices.reserve(array.len());
     }
+    if let WriteKind::Leaf(_) = field.kind {
+        // A top-level leaf: levels straight from the validity, no slot walk.
+        let leaf = &mut out[0];
+        let n = array.len();
+        leaf.rep.resize(n, 0);
+        match &leaf.nulls {
+            None => {
+                leaf.def.resize(n, i16::from(field.nullable));
+                leaf.indices.extend(0..n);
+            }
+            Some(nulls) => {
+                if !field.nullable && nulls.null_count() > 0 {
+                    return Err(Error::invalid_argument(format!(
+                        "a non-nullable field of type {} holds {} nulls",
+                        array.data_type(),
+                        nulls.null_count()
+                    )));
+                }
+                leaf.def.extend(nulls.iter().map(i16::from));
+                leaf.indices.extend(nulls.valid_indices());
+            }
+        }
+        return Ok(out);
+    }
     let mut walker = Walker { base, out };
     for i in 0..array.len() {
         walker.visit(field, array.as_ref(), i, 0, 0, 0)?;
