@@ -1049,7 +1049,12 @@ impl ColumnWriter {
             }
         }
         let shift = bytes.len();
-        bytes.extend_from_slice(&self.data);
+        if shift == 0 {
+            // No dictionary page: the data pages are the chunk, no copy.
+            bytes = std::mem::take(&mut self.data);
+        } else {
+            bytes.extend_from_slice(&self.data);
+        }
         for page in &mut self.pages {
             page.written.offset += shift;
         }
