@@ -6,6 +6,10 @@
 pub mod error;
 pub mod read;
 pub mod schema;
+pub mod write;
 
 pub use error::{Error, ErrorKind, Result};
 pub use read::{ChunkReader, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+pub use write::{
+    ArrowWriter, DataPageVersion, StatisticsLevel, WriterProperties, WriterPropertiesBuilder,
+};

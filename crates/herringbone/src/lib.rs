@@ -2,8 +2,9 @@
 //!
 //! This is the crate applications depend on. It re-exports the layers:
 //! [`format`] (file metadata and schema), [`codec`] (encodings, compression, pages,
-//! Bloom filters, Variant) and [`arrow`] (the Parquet <-> Arrow schema mapping and the
-//! reader). The reader's entry point is also at the top level:
+//! Bloom filters, Variant) and [`arrow`] (the Parquet <-> Arrow schema mapping, the
+//! reader and the writer). The reader's and writer's entry points are also at the top
+//! level:
 //!
 //! ```no_run
 //! use herringbone::ParquetRecordBatchReaderBuilder;
@@ -17,6 +18,22 @@
 //!     println!("{} rows", batch.unwrap().num_rows());
 //! }
 //! ```
+//!
+//! ```no_run
+//! use herringbone::{ArrowWriter, Codec, WriterProperties};
+//! use std::sync::Arc;
+//! use arrow_array::{ArrayRef, Int32Array, RecordBatch};
+//! let ids: ArrayRef = Arc::new(Int32Array::from(vec![1, 2, 3]));
+//! let batch = RecordBatch::try_from_iter([("id", ids)]).unwrap();
+//! let props = WriterProperties::builder()
+//!     .set_compression(Codec::Zstd { level: 3 })
+//!     .build();
+//! let file = std::fs::File::create("out.parquet").unwrap();
+//! let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(props)).unwrap();
+//! writer.write(&batch).unwrap();
+//! let metadata = writer.close().unwrap();
+//! println!("{} rows", metadata.num_rows);
+//! ```
 
 pub use herringbone_arrow_bridge as arrow;
 pub use herringbone_codec as codec;
@@ -27,3 +44,9 @@ pub use herringbone_arrow_bridge::read::{
     RowSelector,
 };
 pub use herringbone_arrow_bridge::schema::{Projection, SchemaOptions};
+pub use herringbone_arrow_bridge::write::{
+    ArrowWriter, BloomFilterProperties, DataPageVersion, StatisticsLevel, WriterProperties,
+    WriterPropertiesBuilder,
+};
+pub use herringbone_codec::compression::Codec;
+pub use herringbone_format::metadata::Encoding;

@@ -1,0 +1,367 @@
+//! The Arrow -> Parquet writer.
+//!
+//! [`ArrowWriter`] takes `RecordBatch`es of one schema and writes a Parquet file to any
+//! `Write + Send`: the schema mapping is in [`schema`], Dremel levels in [`levels`], the
+//! per-column chunk writer (encodings, dictionary with fallback, pages, statistics) in
+//! `column`, and the settings in [`properties`].
+//!
+//! Layout of a file: `PAR1`, then per row group its column chunks (dictionary page, data
+//! pages) followed by the row group's Bloom filters; after the last row group all column
+//! indexes, then all offset indexes, then the footer. Memory held is the row group in
+//! progress (encoded pages and dictionaries), reported by
+//! [`ArrowWriter::in_progress_size`].
+//!
+//! ```
+//! use std::sync::Arc;
+//! use arrow_array::{Int32Array, RecordBatch, StringArray};
+//! use arrow_schema::{DataType, Field, Schema};
+//! use herringbone_arrow_bridge::write::{ArrowWriter, WriterProperties};
+//!
+//! let schema = Arc::new(Schema::new(vec![
+//!     Field::new("id", DataType::Int32, false),
+//!     Field::new("name", DataType::Utf8, true),
+//! ]));
+//! let batch = RecordBatch::try_new(
+//!     schema.clone(),
+//!     vec![
+//!         Arc::new(Int32Array::from(vec![1, 2, 3])),
+//!         Arc::new(StringArray::from(vec![Some("a"), None, Some("c")])),
+//!     ],
+//! )
+//! .unwrap();
+//! let mut file = Vec::new();
+//! let mut writer = ArrowWriter::try_new(&mut file, schema, Some(WriterProperties::new())).unwrap();
+//! writer.write(&batch).unwrap();
+//! let metadata = writer.close().unwrap();
+//! assert_eq!(metadata.num_rows, 3);
+//! ```
+
+mod column;
+pub mod levels;
+pub mod properties;
+pub mod schema;
+mod statistics;
+
+use std::io::Write;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use herringbone_format::footer::encode_footer;
+use herringbone_format::metadata::{
+    ColumnChunk, ColumnIndex, ColumnOrder, FileMetaData, KeyValue, OffsetIndex, RowGroup,
+};
+use herringbone_format::thrift::{CompactWriter, Text, ThriftStruct};
+
+pub use properties::{
+    BloomFilterProperties, CREATED_BY, DataPageVersion, StatisticsLevel, WriterProperties,
+    WriterPropertiesBuilder,
+};
+pub use schema::{ArrowToParquetOptions, ParquetSchema, arrow_to_parquet, encode_arrow_schema};
+
+use crate::error::{Error, Result};
+use crate::schema::ARROW_SCHEMA_META_KEY;
+use column::ColumnWriter;
+
+/// Writes Arrow `RecordBatch`es as a Parquet file.
+#[derive(Debug)]
+pub struct ArrowWriter<W: Write + Send> {
+    sink: W,
+    position: u64,
+    arrow_schema: SchemaRef,
+    parquet: ParquetSchema,
+    props: WriterProperties,
+    columns: Vec<ColumnWriter>,
+    rows_in_group: usize,
+    row_groups: Vec<RowGroup>,
+    /// Page indexes of the written row groups, written after the last one.
+    page_indexes: Vec<Vec<(Option<ColumnIndex>, OffsetIndex)>>,
+    total_rows: i64,
+    closed: bool,
+}
+
+impl<W: Write + Send> ArrowWriter<W> {
+    /// A writer of batches of `schema` into `sink` (default properties when `None`).
+    ///
+    /// Errors when a type has no Parquet mapping or a column encoding does not fit its
+    /// physical type.
+    pub fn try_new(sink: W, schema: SchemaRef, props: Option<WriterProperties>) -> Result<Self> {
+        Self::try_new_with_options(sink, schema, props, ArrowToParquetOptions::default())
+    }
+
+    /// [`ArrowWriter::try_new`] with schema mapping options (e.g. INT96 timestamps).
+    pub fn try_new_with_options(
+        mut sink: W,
+        schema: SchemaRef,
+        props: Option<WriterProperties>,
+        options: ArrowToParquetOptions,
+    ) -> Result<Self> {
+        let props = props.unwrap_or_default();
+        let parquet = arrow_to_parquet(&schema, options)?;
+        let columns = new_columns(&parquet, &props)?;
+        sink.write_all(b"PAR1")?;
+        Ok(Self {
+            sink,
+            position: 4,
+            arrow_schema: schema,
+            parquet,
+            props,
+            columns,
+            rows_in_group: 0,
+            row_groups: Vec::new(),
+            page_indexes: Vec::new(),
+            total_rows: 0,
+            closed: false,
+        })
+    }
+
+    /// The Parquet schema being written.
+    pub fn parquet_schema(&self) -> &ParquetSchema {
+        &self.parquet
+    }
+
+    /// The Arrow schema batches must have.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.arrow_schema
+    }
+
+    /// Bytes buffered for the row group in progress.
+    pub fn in_progress_size(&self) -> usize {
+        self.columns.iter().map(ColumnWriter::memory_size).sum()
+    }
+
+    /// Rows buffered in the row group in progress.
+    pub fn in_progress_rows(&self) -> usize {
+        self.rows_in_group
+    }
+
+    /// Bytes written to the sink so far.
+    pub fn bytes_written(&self) -> u64 {
+        self.position
+    }
+
+    /// Appends a batch (any size: it is split across row groups as needed).
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        if self.closed {
+            return Err(Error::invalid_argument("the writer is closed"));
+        }
+        if batch.num_columns() != self.arrow_schema.fields().len() {
+            return Err(Error::invalid_argument(format!(
+                "batch has {} columns, the writer's schema {}",
+                batch.num_columns(),
+                self.arrow_schema.fields().len()
+            )));
+        }
+        for (i, (column, field)) in batch
+            .columns()
+            .iter()
+            .zip(self.arrow_schema.fields())
+            .enumerate()
+        {
+            if column.data_type() != field.data_type() {
+                return Err(Error::invalid_argument(format!(
+                    "batch column {i} ({}) is {}, the writer's schema says {}",
+                    field.name(),
+                    column.data_type(),
+                    field.data_type()
+                )));
+            }
+        }
+        let mut offset = 0;
+        while offset < batch.num_rows() {
+            let room = self.props.max_row_group_rows() - self.rows_in_group;
+            let len = room.min(batch.num_rows() - offset);
+            let slice = batch.slice(offset, len);
+            self.write_rows(&slice)?;
+            offset += len;
+            if self.rows_in_group >= self.props.max_row_group_rows()
+                || self.in_progress_size() >= self.props.max_row_group_bytes()
+            {
+                self.flush()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn write_rows(&mut self, batch: &RecordBatch) -> Result<()> {
+        for (field, array) in self.parquet.fields.iter().zip(batch.columns()) {
+            let leaves = levels::compute_levels(field, array)?;
+            let mut indices = Vec::new();
+            field.leaves(&mut indices);
+            for (leaf, index) in leaves.iter().zip(indices) {
+                self.columns[index].write(leaf).map_err(|e| {
+                    let path = self
+                        .parquet
+                        .descriptor
+                        .column(index)
+                        .map(|c| c.path().dotted())
+                        .unwrap_or_default();
+                    e.context(format!("column {path}"))
+                })?;
+            }
+        }
+        self.rows_in_group += batch.num_rows();
+        Ok(())
+    }
+
+    /// Closes the row group in progress (nothing happens when it is empty).
+    pub fn flush(&mut self) -> Result<()> {
+        if self.rows_in_group == 0 {
+            return Ok(());
+        }
+        let fresh = new_columns(&self.parquet, &self.props)?;
+        let columns = std::mem::replace(&mut self.columns, fresh);
+        let group_start = self.position;
+        let mut chunks = Vec::with_capacity(columns.len());
+        let mut indexes = Vec::with_capacity(columns.len());
+        let mut blooms = Vec::new();
+        let mut total_uncompressed = 0i64;
+        for column in columns {
+            let closed = column.close()?;
+            let base = self.position as i64;
+            self.sink.write_all(&closed.bytes)?;
+            self.position += closed.bytes.len() as u64;
+            let mut metadata = closed.metadata;
+            metadata.data_page_offset += base;
+            if let Some(d) = &mut metadata.dictionary_page_offset {
+                *d += base;
+            }
+            total_uncompressed += metadata.total_uncompressed_size;
+            let mut offset_index = closed.offset_index;
+            for location in &mut offset_index.page_locations {
+                location.offset += base;
+            }
+            indexes.push((closed.column_index, offset_index));
+            blooms.push(closed.bloom_filter);
+            chunks.push(ColumnChunk {
+                file_offset: metadata
+                    .dictionary_page_offset
+                    .unwrap_or(metadata.data_page_offset),
+                meta_data: Some(metadata),
+                ..ColumnChunk::default()
+            });
+        }
+        // Bloom filters of this row group, after its column chunks.
+        for (chunk, bloom) in chunks.iter_mut().zip(blooms) {
+            if let Some(bloom) = bloom {
+                let mut bytes = Vec::new();
+                let len = bloom.write(&mut bytes);
+                if let Some(meta) = &mut chunk.meta_data {
+                    meta.bloom_filter_offset = Some(self.position as i64);
+                    meta.bloom_filter_length = Some(to_i32(len, "Bloom filter length")?);
+                }
+                self.sink.write_all(&bytes)?;
+                self.position += bytes.len() as u64;
+            }
+        }
+        let total_compressed: i64 = chunks
+            .iter()
+            .filter_map(|c| c.meta_data.as_ref())
+            .map(|m| m.total_compressed_size)
+            .sum();
+        let ordinal = i16::try_from(self.row_groups.len()).ok();
+        self.row_groups.push(RowGroup {
+            columns: chunks,
+            total_byte_size: total_uncompressed,
+            num_rows: self.rows_in_group as i64,
+            sorting_columns: self.props.sorting_columns().map(<[_]>::to_vec),
+            file_offset: Some(group_start as i64),
+            total_compressed_size: Some(total_compressed),
+            ordinal,
+        });
+        self.page_indexes.push(indexes);
+        self.total_rows += self.rows_in_group as i64;
+        self.rows_in_group = 0;
+        Ok(())
+    }
+
+    /// Flushes the last row group, writes the page indexes and the footer, and returns
+    /// the file metadata.
+    pub fn close(mut self) -> Result<FileMetaData> {
+        self.finish()
+    }
+
+    /// Like [`ArrowWriter::close`], keeping the writer (which accepts nothing more).
+    pub fn finish(&mut self) -> Result<FileMetaData> {
+        if self.closed {
+            return Err(Error::invalid_argument("the writer is already closed"));
+        }
+        self.flush()?;
+        self.closed = true;
+        // Column indexes first, then offset indexes, as the reference writers lay them out.
+        for (group, indexes) in self.row_groups.iter_mut().zip(&self.page_indexes) {
+            for (chunk, (column_index, _)) in group.columns.iter_mut().zip(indexes) {
+                if let Some(index) = column_index {
+                    let bytes = encode_struct(index);
+                    chunk.column_index_offset = Some(self.position as i64);
+                    chunk.column_index_length = Some(to_i32(bytes.len(), "column index length")?);
+                    self.sink.write_all(&bytes)?;
+                    self.position += bytes.len() as u64;
+                }
+            }
+        }
+        for (group, indexes) in self.row_groups.iter_mut().zip(&self.page_indexes) {
+            for (chunk, (_, offset_index)) in group.columns.iter_mut().zip(indexes) {
+                let bytes = encode_struct(offset_index);
+                chunk.offset_index_offset = Some(self.position as i64);
+                chunk.offset_index_length = Some(to_i32(bytes.len(), "offset index length")?);
+                self.sink.write_all(&bytes)?;
+                self.position += bytes.len() as u64;
+            }
+        }
+        let mut key_value: Vec<KeyValue> = self.props.key_value_metadata().to_vec();
+        if self.props.write_arrow_schema()
+            && !key_value
+                .iter()
+                .any(|kv| kv.key.as_str() == ARROW_SCHEMA_META_KEY)
+        {
+            key_value.push(KeyValue {
+                key: Text::from(ARROW_SCHEMA_META_KEY),
+                value: Some(Text::from(encode_arrow_schema(&self.arrow_schema).as_str())),
+            });
+        }
+        let metadata = FileMetaData {
+            version: 2,
+            schema: self.parquet.elements.clone(),
+            num_rows: self.total_rows,
+            row_groups: std::mem::take(&mut self.row_groups),
+            key_value_metadata: (!key_value.is_empty()).then_some(key_value),
+            created_by: Some(Text::from(self.props.created_by())),
+            column_orders: Some(vec![
+                ColumnOrder::TypeDefinedOrder;
+                self.parquet.descriptor.num_columns()
+            ]),
+            ..FileMetaData::default()
+        };
+        let mut footer = Vec::new();
+        encode_footer(&metadata, &mut footer);
+        self.sink.write_all(&footer)?;
+        self.position += footer.len() as u64;
+        self.sink.flush()?;
+        Ok(metadata)
+    }
+
+    /// The sink, after [`ArrowWriter::finish`].
+    pub fn into_inner(self) -> W {
+        self.sink
+    }
+}
+
+fn new_columns(parquet: &ParquetSchema, props: &WriterProperties) -> Result<Vec<ColumnWriter>> {
+    parquet
+        .descriptor
+        .columns()
+        .iter()
+        .zip(&parquet.leaves)
+        .map(|(column, info)| ColumnWriter::new(column, info, props))
+        .collect()
+}
+
+fn encode_struct<T: ThriftStruct>(value: &T) -> Vec<u8> {
+    let mut w = CompactWriter::new();
+    value.write(&mut w);
+    w.into_inner()
+}
+
+fn to_i32(value: usize, what: &str) -> Result<i32> {
+    i32::try_from(value).map_err(|_| Error::invalid_argument(format!("{what} {value} exceeds i32")))
+}

@@ -1,0 +1,1275 @@
+//! The column chunk writer: Arrow leaf values to encoded, compressed pages of one column
+//! chunk, with dictionary, statistics, page index entries and a Bloom filter.
+//!
+//! Values are converted to their physical type ([`Values`]) once per batch, then cut
+//! into pieces that end at row boundaries and appended to the open page; a page is
+//! closed when its encoded size or row count reaches the limits. While the dictionary
+//! is on, every value is looked up (and added) as it arrives; when the dictionary's
+//! PLAIN size passes its limit the open page is closed and the rest of the chunk uses
+//! the fallback encoding. Data pages go to a buffer of their own so the dictionary page
+//! can be put in front of them when the chunk closes.
+
+use std::collections::HashMap;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::*;
+use arrow_array::{Array, ArrayRef};
+use arrow_schema::{DataType, IntervalUnit, TimeUnit};
+use herringbone_codec::bloom::{self, SplitBlockBloomFilter};
+use herringbone_codec::compression::Codec;
+use herringbone_codec::encoding::{
+    byte_stream_split, delta_binary_packed, delta_byte_array, delta_length_byte_array, dictionary,
+    plain,
+};
+use herringbone_codec::page::{DataPageV1, DataPageV2, PageWriter, WrittenPage};
+use herringbone_codec::rle::{LengthPrefix, RleEncoder};
+use herringbone_format::metadata::{
+    BoundaryOrder, ColumnIndex, ColumnMetaData, Encoding, LogicalType, OffsetIndex,
+    PageEncodingStats, PageLocation, PageType, SizeStatistics, Statistics, Type,
+};
+use herringbone_format::schema::ColumnDescriptor;
+use herringbone_format::thrift::Text;
+
+use super::levels::LeafLevels;
+use super::properties::{DataPageVersion, StatisticsLevel, WriterProperties};
+use super::schema::{LeafInfo, LeafKind};
+use super::statistics::{self, MinMax, SortOrder};
+use crate::error::{Error, Result};
+
+/// Level slots appended to a page at a time (pages are checked against their limits
+/// between pieces).
+const PIECE_SLOTS: usize = 1024;
+
+/// Values of one physical type.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Values {
+    /// BOOLEAN.
+    Bool(Vec<bool>),
+    /// INT32.
+    I32(Vec<i32>),
+    /// INT64.
+    I64(Vec<i64>),
+    /// INT96 (raw 12 bytes).
+    I96(Vec<[u8; 12]>),
+    /// FLOAT.
+    F32(Vec<f32>),
+    /// DOUBLE.
+    F64(Vec<f64>),
+    /// BYTE_ARRAY: `offsets` has one entry more than there are values.
+    Bytes {
+        /// Value boundaries in `data`.
+        offsets: Vec<usize>,
+        /// Value bytes back to back.
+        data: Vec<u8>,
+    },
+    /// FIXED_LEN_BYTE_ARRAY.
+    Fixed {
+        /// Bytes per value.
+        width: usize,
+        /// Value bytes back to back.
+        data: Vec<u8>,
+    },
+}
+
+impl Values {
+    fn empty(physical: Type, width: usize) -> Values {
+        match physical {
+            Type::BOOLEAN => Values::Bool(Vec::new()),
+            Type::INT32 => Values::I32(Vec::new()),
+            Type::INT64 => Values::I64(Vec::new()),
+            Type::INT96 => Values::I96(Vec::new()),
+            Type::FLOAT => Values::F32(Vec::new()),
+            Type::DOUBLE => Values::F64(Vec::new()),
+            Type::BYTE_ARRAY => Values::Bytes {
+                offsets: vec![0],
+                data: Vec::new(),
+            },
+            _ => Values::Fixed {
+                width: width.max(1),
+                data: Vec::new(),
+            },
+        }
+    }
+
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        match self {
+            Values::Bool(v) => v.len(),
+            Values::I32(v) => v.len(),
+            Values::I64(v) => v.len(),
+            Values::I96(v) => v.len(),
+            Values::F32(v) => v.len(),
+            Values::F64(v) => v.len(),
+            Values::Bytes { offsets, .. } => offsets.len() - 1,
+            Values::Fixed { width, data } => data.len() / width,
+        }
+    }
+
+    /// The values as byte slices (BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY only).
+    pub fn byte_values(&self) -> Box<dyn Iterator<Item = &[u8]> + '_> {
+        match self {
+            Values::Bytes { offsets, data } => {
+                Box::new(offsets.windows(2).map(move |w| &data[w[0]..w[1]]))
+            }
+            Values::Fixed { width, data } => Box::new(data.chunks_exact(*width)),
+            _ => Box::new(std::iter::empty()),
+        }
+    }
+
+    fn bytes_at(&self, i: usize) -> &[u8] {
+        match self {
+            Values::Bytes { offsets, data } => &data[offsets[i]..offsets[i + 1]],
+            Values::Fixed { width, data } => &data[i * width..(i + 1) * width],
+            Values::I96(v) => &v[i],
+            _ => &[],
+        }
+    }
+
+    /// PLAIN-encoded size of the values.
+    fn plain_size(&self) -> usize {
+        match self {
+            Values::Bool(v) => v.len().div_ceil(8),
+            Values::I32(v) => v.len() * 4,
+            Values::F32(v) => v.len() * 4,
+            Values::I64(v) => v.len() * 8,
+            Values::F64(v) => v.len() * 8,
+            Values::I96(v) => v.len() * 12,
+            Values::Bytes { offsets, data } => data.len() + 4 * (offsets.len() - 1),
+            Values::Fixed { data, .. } => data.len(),
+        }
+    }
+
+    /// Appends values `start..end` of `other` (same variant).
+    fn extend_range(&mut self, other: &Values, start: usize, end: usize) {
+        match (self, other) {
+            (Values::Bool(a), Values::Bool(b)) => a.extend_from_slice(&b[start..end]),
+            (Values::I32(a), Values::I32(b)) => a.extend_from_slice(&b[start..end]),
+            (Values::I64(a), Values::I64(b)) => a.extend_from_slice(&b[start..end]),
+            (Values::I96(a), Values::I96(b)) => a.extend_from_slice(&b[start..end]),
+            (Values::F32(a), Values::F32(b)) => a.extend_from_slice(&b[start..end]),
+            (Values::F64(a), Values::F64(b)) => a.extend_from_slice(&b[start..end]),
+            (
+                Values::Bytes { offsets, data },
+                Values::Bytes {
+                    offsets: bo,
+                    data: bd,
+                },
+            ) => {
+                let base = data.len();
+                let first = bo[start];
+                data.extend_from_slice(&bd[first..bo[end]]);
+                offsets.extend(bo[start + 1..=end].iter().map(|o| o - first + base));
+            }
+            (Values::Fixed { width, data }, Values::Fixed { data: bd, .. }) => {
+                data.extend_from_slice(&bd[start * *width..end * *width]);
+            }
+            _ => {}
+        }
+    }
+
+    fn clear(&mut self) {
+        match self {
+            Values::Bool(v) => v.clear(),
+            Values::I32(v) => v.clear(),
+            Values::I64(v) => v.clear(),
+            Values::I96(v) => v.clear(),
+            Values::F32(v) => v.clear(),
+            Values::F64(v) => v.clear(),
+            Values::Bytes { offsets, data } => {
+                offsets.clear();
+                offsets.push(0);
+                data.clear();
+            }
+            Values::Fixed { data, .. } => data.clear(),
+        }
+    }
+
+    /// Sum of BYTE_ARRAY value lengths (for size statistics).
+    fn unencoded_bytes(&self) -> Option<i64> {
+        match self {
+            Values::Bytes { data, .. } => Some(data.len() as i64),
+            _ => None,
+        }
+    }
+
+    fn encode_plain(&self, out: &mut Vec<u8>) -> Result<()> {
+        match self {
+            Values::Bool(v) => plain::encode_booleans(v, out),
+            Values::I32(v) => plain::encode_fixed(v, out),
+            Values::I64(v) => plain::encode_fixed(v, out),
+            Values::I96(v) => plain::encode_fixed(v, out),
+            Values::F32(v) => plain::encode_fixed(v, out),
+            Values::F64(v) => plain::encode_fixed(v, out),
+            Values::Bytes { .. } => {
+                let slices: Vec<&[u8]> = self.byte_values().collect();
+                plain::encode_byte_array(&slices, out)?;
+            }
+            Values::Fixed { width, data } => plain::encode_flba(data, *width, out)?,
+        }
+        Ok(())
+    }
+
+    fn encode(&self, encoding: Encoding, out: &mut Vec<u8>) -> Result<()> {
+        match (encoding, self) {
+            (Encoding::PLAIN, _) => self.encode_plain(out)?,
+            (Encoding::RLE, Values::Bool(v)) => {
+                let mut encoder = RleEncoder::new(1);
+                for &b in v {
+                    encoder.put(u64::from(b));
+                }
+                encoder.append_to(out, LengthPrefix::With);
+            }
+            (Encoding::DELTA_BINARY_PACKED, Values::I32(v)) => delta_binary_packed::encode(v, out),
+            (Encoding::DELTA_BINARY_PACKED, Values::I64(v)) => delta_binary_packed::encode(v, out),
+            (Encoding::DELTA_LENGTH_BYTE_ARRAY, Values::Bytes { .. }) => {
+                let slices: Vec<&[u8]> = self.byte_values().collect();
+                delta_length_byte_array::encode(&slices, out)?;
+            }
+            (Encoding::DELTA_BYTE_ARRAY, Values::Bytes { .. } | Values::Fixed { .. }) => {
+                let slices: Vec<&[u8]> = self.byte_values().collect();
+                delta_byte_array::encode(&slices, out)?;
+            }
+            (Encoding::BYTE_STREAM_SPLIT, Values::I32(v)) => {
+                byte_stream_split::encode_fixed(v, out)
+            }
+            (Encoding::BYTE_STREAM_SPLIT, Values::I64(v)) => {
+                byte_stream_split::encode_fixed(v, out)
+            }
+            (Encoding::BYTE_STREAM_SPLIT, Values::F32(v)) => {
+                byte_stream_split::encode_fixed(v, out)
+            }
+            (Encoding::BYTE_STREAM_SPLIT, Values::F64(v)) => {
+                byte_stream_split::encode_fixed(v, out)
+            }
+            (Encoding::BYTE_STREAM_SPLIT, Values::Fixed { width, data }) => {
+                byte_stream_split::encode_bytes(data, *width, out)?
+            }
+            (other, _) => {
+                return Err(Error::invalid_argument(format!(
+                    "encoding {other} does not apply to these values"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn bloom_hash(&self, i: usize) -> u64 {
+        match self {
+            Values::Bool(v) => bloom::hash_i32(i32::from(v[i])),
+            Values::I32(v) => bloom::hash_i32(v[i]),
+            Values::I64(v) => bloom::hash_i64(v[i]),
+            Values::F32(v) => bloom::hash_f32(v[i]),
+            Values::F64(v) => bloom::hash_f64(v[i]),
+            Values::I96(v) => bloom::hash_int96(&v[i]),
+            Values::Bytes { .. } => bloom::hash_byte_array(self.bytes_at(i)),
+            Values::Fixed { .. } => bloom::hash_fixed_len_byte_array(self.bytes_at(i)),
+        }
+    }
+
+    /// Dictionary key of value `i`: numbers by their bits, the rest by their bytes.
+    fn key(&self, i: usize) -> DictKey<'_> {
+        match self {
+            Values::I32(v) => DictKey::Num(v[i] as u32 as u64),
+            Values::I64(v) => DictKey::Num(v[i] as u64),
+            Values::F32(v) => DictKey::Num(u64::from(v[i].to_bits())),
+            Values::F64(v) => DictKey::Num(v[i].to_bits()),
+            Values::Bool(v) => DictKey::Num(u64::from(v[i])),
+            _ => DictKey::Bytes(self.bytes_at(i)),
+        }
+    }
+}
+
+enum DictKey<'a> {
+    Num(u64),
+    Bytes(&'a [u8]),
+}
+
+/// Whether `encoding` can encode values of `physical` type (dictionary encodings are
+/// chosen with the dictionary switch, not here).
+pub(crate) fn check_encoding(physical: Type, encoding: Encoding, column: &str) -> Result<()> {
+    let ok = match encoding {
+        Encoding::PLAIN => true,
+        Encoding::RLE => physical == Type::BOOLEAN,
+        Encoding::DELTA_BINARY_PACKED => matches!(physical, Type::INT32 | Type::INT64),
+        Encoding::DELTA_LENGTH_BYTE_ARRAY => physical == Type::BYTE_ARRAY,
+        Encoding::DELTA_BYTE_ARRAY => {
+            matches!(physical, Type::BYTE_ARRAY | Type::FIXED_LEN_BYTE_ARRAY)
+        }
+        Encoding::BYTE_STREAM_SPLIT => matches!(
+            physical,
+            Type::FLOAT | Type::DOUBLE | Type::INT32 | Type::INT64 | Type::FIXED_LEN_BYTE_ARRAY
+        ),
+        _ => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::invalid_argument(format!(
+            "column {column}: encoding {encoding} cannot encode {physical} values \
+             (dictionary encoding is switched on with set_dictionary_enabled)"
+        )))
+    }
+}
+
+/// Converts the present values of a leaf (at `indices`) to the physical type.
+pub(crate) fn gather(
+    array: &ArrayRef,
+    indices: &[usize],
+    info: &LeafInfo,
+    physical: Type,
+    width: usize,
+) -> Result<Values> {
+    macro_rules! prim {
+        ($t:ty, $variant:ident, $f:expr) => {{
+            let a = array.as_primitive::<$t>();
+            let v = a.values();
+            Values::$variant(indices.iter().map(|&i| $f(v[i])).collect())
+        }};
+    }
+    if indices.is_empty() {
+        return Ok(Values::empty(physical, width));
+    }
+    let scale_s = info.kind == LeafKind::SecondsToMillis;
+    let values = match array.data_type() {
+        DataType::Boolean => {
+            let a = array.as_boolean();
+            Values::Bool(indices.iter().map(|&i| a.value(i)).collect())
+        }
+        DataType::Int8 => prim!(Int8Type, I32, i32::from),
+        DataType::Int16 => prim!(Int16Type, I32, i32::from),
+        DataType::Int32 => prim!(Int32Type, I32, |x| x),
+        DataType::UInt8 => prim!(UInt8Type, I32, i32::from),
+        DataType::UInt16 => prim!(UInt16Type, I32, i32::from),
+        DataType::UInt32 => prim!(UInt32Type, I32, |x: u32| x as i32),
+        DataType::Int64 => prim!(Int64Type, I64, |x| x),
+        DataType::UInt64 => prim!(UInt64Type, I64, |x: u64| x as i64),
+        DataType::Float32 => prim!(Float32Type, F32, |x| x),
+        DataType::Float64 => prim!(Float64Type, F64, |x| x),
+        DataType::Float16 => {
+            let a = array.as_primitive::<Float16Type>();
+            let mut data = Vec::with_capacity(indices.len() * 2);
+            for &i in indices {
+                data.extend_from_slice(&a.value(i).to_le_bytes());
+            }
+            Values::Fixed { width: 2, data }
+        }
+        DataType::Date32 => prim!(Date32Type, I32, |x| x),
+        DataType::Date64 => prim!(Date64Type, I32, |x: i64| x.div_euclid(86_400_000) as i32),
+        DataType::Time32(TimeUnit::Second) => {
+            prim!(Time32SecondType, I32, |x: i32| x.wrapping_mul(1000))
+        }
+        DataType::Time32(_) => prim!(Time32MillisecondType, I32, |x| x),
+        DataType::Time64(TimeUnit::Microsecond) => prim!(Time64MicrosecondType, I64, |x| x),
+        DataType::Time64(_) => prim!(Time64NanosecondType, I64, |x| x),
+        DataType::Timestamp(unit, _) => {
+            let (v, per_second) = match unit {
+                TimeUnit::Second => (array.as_primitive::<TimestampSecondType>().values(), 1),
+                TimeUnit::Millisecond => (
+                    array.as_primitive::<TimestampMillisecondType>().values(),
+                    1_000,
+                ),
+                TimeUnit::Microsecond => (
+                    array.as_primitive::<TimestampMicrosecondType>().values(),
+                    1_000_000,
+                ),
+                TimeUnit::Nanosecond => (
+                    array.as_primitive::<TimestampNanosecondType>().values(),
+                    1_000_000_000,
+                ),
+            };
+            if info.kind == LeafKind::Int96 {
+                let nanos_per_unit: i64 = 1_000_000_000 / per_second;
+                Values::I96(
+                    indices
+                        .iter()
+                        .map(|&i| int96(i128::from(v[i]) * i128::from(nanos_per_unit)))
+                        .collect(),
+                )
+            } else if scale_s {
+                Values::I64(indices.iter().map(|&i| v[i].wrapping_mul(1000)).collect())
+            } else {
+                Values::I64(indices.iter().map(|&i| v[i]).collect())
+            }
+        }
+        DataType::Duration(unit) => {
+            let v = match unit {
+                TimeUnit::Second => array.as_primitive::<DurationSecondType>().values(),
+                TimeUnit::Millisecond => array.as_primitive::<DurationMillisecondType>().values(),
+                TimeUnit::Microsecond => array.as_primitive::<DurationMicrosecondType>().values(),
+                TimeUnit::Nanosecond => array.as_primitive::<DurationNanosecondType>().values(),
+            };
+            Values::I64(indices.iter().map(|&i| v[i]).collect())
+        }
+        DataType::Decimal32(_, _) => {
+            let v = array.as_primitive::<Decimal32Type>().values();
+            decimal(indices.iter().map(|&i| i128::from(v[i])), physical, width)
+        }
+        DataType::Decimal64(_, _) => {
+            let v = array.as_primitive::<Decimal64Type>().values();
+            decimal(indices.iter().map(|&i| i128::from(v[i])), physical, width)
+        }
+        DataType::Decimal128(_, _) => {
+            let v = array.as_primitive::<Decimal128Type>().values();
+            decimal(indices.iter().map(|&i| v[i]), physical, width)
+        }
+        DataType::Decimal256(_, _) => {
+            let v = array.as_primitive::<Decimal256Type>().values();
+            match physical {
+                Type::INT32 | Type::INT64 => {
+                    decimal(indices.iter().map(|&i| v[i].as_i128()), physical, width)
+                }
+                _ => {
+                    let mut data = Vec::with_capacity(indices.len() * width);
+                    for &i in indices {
+                        let be = v[i].to_be_bytes();
+                        data.extend_from_slice(&be[32 - width.min(32)..]);
+                    }
+                    Values::Fixed { width, data }
+                }
+            }
+        }
+        DataType::Interval(IntervalUnit::YearMonth) => {
+            let v = array.as_primitive::<IntervalYearMonthType>().values();
+            let mut data = Vec::with_capacity(indices.len() * 12);
+            for &i in indices {
+                data.extend_from_slice(&(v[i] as u32).to_le_bytes());
+                data.extend_from_slice(&[0; 8]);
+            }
+            Values::Fixed { width: 12, data }
+        }
+        DataType::Interval(IntervalUnit::DayTime) => {
+            let v = array.as_primitive::<IntervalDayTimeType>().values();
+            let mut data = Vec::with_capacity(indices.len() * 12);
+            for &i in indices {
+                data.extend_from_slice(&[0; 4]);
+                data.extend_from_slice(&(v[i].days as u32).to_le_bytes());
+                data.extend_from_slice(&(v[i].milliseconds as u32).to_le_bytes());
+            }
+            Values::Fixed { width: 12, data }
+        }
+        DataType::Utf8 => bytes_of(indices, |i| array.as_string::<i32>().value(i).as_bytes()),
+        DataType::LargeUtf8 => bytes_of(indices, |i| array.as_string::<i64>().value(i).as_bytes()),
+        DataType::Utf8View => bytes_of(indices, |i| array.as_string_view().value(i).as_bytes()),
+        DataType::Binary => bytes_of(indices, |i| array.as_binary::<i32>().value(i)),
+        DataType::LargeBinary => bytes_of(indices, |i| array.as_binary::<i64>().value(i)),
+        DataType::BinaryView => bytes_of(indices, |i| array.as_binary_view().value(i)),
+        DataType::FixedSizeBinary(n) => {
+            let a = array.as_fixed_size_binary();
+            let mut data = Vec::with_capacity(indices.len() * *n as usize);
+            for &i in indices {
+                data.extend_from_slice(a.value(i));
+            }
+            Values::Fixed {
+                width: *n as usize,
+                data,
+            }
+        }
+        other => {
+            return Err(Error::unsupported(format!(
+                "writing Arrow {other} values is not supported"
+            )));
+        }
+    };
+    Ok(values)
+}
+
+fn bytes_of<'a>(indices: &[usize], value: impl Fn(usize) -> &'a [u8]) -> Values {
+    let mut offsets = Vec::with_capacity(indices.len() + 1);
+    offsets.push(0);
+    let mut data = Vec::new();
+    for &i in indices {
+        data.extend_from_slice(value(i));
+        offsets.push(data.len());
+    }
+    Values::Bytes { offsets, data }
+}
+
+fn decimal(values: impl Iterator<Item = i128>, physical: Type, width: usize) -> Values {
+    match physical {
+        Type::INT32 => Values::I32(values.map(|v| v as i32).collect()),
+        Type::INT64 => Values::I64(values.map(|v| v as i64).collect()),
+        _ => {
+            let mut data = Vec::new();
+            for v in values {
+                let be = v.to_be_bytes();
+                if width <= 16 {
+                    data.extend_from_slice(&be[16 - width..]);
+                } else {
+                    // Sign-extend to the wider width.
+                    let fill = if v < 0 { 0xff } else { 0 };
+                    data.extend(std::iter::repeat_n(fill, width - 16));
+                    data.extend_from_slice(&be);
+                }
+            }
+            Values::Fixed { width, data }
+        }
+    }
+}
+
+/// INT96 of a nanosecond timestamp: nanoseconds of the day, then the Julian day.
+fn int96(nanos: i128) -> [u8; 12] {
+    const NANOS_PER_DAY: i128 = 86_400_000_000_000;
+    const JULIAN_UNIX_EPOCH: i128 = 2_440_588;
+    let day = nanos.div_euclid(NANOS_PER_DAY) + JULIAN_UNIX_EPOCH;
+    let of_day = nanos.rem_euclid(NANOS_PER_DAY);
+    let mut out = [0u8; 12];
+    out[..8].copy_from_slice(&(of_day as i64).to_le_bytes());
+    out[8..].copy_from_slice(&(day as i32).to_le_bytes());
+    out
+}
+
+/// A fast hasher for dictionary keys: multiply-rotate over 8-byte words, finished with
+/// the murmur3 mixer so every input bit reaches the low bits the table indexes by. (The
+/// data being written is the caller's own; SipHash's flooding resistance buys nothing
+/// here and costs a third of the dictionary path.)
+#[derive(Debug, Default, Clone, Copy)]
+struct KeyHasher(u64);
+
+impl KeyHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl std::hash::Hasher for KeyHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            self.add(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+        }
+        let rest = chunks.remainder();
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        self.add(u64::from_le_bytes(last) ^ ((rest.len() as u64) << 56));
+    }
+
+    #[inline]
+    fn write_u64(&mut self, value: u64) {
+        self.add(value);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, value: usize) {
+        self.add(value as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
+    }
+}
+
+type KeyMap<K> = HashMap<K, u32, std::hash::BuildHasherDefault<KeyHasher>>;
+
+/// Dictionary of one column chunk, in insertion order.
+#[derive(Debug)]
+struct Dictionary {
+    numbers: KeyMap<u64>,
+    bytes: KeyMap<Vec<u8>>,
+    values: Values,
+}
+
+impl Dictionary {
+    fn insert(&mut self, values: &Values, i: usize) -> u32 {
+        let next = self.values.len() as u32;
+        let index = match values.key(i) {
+            DictKey::Num(k) => *self.numbers.entry(k).or_insert(next),
+            DictKey::Bytes(b) => match self.bytes.get(b) {
+                Some(&index) => index,
+                None => {
+                    self.bytes.insert(b.to_vec(), next);
+                    next
+                }
+            },
+        };
+        if index == next {
+            self.values.extend_range(values, i, i + 1);
+        }
+        index
+    }
+}
+
+/// The present values of a dictionary array as keys into its (converted) values.
+struct KeyedValues {
+    /// Dictionary key of every present value.
+    keys: Vec<usize>,
+    /// Every value of the Arrow dictionary, converted.
+    distinct: Values,
+    /// Chunk dictionary index of each Arrow dictionary value, once looked up.
+    index_of: Vec<u32>,
+}
+
+/// Statistics of one written data page.
+#[derive(Debug, Clone)]
+struct PageInfo {
+    written: WrittenPage,
+    min_max: Option<MinMax>,
+    null_count: i64,
+    non_null: usize,
+    def_histogram: Vec<i64>,
+    rep_histogram: Vec<i64>,
+    unencoded_bytes: Option<i64>,
+}
+
+/// A closed column chunk: its bytes and everything the footer and page index need, with
+/// offsets relative to the start of `bytes`.
+#[derive(Debug)]
+pub(crate) struct ClosedChunk {
+    pub bytes: Vec<u8>,
+    pub metadata: ColumnMetaData,
+    pub column_index: Option<ColumnIndex>,
+    pub offset_index: OffsetIndex,
+    pub bloom_filter: Option<SplitBlockBloomFilter>,
+}
+
+/// Writes one column chunk.
+#[derive(Debug)]
+pub(crate) struct ColumnWriter {
+    path: Vec<String>,
+    physical: Type,
+    width: usize,
+    info: LeafInfo,
+    max_def: i16,
+    max_rep: i16,
+    order: SortOrder,
+    is_text: bool,
+    codec: Codec,
+    encoding: Encoding,
+    statistics: StatisticsLevel,
+    truncate: Option<usize>,
+    version: DataPageVersion,
+    page_size_limit: usize,
+    page_row_limit: usize,
+    dictionary_limit: usize,
+    page_writer: PageWriter,
+    dictionary: Option<Dictionary>,
+    dictionary_used: bool,
+    dictionary_active: bool,
+    // The open page.
+    page_def: Vec<i16>,
+    page_rep: Vec<i16>,
+    page_values: Values,
+    page_indices: Vec<u32>,
+    page_rows: usize,
+    // The chunk so far.
+    data: Vec<u8>,
+    pages: Vec<PageInfo>,
+    num_values: i64,
+    bloom: Option<SplitBlockBloomFilter>,
+    scratch_def: Vec<u8>,
+    scratch_rep: Vec<u8>,
+    scratch_values: Vec<u8>,
+}
+
+impl ColumnWriter {
+    /// A writer for `column` with the settings `props` has for its dotted path.
+    pub fn new(
+        column: &ColumnDescriptor,
+        info: &LeafInfo,
+        props: &WriterProperties,
+    ) -> Result<Self> {
+        let dotted = column.path().dotted();
+        let physical = column.physical_type();
+        let width = column.type_length().unwrap_or(0).max(0) as usize;
+        let default_encoding = Encoding::PLAIN;
+        let encoding = props.encoding(&dotted).unwrap_or(default_encoding);
+        check_encoding(physical, encoding, &dotted)?;
+        let dictionary =
+            (props.dictionary_enabled(&dotted) && physical != Type::BOOLEAN).then(|| Dictionary {
+                numbers: KeyMap::default(),
+                bytes: KeyMap::default(),
+                values: Values::empty(physical, width),
+            });
+        let bloom = match props.bloom_filter(&dotted) {
+            Some(b) => Some(
+                SplitBlockBloomFilter::with_ndv_fpp(b.ndv, b.fpp).map_err(|e| {
+                    Error::invalid_argument(format!("column {dotted}: bad Bloom filter settings"))
+                        .with_source(e)
+                })?,
+            ),
+            None => None,
+        };
+        let codec = props.compression(&dotted);
+        Ok(Self {
+            path: column.path().parts().to_vec(),
+            physical,
+            width,
+            info: info.clone(),
+            max_def: column.max_def_level(),
+            max_rep: column.max_rep_level(),
+            order: SortOrder::of(physical, column.logical_type(), column.converted_type()),
+            is_text: matches!(
+                column.logical_type(),
+                Some(LogicalType::String | LogicalType::Json | LogicalType::Enum)
+            ),
+            codec,
+            encoding,
+            statistics: props.statistics(&dotted),
+            truncate: props.statistics_truncate_length(),
+            version: props.data_page_version(),
+            page_size_limit: props.data_page_size_limit(),
+            page_row_limit: props.data_page_row_limit(),
+            dictionary_limit: props.dictionary_page_size_limit(),
+            page_writer: PageWriter::new(codec).with_crc(props.write_crc()),
+            dictionary_active: dictionary.is_some(),
+            dictionary,
+            dictionary_used: false,
+            page_def: Vec::new(),
+            page_rep: Vec::new(),
+            page_values: Values::empty(physical, width),
+            page_indices: Vec::new(),
+            page_rows: 0,
+            data: Vec::new(),
+            pages: Vec::new(),
+            num_values: 0,
+            bloom,
+            scratch_def: Vec::new(),
+            scratch_rep: Vec::new(),
+            scratch_values: Vec::new(),
+        })
+    }
+
+    /// Bytes held: written pages plus an estimate of the open page and dictionary.
+    pub fn memory_size(&self) -> usize {
+        self.data.len()
+            + self.page_estimate()
+            + self
+                .dictionary
+                .as_ref()
+                .map_or(0, |d| d.values.plain_size())
+    }
+
+    fn page_estimate(&self) -> usize {
+        if self.page_def.is_empty() {
+            return 0;
+        }
+        let levels = self.page_def.len() * 2 / 8 + 1;
+        let values = if self.dictionary_active {
+            let bits =
+                dictionary::bit_width_for(self.dictionary.as_ref().map_or(0, |d| d.values.len()));
+            self.page_indices.len() * bits / 8
+        } else {
+            self.page_values.plain_size()
+        };
+        levels + values
+    }
+
+    /// Appends one batch of levels and values.
+    pub fn write(&mut self, levels: &LeafLevels) -> Result<()> {
+        // A dictionary array: values gathered through its keys, and dictionary indices
+        // found once per distinct key rather than by hashing every value.
+        let mut from_keys = None;
+        let values = if let Some(d) = levels.values.as_any_dictionary_opt() {
+            let mapped: Vec<usize> = if levels.indices.is_empty() {
+                Vec::new()
+            } else if d.values().is_empty() {
+                return Err(Error::invalid_argument(
+                    "dictionary array with present values but an empty dictionary",
+                ));
+            } else {
+                let keys = d.normalized_keys();
+                levels.indices.iter().map(|&i| keys[i]).collect()
+            };
+            let values = gather(d.values(), &mapped, &self.info, self.physical, self.width)?;
+            if self.dictionary_active && !mapped.is_empty() {
+                let all: Vec<usize> = (0..d.values().len()).collect();
+                let distinct = gather(d.values(), &all, &self.info, self.physical, self.width)?;
+                from_keys = Some(KeyedValues {
+                    keys: mapped,
+                    distinct,
+                    index_of: vec![u32::MAX; d.values().len()],
+                });
+            }
+            values
+        } else {
+            gather(
+                &levels.values,
+                &levels.indices,
+                &self.info,
+                self.physical,
+                self.width,
+            )?
+        };
+        if let Some(bloom) = &mut self.bloom {
+            for i in 0..values.len() {
+                bloom.insert_hash(values.bloom_hash(i));
+            }
+        }
+        let slots = levels.def.len();
+        if levels.rep.len() != slots {
+            return Err(Error::invalid_argument(
+                "definition and repetition levels differ in length",
+            ));
+        }
+        let mut start = 0;
+        let mut value_start = 0;
+        while start < slots {
+            // Cut a piece that ends at a row boundary and stays within the page's rows.
+            let row_room = self.page_row_limit.saturating_sub(self.page_rows).max(1);
+            let mut end = start;
+            let mut rows = 0;
+            let mut present = 0;
+            if self.max_rep == 0 {
+                // One slot per row: the piece is a plain range.
+                end = (start + row_room.min(PIECE_SLOTS)).min(slots);
+                rows = end - start;
+                present = if self.max_def == 0 {
+                    rows
+                } else {
+                    levels.def[start..end]
+                        .iter()
+                        .filter(|&&d| d == self.max_def)
+                        .count()
+                };
+            }
+            while end < slots && self.max_rep > 0 {
+                let starts_row = self.max_rep == 0 || levels.rep[end] == 0;
+                if starts_row {
+                    if rows == row_room || (end - start) >= PIECE_SLOTS {
+                        break;
+                    }
+                    rows += 1;
+                }
+                if levels.def[end] == self.max_def {
+                    present += 1;
+                }
+                end += 1;
+            }
+            self.append_piece(
+                levels,
+                start,
+                end,
+                rows,
+                &values,
+                from_keys.as_mut(),
+                value_start,
+                present,
+            )?;
+            value_start += present;
+            start = end;
+            if self.page_estimate() >= self.page_size_limit || self.page_rows >= self.page_row_limit
+            {
+                self.flush_page()?;
+            }
+            if self.dictionary_active
+                && self
+                    .dictionary
+                    .as_ref()
+                    .is_some_and(|d| d.values.plain_size() > self.dictionary_limit)
+            {
+                // Fallback mid-chunk: the pages so far keep the dictionary (written in
+                // front of them at close), the rest use the fallback encoding.
+                self.flush_page()?;
+                self.dictionary_active = false;
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn append_piece(
+        &mut self,
+        levels: &LeafLevels,
+        start: usize,
+        end: usize,
+        rows: usize,
+        values: &Values,
+        from_keys: Option<&mut KeyedValues>,
+        value_start: usize,
+        present: usize,
+    ) -> Result<()> {
+        let value_end = value_start + present;
+        if value_end > values.len() {
+            return Err(Error::invalid_argument(
+                "levels announce more values than the leaf array holds",
+            ));
+        }
+        self.page_def.extend_from_slice(&levels.def[start..end]);
+        self.page_rep.extend_from_slice(&levels.rep[start..end]);
+        self.page_rows += rows;
+        self.page_values
+            .extend_range(values, value_start, value_end);
+        if self.dictionary_active {
+            if let Some(dict) = &mut self.dictionary {
+                match from_keys {
+                    Some(keyed) => {
+                        for &key in &keyed.keys[value_start..value_end] {
+                            if keyed.index_of[key] == u32::MAX {
+                                keyed.index_of[key] = dict.insert(&keyed.distinct, key);
+                            }
+                            self.page_indices.push(keyed.index_of[key]);
+                        }
+                    }
+                    None => {
+                        for i in value_start..value_end {
+                            self.page_indices.push(dict.insert(values, i));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Encodes, compresses and writes the open page.
+    fn flush_page(&mut self) -> Result<()> {
+        if self.page_def.is_empty() {
+            return Ok(());
+        }
+        let num_slots = self.page_def.len();
+        let non_null = self.page_values.len();
+        let null_count = num_slots - non_null;
+        let prefix = match self.version {
+            DataPageVersion::V1 => LengthPrefix::With,
+            DataPageVersion::V2 => LengthPrefix::Without,
+        };
+        self.scratch_def.clear();
+        self.scratch_rep.clear();
+        if self.max_def > 0 {
+            encode_levels(&self.page_def, self.max_def, prefix, &mut self.scratch_def);
+        }
+        if self.max_rep > 0 {
+            encode_levels(&self.page_rep, self.max_rep, prefix, &mut self.scratch_rep);
+        }
+        self.scratch_values.clear();
+        let dict_len = self.dictionary.as_ref().map_or(0, |d| d.values.len());
+        let encoding = if self.dictionary_active && dict_len > 0 {
+            dictionary::encode_indices(&self.page_indices, dict_len, &mut self.scratch_values);
+            self.dictionary_used = true;
+            Encoding::RLE_DICTIONARY
+        } else {
+            self.page_values
+                .encode(self.encoding, &mut self.scratch_values)?;
+            self.encoding
+        };
+        let min_max = if self.statistics == StatisticsLevel::None {
+            None
+        } else {
+            statistics::min_max(&self.page_values, self.order)
+        };
+        let header_statistics = (self.statistics == StatisticsLevel::Page)
+            .then(|| self.to_statistics(min_max.as_ref(), null_count as i64));
+        let written = match self.version {
+            DataPageVersion::V1 => self.page_writer.write_data_page_v1(
+                &mut self.data,
+                &DataPageV1 {
+                    rep_levels: &self.scratch_rep,
+                    def_levels: &self.scratch_def,
+                    values: &self.scratch_values,
+                    num_values: num_slots,
+                    num_rows: self.page_rows,
+                    encoding,
+                    def_level_encoding: Encoding::RLE,
+                    rep_level_encoding: Encoding::RLE,
+                    statistics: header_statistics,
+                },
+            )?,
+            DataPageVersion::V2 => self.page_writer.write_data_page_v2(
+                &mut self.data,
+                &DataPageV2 {
+                    rep_levels: &self.scratch_rep,
+                    def_levels: &self.scratch_def,
+                    values: &self.scratch_values,
+                    num_values: num_slots,
+                    num_nulls: null_count,
+                    num_rows: self.page_rows,
+                    encoding,
+                    statistics: header_statistics,
+                },
+            )?,
+        };
+        self.pages.push(PageInfo {
+            written,
+            min_max,
+            null_count: null_count as i64,
+            non_null,
+            def_histogram: histogram(&self.page_def, self.max_def),
+            rep_histogram: histogram(&self.page_rep, self.max_rep),
+            unencoded_bytes: self.page_values.unencoded_bytes(),
+        });
+        self.num_values += num_slots as i64;
+        self.page_def.clear();
+        self.page_rep.clear();
+        self.page_values.clear();
+        self.page_indices.clear();
+        self.page_rows = 0;
+        Ok(())
+    }
+
+    /// Thrift statistics from bounds (truncated) and a null count.
+    fn to_statistics(&self, min_max: Option<&MinMax>, null_count: i64) -> Statistics {
+        let mut stats = Statistics {
+            null_count: Some(null_count),
+            ..Statistics::default()
+        };
+        if let Some(mm) = min_max {
+            let (min, min_exact, max, max_exact) = self.truncated(mm);
+            stats.min_value = Some(min.into());
+            stats.max_value = Some(max.into());
+            stats.is_min_value_exact = Some(min_exact);
+            stats.is_max_value_exact = Some(max_exact);
+        }
+        stats
+    }
+
+    fn truncated(&self, mm: &MinMax) -> (Vec<u8>, bool, Vec<u8>, bool) {
+        match self.truncate {
+            Some(len) if self.physical == Type::BYTE_ARRAY => {
+                let (min, min_exact) = statistics::truncate_min(&mm.min, len, self.is_text);
+                let (max, max_exact) = statistics::truncate_max(&mm.max, len, self.is_text);
+                (min, min_exact, max, max_exact)
+            }
+            _ => (mm.min.clone(), true, mm.max.clone(), true),
+        }
+    }
+
+    /// Finishes the chunk: the dictionary page in front of the data pages, and the
+    /// metadata with offsets relative to the chunk's first byte.
+    pub fn close(mut self) -> Result<ClosedChunk> {
+        self.flush_page()?;
+        let mut bytes = Vec::new();
+        let mut dictionary_page = None;
+        if self.dictionary_used {
+            if let Some(dict) = &self.dictionary {
+                let mut plain_values = Vec::with_capacity(dict.values.plain_size());
+                dict.values.encode_plain(&mut plain_values)?;
+                dictionary_page = Some(self.page_writer.write_dictionary_page(
+                    &mut bytes,
+                    &plain_values,
+                    dict.values.len(),
+                    false,
+                )?);
+            }
+        }
+        let shift = bytes.len();
+        if shift == 0 {
+            // No dictionary page: the data pages are the chunk, no copy.
+            bytes = std::mem::take(&mut self.data);
+        } else {
+            bytes.extend_from_slice(&self.data);
+        }
+        for page in &mut self.pages {
+            page.written.offset += shift;
+        }
+
+        let mut encodings = Vec::new();
+        let mut add_encoding = |e: Encoding| {
+            if !encodings.contains(&e) {
+                encodings.push(e);
+            }
+        };
+        let mut encoding_stats: Vec<PageEncodingStats> = Vec::new();
+        let mut count_page = |page_type: PageType, encoding: Encoding| match encoding_stats
+            .iter_mut()
+            .find(|s| s.page_type == page_type && s.encoding == encoding)
+        {
+            Some(s) => s.count += 1,
+            None => encoding_stats.push(PageEncodingStats {
+                page_type,
+                encoding,
+                count: 1,
+            }),
+        };
+        let mut total_uncompressed = 0i64;
+        if let Some(d) = &dictionary_page {
+            add_encoding(Encoding::PLAIN);
+            count_page(PageType::DICTIONARY_PAGE, Encoding::PLAIN);
+            total_uncompressed += (d.header_size + d.uncompressed_page_size) as i64;
+        }
+        add_encoding(Encoding::RLE);
+        for page in &self.pages {
+            add_encoding(page.written.encoding);
+            count_page(page.written.page_type, page.written.encoding);
+            total_uncompressed +=
+                (page.written.header_size + page.written.uncompressed_page_size) as i64;
+        }
+
+        let mut chunk_min_max = None;
+        let mut null_count = 0i64;
+        for page in &self.pages {
+            if let Some(mm) = &page.min_max {
+                statistics::merge(self.physical, self.order, &mut chunk_min_max, mm);
+            }
+            null_count += page.null_count;
+        }
+        let chunk_statistics = (self.statistics != StatisticsLevel::None)
+            .then(|| self.to_statistics(chunk_min_max.as_ref(), null_count));
+
+        let size_statistics = self.size_statistics();
+        let column_index = self.column_index();
+        let offset_index = OffsetIndex {
+            page_locations: self
+                .pages
+                .iter()
+                .map(|p| PageLocation {
+                    offset: p.written.offset as i64,
+                    compressed_page_size: p.written.total_size() as i32,
+                    first_row_index: p.written.first_row_index.unwrap_or(0) as i64,
+                })
+                .collect(),
+            unencoded_byte_array_data_bytes: (self.physical == Type::BYTE_ARRAY).then(|| {
+                self.pages
+                    .iter()
+                    .map(|p| p.unencoded_bytes.unwrap_or(0))
+                    .collect()
+            }),
+        };
+        let data_page_offset = self.pages.first().map_or(shift, |p| p.written.offset) as i64;
+        let metadata = ColumnMetaData {
+            type_: self.physical,
+            encodings,
+            path_in_schema: self.path.iter().map(|p| Text::from(p.as_str())).collect(),
+            codec: self.codec.compression_codec(),
+            num_values: self.num_values,
+            total_uncompressed_size: total_uncompressed,
+            total_compressed_size: bytes.len() as i64,
+            data_page_offset,
+            dictionary_page_offset: dictionary_page.as_ref().map(|d| d.offset as i64),
+            statistics: chunk_statistics,
+            encoding_stats: Some(encoding_stats),
+            size_statistics,
+            ..ColumnMetaData::default()
+        };
+        Ok(ClosedChunk {
+            bytes,
+            metadata,
+            column_index,
+            offset_index,
+            bloom_filter: self.bloom.take(),
+        })
+    }
+
+    fn size_statistics(&self) -> Option<SizeStatistics> {
+        let unencoded = (self.physical == Type::BYTE_ARRAY).then(|| {
+            self.pages
+                .iter()
+                .map(|p| p.unencoded_bytes.unwrap_or(0))
+                .sum()
+        });
+        let sum = |pick: fn(&PageInfo) -> &Vec<i64>| -> Option<Vec<i64>> {
+            let first = pick(self.pages.first()?);
+            if first.is_empty() {
+                return None;
+            }
+            let mut total = vec![0i64; first.len()];
+            for page in &self.pages {
+                for (t, v) in total.iter_mut().zip(pick(page)) {
+                    *t += v;
+                }
+            }
+            Some(total)
+        };
+        let stats = SizeStatistics {
+            unencoded_byte_array_data_bytes: unencoded,
+            repetition_level_histogram: sum(|p| &p.rep_histogram),
+            definition_level_histogram: sum(|p| &p.def_histogram),
+        };
+        (stats != SizeStatistics::default()).then_some(stats)
+    }
+
+    fn column_index(&self) -> Option<ColumnIndex> {
+        if self.statistics != StatisticsLevel::Page || self.order == SortOrder::Undefined {
+            return None;
+        }
+        // A page with values but no bounds (only NaN) cannot be described: no index.
+        if self
+            .pages
+            .iter()
+            .any(|p| p.non_null > 0 && p.min_max.is_none())
+        {
+            return None;
+        }
+        let mut index = ColumnIndex::default();
+        for page in &self.pages {
+            let is_null_page = page.non_null == 0;
+            index.null_pages.push(is_null_page);
+            match &page.min_max {
+                Some(mm) if !is_null_page => {
+                    let (min, _, max, _) = self.truncated(mm);
+                    index.min_values.push(min.into());
+                    index.max_values.push(max.into());
+                }
+                _ => {
+                    index.min_values.push(Vec::new().into());
+                    index.max_values.push(Vec::new().into());
+                }
+            }
+        }
+        index.boundary_order = self.boundary_order();
+        index.null_counts = Some(self.pages.iter().map(|p| p.null_count).collect());
+        if self.max_rep > 0 {
+            index.repetition_level_histograms = Some(
+                self.pages
+                    .iter()
+                    .flat_map(|p| p.rep_histogram.clone())
+                    .collect(),
+            );
+        }
+        if self.max_def > 0 {
+            index.definition_level_histograms = Some(
+                self.pages
+                    .iter()
+                    .flat_map(|p| p.def_histogram.clone())
+                    .collect(),
+            );
+        }
+        Some(index)
+    }
+
+    fn boundary_order(&self) -> BoundaryOrder {
+        use std::cmp::Ordering;
+        let bounds: Vec<&MinMax> = self
+            .pages
+            .iter()
+            .filter_map(|p| p.min_max.as_ref())
+            .collect();
+        let cmp = |a: &[u8], b: &[u8]| statistics::compare(self.physical, self.order, a, b);
+        let ascending = bounds.windows(2).all(|w| {
+            cmp(&w[0].min, &w[1].min) != Ordering::Greater
+                && cmp(&w[0].max, &w[1].max) != Ordering::Greater
+        });
+        let descending = bounds.windows(2).all(|w| {
+            cmp(&w[0].min, &w[1].min) != Ordering::Less
+                && cmp(&w[0].max, &w[1].max) != Ordering::Less
+        });
+        if ascending {
+            BoundaryOrder::ASCENDING
+        } else if descending {
+            BoundaryOrder::DESCENDING
+        } else {
+            BoundaryOrder::UNORDERED
+        }
+    }
+}
+
+fn level_bit_width(max: i16) -> usize {
+    (16 - (max as u16).leading_zeros()) as usize
+}
+
+fn encode_levels(levels: &[i16], max: i16, prefix: LengthPrefix, out: &mut Vec<u8>) {
+    let mut encoder = RleEncoder::new(level_bit_width(max));
+    for &level in levels {
+        encoder.put(level as u64);
+    }
+    encoder.append_to(out, prefix);
+}
+
+fn histogram(levels: &[i16], max: i16) -> Vec<i64> {
+    if max == 0 {
+        return Vec::new();
+    }
+    let mut h = vec![0i64; max as usize + 1];
+    for &l in levels {
+        if let Some(slot) = h.get_mut(l as usize) {
+            *slot += 1;
+        }
+    }
+    h
+}

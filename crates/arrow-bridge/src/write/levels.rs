@@ -1,0 +1,424 @@
+//! Definition and repetition levels of Arrow arrays (Dremel encoding).
+//!
+//! For every leaf column, [`compute_levels`] walks a top-level Arrow array slot by slot
+//! and emits one `(definition, repetition)` pair per Parquet value slot: a null at any
+//! level, an empty list, or a present leaf value (whose index into the leaf array is
+//! kept). Arrays are read through their logical view (`is_null`, `value_offsets`), so
+//! sliced arrays with non-zero offsets need no special handling.
+//!
+//! Levels count as follows, from the top: every optional field that is present adds one
+//! definition level, every list that has at least one element adds one (its repeated
+//! group); a value's repetition level is the depth of the innermost list in which it is
+//! not the first element (0 for the first value of a row).
+
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, ArrayRef, FixedSizeListArray, MapArray};
+use arrow_schema::DataType;
+
+use super::schema::{WriteField, WriteKind};
+use crate::error::{Error, Result};
+
+/// The levels and values of one leaf column for one batch.
+#[derive(Debug, Clone)]
+pub struct LeafLevels {
+    /// Definition level of every slot.
+    pub def: Vec<i16>,
+    /// Repetition level of every slot.
+    pub rep: Vec<i16>,
+    /// Index in [`LeafLevels::values`] of every present value, in slot order.
+    pub indices: Vec<usize>,
+    /// The leaf array the indices point into (a dictionary array stays one: the column
+    /// writer uses its keys).
+    pub values: ArrayRef,
+    /// Logical validity of `values` (a dictionary's null values and a `Null` array's
+    /// slots count as null).
+    nulls: Option<arrow_buffer::NullBuffer>,
+}
+
+impl LeafLevels {
+    fn new(values: ArrayRef) -> Self {
+        Self {
+            def: Vec::new(),
+            rep: Vec::new(),
+            indices: Vec::new(),
+            nulls: values.logical_nulls(),
+            values,
+        }
+    }
+}
+
+/// Levels of every leaf under `field` for all rows of `array` (one top-level column of a
+/// batch). `leaf_base` is the index of the field's first leaf: the result holds one entry
+/// per leaf under the field, in order.
+pub(crate) fn compute_levels(field: &WriteField, array: &ArrayRef) -> Result<Vec<LeafLevels>> {
+    let mut leaves = Vec::new();
+    field.leaves(&mut leaves);
+    let base = leaves.first().copied().unwrap_or(0);
+    let mut out: Vec<Option<LeafLevels>> = (0..leaves.len()).map(|_| None).collect();
+    collect_arrays(field, array, base, &mut out)?;
+    let mut out: Vec<LeafLevels> = out
+        .into_iter()
+        .map(|l| l.ok_or_else(|| Error::invalid_argument("a leaf column has no array")))
+        .collect::<Result<_>>()?;
+    for l in &mut out {
+        l.def.reserve(array.len());
+        l.rep.reserve(array.len());
+        l.indices.reserve(array.len());
+    }
+    if let WriteKind::Leaf(_) = field.kind {
+        // A top-level leaf: levels straight from the validity, no slot walk.
+        let leaf = &mut out[0];
+        let n = array.len();
+        leaf.rep.resize(n, 0);
+        match &leaf.nulls {
+            None => {
+                leaf.def.resize(n, i16::from(field.nullable));
+                leaf.indices.extend(0..n);
+            }
+            Some(nulls) => {
+                if !field.nullable && nulls.null_count() > 0 {
+                    return Err(Error::invalid_argument(format!(
+                        "a non-nullable field of type {} holds {} nulls",
+                        array.data_type(),
+                        nulls.null_count()
+                    )));
+                }
+                leaf.def.extend(nulls.iter().map(i16::from));
+                leaf.indices.extend(nulls.valid_indices());
+            }
+        }
+        return Ok(out);
+    }
+    let mut walker = Walker { base, out };
+    for i in 0..array.len() {
+        walker.visit(field, array.as_ref(), i, 0, 0, 0)?;
+    }
+    Ok(walker.out)
+}
+
+/// Finds the leaf arrays (list values are taken whole: offsets index into them).
+fn collect_arrays(
+    field: &WriteField,
+    array: &ArrayRef,
+    base: usize,
+    out: &mut [Option<LeafLevels>],
+) -> Result<()> {
+    match &field.kind {
+        WriteKind::Leaf(k) => {
+            out[k - base] = Some(LeafLevels::new(array.clone()));
+        }
+        WriteKind::Struct(children) => {
+            let s = array
+                .as_struct_opt()
+                .ok_or_else(|| mismatch("struct", array.data_type()))?;
+            if s.num_columns() != children.len() {
+                return Err(Error::invalid_argument(format!(
+                    "struct array has {} columns, the schema {}",
+                    s.num_columns(),
+                    children.len()
+                )));
+            }
+            for (child, column) in children.iter().zip(s.columns()) {
+                collect_arrays(child, column, base, out)?;
+            }
+        }
+        WriteKind::List(child) => {
+            let values = list_values(array.as_ref())?;
+            collect_arrays(child, &values, base, out)?;
+        }
+    }
+    Ok(())
+}
+
+fn mismatch(expected: &str, actual: &DataType) -> Error {
+    Error::invalid_argument(format!(
+        "expected a {expected} array for this field, got {actual}"
+    ))
+}
+
+fn list_values(array: &dyn Array) -> Result<ArrayRef> {
+    Ok(match array.data_type() {
+        DataType::List(_) => array.as_list::<i32>().values().clone(),
+        DataType::LargeList(_) => array.as_list::<i64>().values().clone(),
+        DataType::ListView(_) => array.as_list_view::<i32>().values().clone(),
+        DataType::LargeListView(_) => array.as_list_view::<i64>().values().clone(),
+        DataType::FixedSizeList(_, _) => fixed_list(array)?.values().clone(),
+        DataType::Map(_, _) => {
+            let entries: ArrayRef = std::sync::Arc::new(map(array)?.entries().clone());
+            entries
+        }
+        other => return Err(mismatch("list or map", other)),
+    })
+}
+
+fn fixed_list(array: &dyn Array) -> Result<&FixedSizeListArray> {
+    array
+        .as_any()
+        .downcast_ref::<FixedSizeListArray>()
+        .ok_or_else(|| mismatch("fixed-size list", array.data_type()))
+}
+
+fn map(array: &dyn Array) -> Result<&MapArray> {
+    array
+        .as_any()
+        .downcast_ref::<MapArray>()
+        .ok_or_else(|| mismatch("map", array.data_type()))
+}
+
+/// The element range of list slot `i` in the list's values.
+fn list_range(array: &dyn Array, i: usize) -> Result<(usize, usize)> {
+    let range = match array.data_type() {
+        DataType::List(_) => {
+            let o = array.as_list::<i32>().value_offsets();
+            (o[i] as usize, o[i + 1] as usize)
+        }
+        DataType::LargeList(_) => {
+            let o = array.as_list::<i64>().value_offsets();
+            (o[i] as usize, o[i + 1] as usize)
+        }
+        DataType::ListView(_) => {
+            let l = array.as_list_view::<i32>();
+            let start = l.value_offsets()[i] as usize;
+            (start, start + l.value_sizes()[i] as usize)
+        }
+        DataType::LargeListView(_) => {
+            let l = array.as_list_view::<i64>();
+            let start = l.value_offsets()[i] as usize;
+            (start, start + l.value_sizes()[i] as usize)
+        }
+        DataType::FixedSizeList(_, _) => {
+            let l = fixed_list(array)?;
+            let start = l.value_offset(i) as usize;
+            (start, start + l.value_length() as usize)
+        }
+        DataType::Map(_, _) => {
+            let o = map(array)?.value_offsets();
+            (o[i] as usize, o[i + 1] as usize)
+        }
+        other => return Err(mismatch("list or map", other)),
+    };
+    Ok(range)
+}
+
+struct Walker {
+    base: usize,
+    out: Vec<LeafLevels>,
+}
+
+impl Walker {
+    /// Emits the levels of slot `i` of `array`, whose parent is defined up to `def`;
+    /// `rep` is the repetition level of the slot's first value and `depth` the number of
+    /// lists above.
+    fn visit(
+        &mut self,
+        field: &WriteField,
+        array: &dyn Array,
+        i: usize,
+        def: i16,
+        rep: i16,
+        depth: i16,
+    ) -> Result<()> {
+        let mut def = def;
+        let is_null = match &field.kind {
+            WriteKind::Leaf(k) => {
+                let leaf = &self.out[k - self.base];
+                leaf.nulls.as_ref().is_some_and(|n| n.is_null(i))
+            }
+            _ => array.is_null(i),
+        };
+        if is_null {
+            if !field.nullable {
+                return Err(Error::invalid_argument(format!(
+                    "a non-nullable field of type {} holds a null (slot {i})",
+                    array.data_type()
+                )));
+            }
+            self.push_empty(field, def, rep);
+            return Ok(());
+        }
+        if field.nullable {
+            def += 1;
+        }
+        match &field.kind {
+            WriteKind::Leaf(k) => {
+                let leaf = &mut self.out[k - self.base];
+                leaf.def.push(def);
+                leaf.rep.push(rep);
+                leaf.indices.push(i);
+            }
+            WriteKind::Struct(children) => {
+                let s = array
+                    .as_struct_opt()
+                    .ok_or_else(|| mismatch("struct", array.data_type()))?;
+                for (child, column) in children.iter().zip(s.columns()) {
+                    self.visit(child, column.as_ref(), i, def, rep, depth)?;
+                }
+            }
+            WriteKind::List(child) => {
+                let (start, end) = list_range(array, i)?;
+                if start >= end {
+                    self.push_empty(child, def, rep);
+                } else {
+                    let values = list_values(array)?;
+                    if end > values.len() {
+                        return Err(Error::invalid_argument(format!(
+                            "list slot {i} ends at {end}, past its {} values",
+                            values.len()
+                        )));
+                    }
+                    for j in start..end {
+                        let r = if j == start { rep } else { depth + 1 };
+                        self.visit(child, values.as_ref(), j, def + 1, r, depth + 1)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A slot undefined at `def` (a null or an empty list): one level pair per leaf.
+    fn push_empty(&mut self, field: &WriteField, def: i16, rep: i16) {
+        match &field.kind {
+            WriteKind::Leaf(k) => {
+                let leaf = &mut self.out[k - self.base];
+                leaf.def.push(def);
+                leaf.rep.push(rep);
+            }
+            WriteKind::Struct(children) => {
+                for child in children {
+                    self.push_empty(child, def, rep);
+                }
+            }
+            WriteKind::List(child) => self.push_empty(child, def, rep),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::builder::{Int32Builder, ListBuilder};
+    use arrow_array::{Int32Array, ListArray, StructArray};
+    use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
+    use arrow_schema::{Field, Fields, Schema};
+
+    use super::*;
+    use crate::write::schema::{ArrowToParquetOptions, arrow_to_parquet};
+
+    /// Levels of every leaf of the single column `array` (field nullable as given).
+    fn levels(array: ArrayRef, nullable: bool) -> Vec<(Vec<i16>, Vec<i16>, Vec<usize>)> {
+        let schema = Schema::new(vec![Field::new("c", array.data_type().clone(), nullable)]);
+        let parquet = arrow_to_parquet(&schema, ArrowToParquetOptions::default()).unwrap();
+        compute_levels(&parquet.fields[0], &array)
+            .unwrap()
+            .into_iter()
+            .map(|l| (l.def, l.rep, l.indices))
+            .collect()
+    }
+
+    #[test]
+    fn flat_nullable() {
+        let a: ArrayRef = Arc::new(Int32Array::from(vec![Some(1), None, Some(3)]));
+        assert_eq!(
+            levels(a, true),
+            vec![(vec![1, 0, 1], vec![0, 0, 0], vec![0, 2])]
+        );
+    }
+
+    #[test]
+    fn flat_sliced() {
+        let a = Int32Array::from(vec![Some(1), None, Some(3), None, Some(5)]);
+        let a: ArrayRef = Arc::new(a.slice(1, 3));
+        assert_eq!(
+            levels(a, true),
+            vec![(vec![0, 1, 0], vec![0, 0, 0], vec![1])]
+        );
+    }
+
+    #[test]
+    fn list_of_nullable_ints() {
+        // [[1, null], null, [], [4]]: optional list (def 1), repeated (2), optional element (3).
+        let mut b = ListBuilder::new(Int32Builder::new());
+        b.append_value([Some(1), None]);
+        b.append_null();
+        b.append_value([] as [Option<i32>; 0]);
+        b.append_value([Some(4)]);
+        let a: ArrayRef = Arc::new(b.finish());
+        assert_eq!(
+            levels(a, true),
+            // Child values are [1, null, 4]: null and empty lists add none.
+            vec![(vec![3, 2, 0, 1, 3], vec![0, 1, 0, 0, 0], vec![0, 2])]
+        );
+    }
+
+    #[test]
+    fn sliced_list_uses_absolute_offsets() {
+        let mut b = ListBuilder::new(Int32Builder::new());
+        b.append_value([Some(1), Some(2)]);
+        b.append_value([Some(3)]);
+        b.append_value([Some(4), None, Some(6)]);
+        let list = b.finish();
+        let a: ArrayRef = Arc::new(list.slice(1, 2));
+        // Element indices point into the whole values array.
+        assert_eq!(
+            levels(a, true),
+            vec![(vec![3, 3, 2, 3], vec![0, 0, 1, 1], vec![2, 3, 5])]
+        );
+    }
+
+    #[test]
+    fn list_of_lists() {
+        // Required outer list of optional inner lists of required ints:
+        // [[[1, 2], []], [null], []]
+        let inner = ListArray::new(
+            Arc::new(Field::new_list_field(DataType::Int32, false)),
+            OffsetBuffer::new(ScalarBuffer::from(vec![0, 2, 2, 2])),
+            Arc::new(Int32Array::from(vec![1, 2])),
+            Some(NullBuffer::from(vec![true, true, false])),
+        );
+        let outer = ListArray::new(
+            Arc::new(Field::new_list_field(inner.data_type().clone(), true)),
+            OffsetBuffer::new(ScalarBuffer::from(vec![0, 2, 3, 3])),
+            Arc::new(inner),
+            None,
+        );
+        // Levels: outer repeated (1), inner optional (2), inner repeated (3); element required.
+        assert_eq!(
+            levels(Arc::new(outer), false),
+            vec![(vec![3, 3, 2, 1, 0], vec![0, 2, 1, 0, 0], vec![0, 1])]
+        );
+    }
+
+    #[test]
+    fn struct_with_null_parent() {
+        // optional struct { optional a; required b }: [{1, 10}, null, {null, 30}]
+        let fields = Fields::from(vec![
+            Field::new("a", DataType::Int32, true),
+            Field::new("b", DataType::Int32, false),
+        ]);
+        let s = StructArray::new(
+            fields,
+            vec![
+                Arc::new(Int32Array::from(vec![Some(1), Some(2), None])),
+                Arc::new(Int32Array::from(vec![10, 20, 30])),
+            ],
+            Some(NullBuffer::from(vec![true, false, true])),
+        );
+        assert_eq!(
+            levels(Arc::new(s), true),
+            vec![
+                (vec![2, 0, 1], vec![0, 0, 0], vec![0]),
+                (vec![1, 0, 1], vec![0, 0, 0], vec![0, 2]),
+            ]
+        );
+    }
+
+    #[test]
+    fn null_in_non_nullable_field_is_an_error() {
+        let a: ArrayRef = Arc::new(Int32Array::from(vec![Some(1), None]));
+        let schema = Schema::new(vec![Field::new("c", DataType::Int32, false)]);
+        let parquet = arrow_to_parquet(&schema, ArrowToParquetOptions::default()).unwrap();
+        assert!(compute_levels(&parquet.fields[0], &a).is_err());
+    }
+}

@@ -1,0 +1,355 @@
+//! Min/max statistics in the specification's sort orders.
+//!
+//! Bounds are kept as their PLAIN statistics bytes (little-endian numbers, raw byte
+//! arrays) and compared in the column's [`SortOrder`]: signed or unsigned integers,
+//! floats (NaN never enters min/max; a zero minimum is written as -0.0 and a zero
+//! maximum as +0.0 so both zeros are covered), unsigned lexicographic bytes, signed
+//! big-endian decimals. Columns whose order is undefined (INTERVAL, INT96) get no
+//! min/max at all, only null counts.
+
+use std::cmp::Ordering;
+
+use half::f16;
+use herringbone_format::metadata::{ConvertedType, LogicalType, Type};
+
+use super::column::Values;
+
+/// How the values of a column compare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SortOrder {
+    /// BOOLEAN: false < true.
+    Bool,
+    /// Signed INT32 / INT64.
+    Signed,
+    /// Unsigned INT32 / INT64 (`INTEGER(n, false)`).
+    Unsigned,
+    /// IEEE float (FLOAT, DOUBLE, FLOAT16).
+    Float,
+    /// Unsigned lexicographic bytes (BYTE_ARRAY, plain FIXED_LEN_BYTE_ARRAY, UUID).
+    Bytes,
+    /// Big-endian two's complement (DECIMAL on FIXED_LEN_BYTE_ARRAY).
+    Decimal,
+    /// No order defined: no min/max.
+    Undefined,
+}
+
+impl SortOrder {
+    /// The order of a column from its physical and logical types.
+    pub fn of(
+        physical: Type,
+        logical: Option<&LogicalType>,
+        converted: Option<ConvertedType>,
+    ) -> SortOrder {
+        if converted == Some(ConvertedType::INTERVAL) {
+            return SortOrder::Undefined;
+        }
+        match physical {
+            Type::BOOLEAN => SortOrder::Bool,
+            Type::INT32 | Type::INT64 => match logical {
+                Some(LogicalType::Integer {
+                    is_signed: false, ..
+                }) => SortOrder::Unsigned,
+                _ => SortOrder::Signed,
+            },
+            Type::FLOAT | Type::DOUBLE => SortOrder::Float,
+            Type::FIXED_LEN_BYTE_ARRAY => match logical {
+                Some(LogicalType::Float16) => SortOrder::Float,
+                Some(LogicalType::Decimal { .. }) => SortOrder::Decimal,
+                _ => SortOrder::Bytes,
+            },
+            Type::BYTE_ARRAY => SortOrder::Bytes,
+            _ => SortOrder::Undefined,
+        }
+    }
+}
+
+/// Min and max of some values, as statistics bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct MinMax {
+    /// The smallest value.
+    pub min: Vec<u8>,
+    /// The largest value.
+    pub max: Vec<u8>,
+}
+
+fn float_bounds<T: Copy + PartialOrd>(
+    values: impl Iterator<Item = T>,
+    is_nan: impl Fn(T) -> bool,
+    is_zero: impl Fn(T) -> bool,
+    neg_zero: T,
+    pos_zero: T,
+) -> Option<(T, T)> {
+    let mut bounds: Option<(T, T)> = None;
+    for v in values.filter(|&v| !is_nan(v)) {
+        bounds = Some(match bounds {
+            None => (v, v),
+            Some((lo, hi)) => (if v < lo { v } else { lo }, if v > hi { v } else { hi }),
+        });
+    }
+    bounds.map(|(lo, hi)| {
+        (
+            if is_zero(lo) { neg_zero } else { lo },
+            if is_zero(hi) { pos_zero } else { hi },
+        )
+    })
+}
+
+fn bounds_by<T: Copy>(
+    values: impl Iterator<Item = T>,
+    cmp: impl Fn(&T, &T) -> Ordering,
+) -> Option<(T, T)> {
+    let mut bounds: Option<(T, T)> = None;
+    for v in values {
+        bounds = Some(match bounds {
+            None => (v, v),
+            Some((lo, hi)) => (
+                if cmp(&v, &lo) == Ordering::Less {
+                    v
+                } else {
+                    lo
+                },
+                if cmp(&v, &hi) == Ordering::Greater {
+                    v
+                } else {
+                    hi
+                },
+            ),
+        });
+    }
+    bounds
+}
+
+/// Min/max of `values` in `order`; `None` when the order is undefined or no value is
+/// orderable (empty, or only NaN).
+pub(crate) fn min_max(values: &Values, order: SortOrder) -> Option<MinMax> {
+    if order == SortOrder::Undefined {
+        return None;
+    }
+    let pack = |lo: Vec<u8>, hi: Vec<u8>| Some(MinMax { min: lo, max: hi });
+    match values {
+        Values::Bool(v) => {
+            if v.is_empty() {
+                return None;
+            }
+            let lo = v.iter().all(|&b| b);
+            let hi = v.iter().any(|&b| b);
+            pack(vec![u8::from(lo)], vec![u8::from(hi)])
+        }
+        Values::I32(v) => {
+            let (lo, hi) = if order == SortOrder::Unsigned {
+                let (lo, hi) = bounds_by(v.iter().map(|&x| x as u32), u32::cmp)?;
+                (lo as i32, hi as i32)
+            } else {
+                bounds_by(v.iter().copied(), i32::cmp)?
+            };
+            pack(lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec())
+        }
+        Values::I64(v) => {
+            let (lo, hi) = if order == SortOrder::Unsigned {
+                let (lo, hi) = bounds_by(v.iter().map(|&x| x as u64), u64::cmp)?;
+                (lo as i64, hi as i64)
+            } else {
+                bounds_by(v.iter().copied(), i64::cmp)?
+            };
+            pack(lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec())
+        }
+        Values::F32(v) => {
+            let (lo, hi) = float_bounds(v.iter().copied(), f32::is_nan, |x| x == 0.0, -0.0, 0.0)?;
+            pack(lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec())
+        }
+        Values::F64(v) => {
+            let (lo, hi) = float_bounds(v.iter().copied(), f64::is_nan, |x| x == 0.0, -0.0, 0.0)?;
+            pack(lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec())
+        }
+        Values::I96(_) => None,
+        Values::Bytes { .. } | Values::Fixed { .. } => {
+            if order == SortOrder::Float {
+                // FLOAT16 in 2 little-endian bytes.
+                let (lo, hi) = float_bounds(
+                    values
+                        .byte_values()
+                        .map(|b| f16::from_le_bytes([b[0], b[1]])),
+                    f16::is_nan,
+                    |x| x == f16::ZERO,
+                    f16::NEG_ZERO,
+                    f16::ZERO,
+                )?;
+                return pack(lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec());
+            }
+            let (lo, hi) = bounds_by(values.byte_values(), |a, b| compare_bytes(order, a, b))?;
+            pack(lo.to_vec(), hi.to_vec())
+        }
+    }
+}
+
+fn compare_bytes(order: SortOrder, a: &[u8], b: &[u8]) -> Ordering {
+    if order == SortOrder::Decimal && !a.is_empty() && !b.is_empty() {
+        let sign = (a[0] as i8).cmp(&(b[0] as i8));
+        // Same width: after the sign byte, unsigned comparison.
+        return sign.then_with(|| a[1..].cmp(&b[1..]));
+    }
+    a.cmp(b)
+}
+
+/// Compares two statistics values of a column of `physical` type in `order`.
+pub(crate) fn compare(physical: Type, order: SortOrder, a: &[u8], b: &[u8]) -> Ordering {
+    fn arr<const N: usize>(s: &[u8]) -> [u8; N] {
+        let mut out = [0u8; N];
+        let n = s.len().min(N);
+        out[..n].copy_from_slice(&s[..n]);
+        out
+    }
+    match (physical, order) {
+        (Type::INT32, SortOrder::Unsigned) => {
+            u32::from_le_bytes(arr(a)).cmp(&u32::from_le_bytes(arr(b)))
+        }
+        (Type::INT32, _) => i32::from_le_bytes(arr(a)).cmp(&i32::from_le_bytes(arr(b))),
+        (Type::INT64, SortOrder::Unsigned) => {
+            u64::from_le_bytes(arr(a)).cmp(&u64::from_le_bytes(arr(b)))
+        }
+        (Type::INT64, _) => i64::from_le_bytes(arr(a)).cmp(&i64::from_le_bytes(arr(b))),
+        (Type::FLOAT, _) => f32::from_le_bytes(arr(a)).total_cmp(&f32::from_le_bytes(arr(b))),
+        (Type::DOUBLE, _) => f64::from_le_bytes(arr(a)).total_cmp(&f64::from_le_bytes(arr(b))),
+        (Type::FIXED_LEN_BYTE_ARRAY, SortOrder::Float) => {
+            f16::from_le_bytes(arr(a)).total_cmp(&f16::from_le_bytes(arr(b)))
+        }
+        _ => compare_bytes(order, a, b),
+    }
+}
+
+/// Merges `other` into `acc` (the bounds of both).
+pub(crate) fn merge(physical: Type, order: SortOrder, acc: &mut Option<MinMax>, other: &MinMax) {
+    match acc {
+        None => *acc = Some(other.clone()),
+        Some(acc) => {
+            if compare(physical, order, &other.min, &acc.min) == Ordering::Less {
+                acc.min = other.min.clone();
+            }
+            if compare(physical, order, &other.max, &acc.max) == Ordering::Greater {
+                acc.max = other.max.clone();
+            }
+        }
+    }
+}
+
+/// `min` cut to at most `len` bytes (at a character boundary for text): still a lower
+/// bound. Returns the bytes and whether they are exact.
+pub(crate) fn truncate_min(min: &[u8], len: usize, is_text: bool) -> (Vec<u8>, bool) {
+    if min.len() <= len {
+        return (min.to_vec(), true);
+    }
+    let cut = if is_text {
+        text_boundary(min, len)
+    } else {
+        len
+    };
+    (min[..cut].to_vec(), false)
+}
+
+/// `max` cut to at most `len` bytes and incremented so it is still an upper bound; the
+/// whole value when no shorter upper bound exists (all `0xFF` bytes, say).
+pub(crate) fn truncate_max(max: &[u8], len: usize, is_text: bool) -> (Vec<u8>, bool) {
+    if max.len() <= len {
+        return (max.to_vec(), true);
+    }
+    if is_text {
+        if let Ok(text) = std::str::from_utf8(max) {
+            let cut = text_boundary(max, len);
+            let mut prefix: Vec<char> = text[..cut].chars().collect();
+            while let Some(last) = prefix.pop() {
+                if let Some(next) = next_char(last) {
+                    prefix.push(next);
+                    let s: String = prefix.into_iter().collect();
+                    if s.len() <= len {
+                        return (s.into_bytes(), false);
+                    }
+                    return (max.to_vec(), true);
+                }
+            }
+            return (max.to_vec(), true);
+        }
+    }
+    let mut prefix = max[..len].to_vec();
+    while let Some(last) = prefix.pop() {
+        if last < 0xff {
+            prefix.push(last + 1);
+            return (prefix, false);
+        }
+    }
+    (max.to_vec(), true)
+}
+
+fn text_boundary(bytes: &[u8], len: usize) -> usize {
+    let mut cut = len.min(bytes.len());
+    // A UTF-8 continuation byte is 0b10xx_xxxx: back off to the start of its character.
+    while cut > 0 && cut < bytes.len() && (bytes[cut] & 0xc0) == 0x80 {
+        cut -= 1;
+    }
+    cut
+}
+
+fn next_char(c: char) -> Option<char> {
+    let mut code = c as u32 + 1;
+    while code <= char::MAX as u32 {
+        if let Some(next) = char::from_u32(code) {
+            return Some(next);
+        }
+        code += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_zero_rules_and_nan() {
+        let v = Values::F64(vec![f64::NAN, 0.0, -0.0, f64::NAN]);
+        let mm = min_max(&v, SortOrder::Float).unwrap();
+        assert_eq!(mm.min, (-0.0f64).to_le_bytes());
+        assert_eq!(mm.max, 0.0f64.to_le_bytes());
+        assert_eq!(
+            min_max(&Values::F32(vec![f32::NAN]), SortOrder::Float),
+            None
+        );
+    }
+
+    #[test]
+    fn unsigned_order() {
+        let v = Values::I32(vec![-1, 5]);
+        let mm = min_max(&v, SortOrder::Unsigned).unwrap();
+        assert_eq!(mm.min, 5i32.to_le_bytes());
+        assert_eq!(mm.max, (-1i32).to_le_bytes());
+    }
+
+    #[test]
+    fn truncation_keeps_bounds() {
+        assert_eq!(truncate_min(b"abcdef", 3, false), (b"abc".to_vec(), false));
+        assert_eq!(truncate_max(b"abcdef", 3, false), (b"abd".to_vec(), false));
+        assert_eq!(
+            truncate_max(&[0x61, 0xff, 0xff, 0x00], 3, false),
+            (vec![0x62], false)
+        );
+        assert_eq!(
+            truncate_max(&[0xff, 0xff, 0xff, 0x00], 3, false),
+            (vec![0xff, 0xff, 0xff, 0x00], true)
+        );
+        // "é" is 2 bytes: cut before it, then bump the previous character.
+        let (max, exact) = truncate_max("aé€".as_bytes(), 2, true);
+        assert_eq!((max.as_slice(), exact), ("b".as_bytes(), false));
+        let (min, _) = truncate_min("aé€".as_bytes(), 2, true);
+        assert_eq!(min, b"a");
+    }
+
+    #[test]
+    fn decimal_order_is_signed() {
+        let v = Values::Fixed {
+            width: 2,
+            data: vec![0xff, 0xfe, 0x00, 0x05, 0x80, 0x00],
+        };
+        let mm = min_max(&v, SortOrder::Decimal).unwrap();
+        assert_eq!(mm.min, vec![0x80, 0x00]);
+        assert_eq!(mm.max, vec![0x00, 0x05]);
+    }
+}
