@@ -457,3 +457,45 @@ fn a_row_selection_reads_its_runs_and_fetches_no_row_group_it_skips_whole() {
     let chunk_fetches = input.fetched.lock().unwrap().len() - footer_fetches;
     assert_eq!(chunk_fetches, 4 * 3);
 }
+
+#[test]
+fn utf8_views_are_checked_per_value_even_when_the_bytes_together_are_utf8() {
+    // "é" is 0xC3 0xA9: split across two values, the concatenated buffer is valid
+    // UTF-8 but neither value is.
+    let schema = Arc::new(Schema::new(vec![Field::new("t", DataType::Utf8View, true)]));
+    let cases: [(&[Option<&[u8]>], bool); 3] = [
+        (
+            &[
+                Some(b"ok"),
+                None,
+                Some("a longer value, é and ü".as_bytes()),
+            ],
+            true,
+        ),
+        (&[Some(b"ab\xc3"), Some(b"\xa9cd")], false),
+        (&[Some(b"\xff")], false),
+    ];
+    for (values, valid) in cases {
+        let column: ArrayRef = Arc::new(BinaryArray::from(values.to_vec()));
+        let file = write(&RecordBatch::try_from_iter([("t", column)]).unwrap(), 10);
+        let results: Vec<_> = ParquetRecordBatchReaderBuilder::try_new(file)
+            .unwrap()
+            .with_schema(schema.clone())
+            .build()
+            .unwrap()
+            .collect();
+        if valid {
+            let batch = results[0].as_ref().unwrap();
+            let read = batch.column(0).as_string_view();
+            let got: Vec<Option<&str>> = read.iter().collect();
+            let want: Vec<Option<&str>> = values
+                .iter()
+                .map(|v| v.map(|b| std::str::from_utf8(b).unwrap()))
+                .collect();
+            assert_eq!(got, want);
+        } else {
+            let error = results[0].as_ref().unwrap_err().to_string();
+            assert!(error.contains("UTF-8") && error.contains('t'), "{error}");
+        }
+    }
+}

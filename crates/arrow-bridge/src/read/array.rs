@@ -810,24 +810,43 @@ fn bytes_array(
                 )));
             }
             // Views straight over one data buffer: short values inline, longer ones by
-            // offset (the array's own validation checks every view and its UTF-8).
-            let mut views: Vec<u128> = Vec::with_capacity(len);
-            let mut next = 0;
-            for i in 0..len {
-                if nulls.as_ref().is_none_or(|n| n.is_valid(i)) {
-                    let start = offsets[next] as usize;
-                    let end = offsets[next + 1] as usize;
-                    views.push(make_view(&data[start..end], start as u32));
-                    next += 1;
-                } else {
-                    views.push(0);
+            // offset.
+            let view_at = |k: usize| {
+                let start = offsets[k] as usize;
+                make_view(&data[start..offsets[k + 1] as usize], start as u32)
+            };
+            let views: Vec<u128> = match &nulls {
+                None => (0..len).map(view_at).collect(),
+                Some(nulls) => {
+                    let mut views = vec![0u128; len];
+                    for (k, slot) in nulls.valid_indices().enumerate() {
+                        views[slot] = view_at(k);
+                    }
+                    views
                 }
-            }
-            let buffers = vec![Buffer::from_vec(data)];
+            };
             let views = ScalarBuffer::from(views);
             if matches!(target, D::Utf8View) {
-                Arc::new(StringViewArray::try_new(views, buffers, nulls).map_err(utf8_error)?)
+                // One pass over the whole buffer, plus a char-boundary check at every
+                // offset, proves every value UTF-8 (instead of one check per value).
+                let valid = std::str::from_utf8(&data)
+                    .map(|text| offsets.iter().all(|&o| text.is_char_boundary(o as usize)))
+                    .unwrap_or(false);
+                if !valid {
+                    return Err(Error::corrupt(format!(
+                        "column {path}: invalid UTF-8 in a string column"
+                    )));
+                }
+                let buffers = vec![Buffer::from_vec(data)];
+                // SAFETY: every view was made by `make_view` from a value slice of the
+                // one buffer (index 0, offset and length within it, prefix copied from
+                // it, inline values zero-padded), null slots are zero views, and the
+                // buffer is valid UTF-8 with a char boundary at every value start and end
+                // (checked above), so every value is valid UTF-8: exactly what
+                // `StringViewArray::try_new` would check one value at a time.
+                Arc::new(unsafe { StringViewArray::new_unchecked(views, buffers, nulls) })
             } else {
+                let buffers = vec![Buffer::from_vec(data)];
                 Arc::new(BinaryViewArray::try_new(views, buffers, nulls)?)
             }
         }
