@@ -63,7 +63,8 @@ enum Command {
               value_parser = clap::value_parser!(u32).range(1..))]
         batch_size: u32,
     },
-    /// Convert a Parquet file to an Arrow IPC file (.arrow, .ipc, .feather).
+    /// Convert a Parquet file to Parquet (with writer options) or to an Arrow IPC file
+    /// (.arrow, .ipc, .feather).
     Convert {
         /// The Parquet file to read.
         input: PathBuf,
@@ -71,6 +72,8 @@ enum Command {
         output: PathBuf,
         #[command(flatten)]
         read: commands::reading::ReadArgs,
+        #[command(flatten)]
+        write: commands::writing::WriteArgs,
     },
     /// Print the JSON of a Variant given its metadata and value blobs.
     Variant {
@@ -107,7 +110,8 @@ fn main() -> ExitCode {
             input,
             output,
             read,
-        } => commands::convert::run(&input, &output, &read, &mut out),
+            write,
+        } => commands::convert::run(&input, &output, &read, &write, &mut out),
         Command::Variant { metadata, value } => commands::variant::run(&metadata, &value, &mut out),
     };
     let result = result.and_then(|()| out.flush().map_err(|e| format!("writing output: {e}")));

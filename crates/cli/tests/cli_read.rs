@@ -415,3 +415,118 @@ fn every_small_corpus_file_reads_or_fails_cleanly() {
     println!("{read} files printed, {failed} clean errors");
     assert!(read > 50, "{read} files printed, {failed} clean errors");
 }
+
+/// Every value of `batches`, concatenated per column, as canonical text (batch sizes
+/// may differ between two reads of the same rows).
+fn column_text(batches: &[RecordBatch]) -> Vec<Vec<String>> {
+    let columns = batches.first().map_or(0, |b| b.num_columns());
+    (0..columns)
+        .map(|c| {
+            let mut values = Vec::new();
+            for batch in batches {
+                let formatter = arrow_cast::display::ArrayFormatter::try_new(
+                    batch.column(c).as_ref(),
+                    &arrow_cast::display::FormatOptions::default(),
+                )
+                .unwrap();
+                values.extend((0..batch.num_rows()).map(|i| formatter.value(i).to_string()));
+            }
+            values
+        })
+        .collect()
+}
+
+#[test]
+fn convert_to_parquet_applies_the_writer_options() {
+    let dir = temp_dir("convert-parquet");
+    let rel = "data/alltypes_plain.parquet";
+    let out = dir.join("out.parquet");
+    let text = ok(&[
+        "convert",
+        &corpus(rel),
+        out.to_str().unwrap(),
+        "--compression",
+        "zstd:5",
+        "--page-version",
+        "2",
+        "--encoding",
+        "id=DELTA_BINARY_PACKED",
+        "--dictionary",
+        "off",
+        "--row-group-size",
+        "3",
+        "--statistics",
+        "page",
+        "--bloom-filter",
+        "string_col:0.05",
+        "--crc",
+    ]);
+    assert!(text.starts_with("wrote 8 rows"), "{text}");
+
+    // The same values come back.
+    let written = Bytes::from(std::fs::read(&out).unwrap());
+    let read = ParquetRecordBatchReaderBuilder::try_new(written.clone())
+        .unwrap()
+        .with_verify_crc(true)
+        .build()
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    let expected = read_with_library(rel, SchemaOptions::new());
+    assert_eq!(read[0].schema(), expected[0].schema());
+    assert_eq!(column_text(&read), column_text(&expected));
+
+    // And the file is laid out as asked.
+    let metadata = herringbone::format::footer::read_metadata(&written).unwrap();
+    assert_eq!(metadata.row_groups.len(), 3, "8 rows in groups of 3");
+    let names: Vec<String> = metadata.schema[1..]
+        .iter()
+        .map(|e| e.name.to_string())
+        .collect();
+    let id = names.iter().position(|n| n == "id").unwrap();
+    let string_col = names.iter().position(|n| n == "string_col").unwrap();
+    for group in &metadata.row_groups {
+        for (i, chunk) in group.columns.iter().enumerate() {
+            let meta = chunk.meta_data.as_ref().unwrap();
+            assert_eq!(
+                meta.codec,
+                herringbone::format::metadata::CompressionCodec::ZSTD
+            );
+            assert!(chunk.column_index_offset.is_some() && chunk.offset_index_offset.is_some());
+            assert!(meta.dictionary_page_offset.is_none(), "dictionary off");
+            assert_eq!(
+                meta.bloom_filter_offset.is_some(),
+                i == string_col,
+                "column {i}"
+            );
+            if i == id {
+                assert!(
+                    meta.encodings
+                        .contains(&herringbone::format::metadata::Encoding::DELTA_BINARY_PACKED)
+                );
+            }
+        }
+    }
+
+    // Bad writer options are one-line errors, and leave no output behind.
+    let bad = dir.join("bad.parquet");
+    for (option, value) in [
+        ("--compression", "zstd:99"),
+        ("--compression", "lzo"),
+        ("--encoding", "id=NOPE"),
+        ("--page-version", "3"),
+        ("--statistics", "some"),
+        ("--bloom-filter", "string_col:2"),
+    ] {
+        let err = fails(&[
+            "convert",
+            &corpus(rel),
+            bad.to_str().unwrap(),
+            option,
+            value,
+        ]);
+        assert!(err.contains(option), "{err}");
+        assert!(!bad.exists());
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -9,6 +9,7 @@ pub mod reading;
 pub mod scan;
 pub mod schema;
 pub mod variant;
+pub mod writing;
 
 use std::path::Path;
 
