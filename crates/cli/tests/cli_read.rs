@@ -386,7 +386,10 @@ fn bad_input_exits_1_with_one_line() {
     }
     let csv_out = dir.join("out.csv");
     let err = fails(&["convert", &good, csv_out.to_str().unwrap()]);
-    assert!(err.contains("supported: .arrow, .ipc, .feather"), "{err}");
+    assert!(
+        err.contains("supported: .parquet, .arrow, .ipc, .feather"),
+        "{err}"
+    );
     assert!(!csv_out.exists());
     std::fs::remove_dir_all(&dir).ok();
 }
