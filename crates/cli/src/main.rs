@@ -63,10 +63,10 @@ enum Command {
               value_parser = clap::value_parser!(u32).range(1..))]
         batch_size: u32,
     },
-    /// Convert a Parquet file to Parquet (with writer options) or to an Arrow IPC file
-    /// (.arrow, .ipc, .feather).
+    /// Convert between Parquet, Arrow IPC files (.arrow, .ipc, .feather), CSV (.csv) and
+    /// JSON lines (.jsonl, .ndjson), by extension; writer options apply to Parquet output.
     Convert {
-        /// The Parquet file to read.
+        /// The file to read; its extension picks the format.
         input: PathBuf,
         /// The file to write; its extension picks the format.
         output: PathBuf,
@@ -74,6 +74,8 @@ enum Command {
         read: commands::reading::ReadArgs,
         #[command(flatten)]
         write: commands::writing::WriteArgs,
+        #[command(flatten)]
+        csv: commands::convert::CsvArgs,
     },
     /// Print the JSON of a Variant given its metadata and value blobs.
     Variant {
@@ -111,7 +113,8 @@ fn main() -> ExitCode {
             output,
             read,
             write,
-        } => commands::convert::run(&input, &output, &read, &write, &mut out),
+            csv,
+        } => commands::convert::run(&input, &output, &read, &write, &csv, &mut out),
         Command::Variant { metadata, value } => commands::variant::run(&metadata, &value, &mut out),
     };
     let result = result.and_then(|()| out.flush().map_err(|e| format!("writing output: {e}")));

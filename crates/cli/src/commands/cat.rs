@@ -108,7 +108,7 @@ fn write_jsonl(batches: Batches, out: &mut dyn Write) -> Result<(), Failure> {
 
 /// CSV has no nested values: structs, lists and maps become their JSON text (as `hb cat
 /// --format jsonl` prints them); a null stays an empty field.
-fn nested_as_json(batch: &RecordBatch) -> Result<RecordBatch, ArrowError> {
+pub fn nested_as_json(batch: &RecordBatch) -> Result<RecordBatch, ArrowError> {
     if !batch.columns().iter().any(|c| c.data_type().is_nested()) {
         return Ok(batch.clone());
     }
@@ -150,7 +150,7 @@ fn nested_as_json(batch: &RecordBatch) -> Result<RecordBatch, ArrowError> {
 /// JSON) or stop the output (CSV). A top-level timestamp column holding such a value is
 /// printed as text instead: the usual form where it exists, else the raw count of units
 /// since the epoch.
-fn displayable_timestamps(batch: &RecordBatch) -> RecordBatch {
+pub fn displayable_timestamps(batch: &RecordBatch) -> RecordBatch {
     let mut columns = batch.columns().to_vec();
     let mut fields: Vec<arrow_schema::FieldRef> = batch.schema().fields().iter().cloned().collect();
     let mut changed = false;

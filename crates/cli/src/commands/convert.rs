@@ -1,42 +1,103 @@
-//! `hb convert IN.parquet OUT`: what the reader returns, written as an Arrow IPC file
-//! (`.arrow`, `.ipc`, `.feather`) or as Parquet again (`.parquet`, with the writer
-//! options of [`WriteArgs`]).
+//! `hb convert IN OUT`: rows from Parquet, an Arrow IPC file, CSV or JSON lines, written
+//! as any of the four; each file's extension picks its format. Batches stream from the
+//! input to the output one at a time, so memory stays bounded by a batch (and, for
+//! Parquet output, by the row group in progress).
+//!
+//! CSV and JSON lines carry no schema: it is inferred from the first rows of the input
+//! ([`INFER_ROWS`]). Nested values written to CSV become JSON text, as `hb cat --format
+//! csv` prints them.
 
-use std::io::Write;
+use std::cell::Cell;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
+use std::rc::Rc;
+use std::sync::Arc;
 
+use arrow_array::RecordBatch;
 use arrow_ipc::writer::FileWriter;
+use arrow_schema::{ArrowError, SchemaRef};
 
 use herringbone::ArrowWriter;
 
+use super::cat::{displayable_timestamps, nested_as_json};
+use super::progress::Progress;
 use super::reading::{Batches, ReadArgs};
 use super::writing::WriteArgs;
 
-/// Output extensions `hb convert` writes: Parquet, or the Arrow IPC file format (Feather
-/// v2 is the same format).
-const SUPPORTED: &[&str] = &["parquet", "arrow", "ipc", "feather"];
+/// Rows read to infer the schema of a CSV or JSON lines input.
+pub const INFER_ROWS: usize = 10_000;
+/// Rows per batch read from CSV, JSON lines (Parquet uses the reader's default).
+const BATCH_ROWS: usize = 8192;
+
+/// The formats `hb convert` reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Parquet,
+    Ipc,
+    Csv,
+    Jsonl,
+}
+
+/// Extensions and the format each names; Feather v2 is the Arrow IPC file format.
+const EXTENSIONS: &[(&str, Kind)] = &[
+    ("parquet", Kind::Parquet),
+    ("arrow", Kind::Ipc),
+    ("ipc", Kind::Ipc),
+    ("feather", Kind::Ipc),
+    ("csv", Kind::Csv),
+    ("jsonl", Kind::Jsonl),
+    ("ndjson", Kind::Jsonl),
+];
+
+/// Options of `hb convert` that concern CSV input.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct CsvArgs {
+    /// The CSV input has no header line (columns are named column_1, column_2, ...).
+    #[arg(long)]
+    pub no_header: bool,
+}
+
+fn kind_of(path: &Path, role: &str) -> Result<Kind, String> {
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    extension
+        .and_then(|e| EXTENSIONS.iter().find(|(x, _)| *x == e).map(|(_, k)| *k))
+        .ok_or_else(|| {
+            format!(
+                "{}: unsupported {role} format; supported: {}",
+                path.display(),
+                EXTENSIONS
+                    .iter()
+                    .map(|(e, _)| format!(".{e}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+}
 
 pub fn run(
     input: &Path,
     output: &Path,
     args: &ReadArgs,
     write_args: &WriteArgs,
+    csv: &CsvArgs,
     out: &mut dyn Write,
 ) -> Result<(), String> {
-    let extension = output
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    if !extension.as_deref().is_some_and(|e| SUPPORTED.contains(&e)) {
-        return Err(format!(
-            "{}: unsupported output format; supported: {}",
-            output.display(),
-            SUPPORTED
-                .iter()
-                .map(|e| format!(".{e}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
+    let in_kind = kind_of(input, "input")?;
+    let out_kind = kind_of(output, "output")?;
+    if in_kind != Kind::Parquet {
+        if args.columns.is_some() {
+            return Err("--columns applies only to Parquet input".to_string());
+        }
+        if args.int96_unit.is_some() {
+            return Err("--int96-unit applies only to Parquet input".to_string());
+        }
+    }
+    if csv.no_header && in_kind != Kind::Csv {
+        return Err("--no-header applies only to CSV input".to_string());
     }
     if same_file(input, output) {
         return Err(format!(
@@ -44,23 +105,19 @@ pub fn run(
             output.display()
         ));
     }
-    // The input is opened (footer, schema, projection checked) before the output is
-    // created, so a bad input leaves no empty output behind.
-    let batches = Batches::open(input, args, |b| b)?;
-    let parquet = extension.as_deref() == Some("parquet");
-    let properties = if parquet {
-        let rows = u64::try_from(batches.metadata.num_rows).unwrap_or(0);
-        Some(write_args.properties(rows)?)
+    // The input is opened (footer or schema inference, projection checked) before the
+    // output is created, so a bad input leaves no empty output behind.
+    let source = Source::open(input, in_kind, args, csv)?;
+    let properties = if out_kind == Kind::Parquet {
+        Some(write_args.properties(source.rows_hint.max(1))?)
     } else {
         None
     };
-    let file = std::fs::File::create(output).map_err(|e| format!("{}: {e}", output.display()))?;
-    let written = match properties {
-        Some(properties) => write_parquet(batches, file, output, properties),
-        None => write_ipc(batches, file, output),
-    };
+    let file = File::create(output).map_err(|e| format!("{}: {e}", output.display()))?;
+    let written = copy(source, file, output, out_kind, properties);
     if written.is_err() {
-        // A partial IPC file without its footer is unreadable: do not leave it behind.
+        // A partial file (an IPC or Parquet file without its footer) is unreadable: do
+        // not leave it behind.
         let _ = std::fs::remove_file(output);
     }
     let (rows, count) = written?;
@@ -72,52 +129,232 @@ pub fn run(
     .map_err(|e| format!("writing output: {e}"))
 }
 
-fn write_parquet(
-    batches: Batches,
-    file: std::fs::File,
+/// Reads every batch of `source` into a writer of `kind` on `file`; returns rows and
+/// batches written.
+fn copy(
+    mut source: Source,
+    file: File,
     output: &Path,
-    properties: herringbone::WriterProperties,
+    kind: Kind,
+    properties: Option<herringbone::WriterProperties>,
 ) -> Result<(usize, usize), String> {
-    let failed = |e: herringbone::arrow::Error| format!("{}: {e}", output.display());
-    let mut writer = ArrowWriter::try_new(
-        std::io::BufWriter::new(file),
-        batches.schema(),
-        Some(properties),
+    let failed = |e: ArrowError| format!("{}: {e}", output.display());
+    let mut sink = Sink::new(
+        kind,
+        BufWriter::new(file),
+        source.schema.clone(),
+        properties,
     )
     .map_err(failed)?;
-    let (mut rows, mut count) = (0, 0);
-    for batch in batches {
+    let mut progress = Progress::on_stderr();
+    let (mut rows, mut count) = (0usize, 0usize);
+    while let Some(batch) = source.batches.next() {
         let batch = batch?;
         rows += batch.num_rows();
         count += 1;
-        writer.write(&batch).map_err(failed)?;
+        sink.write(&batch).map_err(failed)?;
+        progress.update(rows as u64, (source.fraction)(rows as u64));
     }
-    writer.close().map_err(failed)?;
+    sink.finish().map_err(failed)?;
+    progress.finish();
     Ok((rows, count))
 }
 
-fn write_ipc(
-    batches: Batches,
-    file: std::fs::File,
-    output: &Path,
-) -> Result<(usize, usize), String> {
-    let failed = |e: arrow_schema::ArrowError| format!("{}: {e}", output.display());
-    let schema = batches.schema();
-    let mut writer = FileWriter::try_new(std::io::BufWriter::new(file), &schema).map_err(failed)?;
-    let (mut rows, mut count) = (0, 0);
-    for batch in batches {
-        let batch = batch?;
-        rows += batch.num_rows();
-        count += 1;
-        writer.write(&batch).map_err(failed)?;
+/// An input opened as a stream of batches.
+struct Source {
+    schema: SchemaRef,
+    batches: Box<dyn Iterator<Item = Result<RecordBatch, String>>>,
+    /// The rows expected (exact for Parquet, an estimate otherwise): sizes Bloom filters.
+    rows_hint: u64,
+    /// The fraction of the input done, given the rows read so far.
+    fraction: Box<dyn Fn(u64) -> Option<f64>>,
+}
+
+impl Source {
+    fn open(path: &Path, kind: Kind, args: &ReadArgs, csv: &CsvArgs) -> Result<Self, String> {
+        let name = path.display().to_string();
+        let named = move |e: &dyn std::fmt::Display| format!("{name}: {e}");
+        if kind == Kind::Parquet {
+            let batches = Batches::open(path, args, |b| b)?;
+            let total = u64::try_from(batches.metadata.num_rows).unwrap_or(0);
+            return Ok(Self {
+                schema: batches.schema(),
+                batches: Box::new(batches),
+                rows_hint: total,
+                fraction: Box::new(move |rows| (total > 0).then(|| rows as f64 / total as f64)),
+            });
+        }
+        let mut file = File::open(path).map_err(|e| named(&e))?;
+        let meta = file.metadata().map_err(|e| named(&e))?;
+        if meta.is_dir() {
+            return Err(named(&"is a directory"));
+        }
+        let size = meta.len();
+        if kind == Kind::Ipc {
+            let reader = arrow_ipc::reader::FileReader::try_new_buffered(file, None)
+                .map_err(|e| named(&e))?;
+            let schema = reader.schema();
+            let total = reader.num_batches();
+            let done = Rc::new(Cell::new(0usize));
+            let seen = done.clone();
+            let named = named.clone();
+            let batches = reader.map(move |b| {
+                seen.set(seen.get() + 1);
+                b.map_err(|e| named(&e))
+            });
+            return Ok(Self {
+                schema,
+                batches: Box::new(batches),
+                // Unknown without reading every block; a typical batch size stands in.
+                rows_hint: total as u64 * BATCH_ROWS as u64,
+                fraction: Box::new(move |_| (total > 0).then(|| done.get() as f64 / total as f64)),
+            });
+        }
+        let rows_hint = estimate_lines(&mut file, size).map_err(|e| named(&e))?;
+        let schema = match kind {
+            Kind::Csv => csv_format(csv)
+                .infer_schema(BufReader::new(&mut file), Some(INFER_ROWS))
+                .map(|(schema, _)| schema),
+            _ => arrow_json::reader::infer_json_schema(BufReader::new(&mut file), Some(INFER_ROWS))
+                .map(|(schema, _)| schema),
+        }
+        .map_err(|e| named(&format!("inferring the schema: {e}")))?;
+        if schema.fields().is_empty() {
+            return Err(named(&"no columns found"));
+        }
+        let schema = Arc::new(schema);
+        file.seek(SeekFrom::Start(0)).map_err(|e| named(&e))?;
+        let consumed = Rc::new(Cell::new(0u64));
+        let counting = Counting {
+            inner: file,
+            count: consumed.clone(),
+        };
+        let batches: Box<dyn Iterator<Item = Result<RecordBatch, String>>> = match kind {
+            Kind::Csv => {
+                let reader = arrow_csv::ReaderBuilder::new(schema.clone())
+                    .with_format(csv_format(csv))
+                    .with_batch_size(BATCH_ROWS)
+                    .build(counting)
+                    .map_err(|e| named(&e))?;
+                let named = named.clone();
+                Box::new(reader.map(move |b| b.map_err(|e| named(&e))))
+            }
+            _ => {
+                let reader = arrow_json::ReaderBuilder::new(schema.clone())
+                    .with_batch_size(BATCH_ROWS)
+                    .build(BufReader::new(counting))
+                    .map_err(|e| named(&e))?;
+                let named = named.clone();
+                Box::new(reader.map(move |b| b.map_err(|e| named(&e))))
+            }
+        };
+        Ok(Self {
+            schema,
+            batches,
+            rows_hint,
+            fraction: Box::new(move |_| (size > 0).then(|| consumed.get() as f64 / size as f64)),
+        })
     }
-    writer.finish().map_err(failed)?;
-    writer
-        .into_inner()
-        .map_err(failed)?
-        .flush()
-        .map_err(|e| format!("{}: {e}", output.display()))?;
-    Ok((rows, count))
+}
+
+fn csv_format(csv: &CsvArgs) -> arrow_csv::reader::Format {
+    arrow_csv::reader::Format::default().with_header(!csv.no_header)
+}
+
+/// The number of lines of a text file, estimated from its first MiB (exact when the
+/// file is smaller); leaves the file at its start.
+fn estimate_lines(file: &mut File, size: u64) -> std::io::Result<u64> {
+    let mut prefix = Vec::new();
+    Read::by_ref(file).take(1 << 20).read_to_end(&mut prefix)?;
+    file.seek(SeekFrom::Start(0))?;
+    let lines = prefix.iter().filter(|&&b| b == b'\n').count() as u64;
+    if prefix.is_empty() || size <= prefix.len() as u64 {
+        return Ok(lines.max(1));
+    }
+    Ok((size as f64 * lines.max(1) as f64 / prefix.len() as f64) as u64)
+}
+
+/// A reader that counts the bytes it hands out (the progress of a text input).
+struct Counting<R> {
+    inner: R,
+    count: Rc<Cell<u64>>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.set(self.count.get() + n as u64);
+        Ok(n)
+    }
+}
+
+/// An output being written.
+enum Sink {
+    Parquet(ArrowWriter<BufWriter<File>>),
+    Ipc(FileWriter<BufWriter<File>>),
+    Csv(arrow_csv::Writer<BufWriter<File>>),
+    Jsonl(arrow_json::LineDelimitedWriter<BufWriter<File>>),
+}
+
+impl Sink {
+    fn new(
+        kind: Kind,
+        file: BufWriter<File>,
+        schema: SchemaRef,
+        properties: Option<herringbone::WriterProperties>,
+    ) -> Result<Self, ArrowError> {
+        Ok(match kind {
+            Kind::Parquet => Sink::Parquet(
+                ArrowWriter::try_new(file, schema, properties)
+                    .map_err(|e| ArrowError::ExternalError(Box::new(e)))?,
+            ),
+            Kind::Ipc => Sink::Ipc(FileWriter::try_new(file, &schema)?),
+            Kind::Csv => Sink::Csv(
+                arrow_csv::WriterBuilder::new()
+                    .with_header(true)
+                    .build(file),
+            ),
+            Kind::Jsonl => Sink::Jsonl(
+                arrow_json::WriterBuilder::new()
+                    .with_explicit_nulls(true)
+                    .build::<_, arrow_json::writer::LineDelimited>(file),
+            ),
+        })
+    }
+
+    fn write(&mut self, batch: &RecordBatch) -> Result<(), ArrowError> {
+        match self {
+            Sink::Parquet(w) => w
+                .write(batch)
+                .map_err(|e| ArrowError::ExternalError(Box::new(e))),
+            Sink::Ipc(w) => w.write(batch),
+            // The same text `hb cat --format csv|jsonl` prints.
+            Sink::Csv(w) => w.write(&nested_as_json(&displayable_timestamps(batch))?),
+            Sink::Jsonl(w) => w.write(&displayable_timestamps(batch)),
+        }
+    }
+
+    fn finish(self) -> Result<(), ArrowError> {
+        let io = |e: std::io::Error| ArrowError::IoError(e.to_string(), e);
+        let mut file = match self {
+            Sink::Parquet(w) => {
+                let mut w = w;
+                w.finish()
+                    .map_err(|e| ArrowError::ExternalError(Box::new(e)))?;
+                w.into_inner()
+            }
+            Sink::Ipc(mut w) => {
+                w.finish()?;
+                w.into_inner()?
+            }
+            Sink::Csv(w) => w.into_inner(),
+            Sink::Jsonl(mut w) => {
+                w.finish()?;
+                w.into_inner()
+            }
+        };
+        file.flush().map_err(io)
+    }
 }
 
 /// Whether both paths name the same existing file.

@@ -5,6 +5,7 @@ pub mod cat;
 pub mod convert;
 pub mod demo;
 pub mod meta;
+pub mod progress;
 pub mod reading;
 pub mod scan;
 pub mod schema;
