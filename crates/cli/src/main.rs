@@ -23,8 +23,14 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Show what Herringbone reads from an embedded sample file (no input needed).
-    Demo,
+    /// Generate a table of orders in memory, write it as Parquet, read part of it back
+    /// and verify it; prints the schema, a preview, sizes and throughput (no input needed).
+    Demo {
+        /// Rows to generate.
+        #[arg(long, value_name = "N", default_value_t = 2_000_000,
+              value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+        rows: u64,
+    },
     /// Print the schema of a Parquet file as text (`message schema { ... }`).
     Schema {
         /// The Parquet file.
@@ -94,7 +100,7 @@ fn main() -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let result = match cli.command {
-        Command::Demo => commands::demo::run(&mut out),
+        Command::Demo { rows } => commands::demo::run(rows as usize, &mut out),
         Command::Schema { file } => commands::schema::run(&file, &mut out),
         Command::Meta { json, file } => commands::meta::run(&file, json, &mut out),
         Command::Cat {

@@ -79,10 +79,14 @@ fn write_table(batches: Batches, out: &mut dyn Write) -> Result<(), Failure> {
         // Still show the header.
         all.push(RecordBatch::new_empty(schema));
     }
-    let options = FormatOptions::default().with_null("null");
-    let table = arrow_cast::pretty::pretty_format_batches_with_options(&all, &options)?;
-    writeln!(out, "{table}")?;
+    writeln!(out, "{}", render_table(&all)?)?;
     Ok(())
+}
+
+/// The aligned table `hb cat` prints (nulls as `null`) for `batches` (at least one).
+pub fn render_table(batches: &[RecordBatch]) -> Result<String, ArrowError> {
+    let options = FormatOptions::default().with_null("null");
+    arrow_cast::pretty::pretty_format_batches_with_options(batches, &options).map(|t| t.to_string())
 }
 
 fn write_csv(batches: Batches, out: &mut dyn Write) -> Result<(), Failure> {
