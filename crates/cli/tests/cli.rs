@@ -90,20 +90,6 @@ fn meta_tables_show_types_and_statistics() {
 }
 
 #[test]
-fn demo_runs_on_the_embedded_sample() {
-    let out = hb(&["demo"]);
-    assert!(out.status.success(), "{out:?}");
-    let text = stdout(&out);
-    assert!(text.contains("optional group tags (LIST)"), "{text}");
-    assert!(text.contains("rows:            2000"), "{text}");
-    assert!(text.contains("Atlantis: absent"), "{text}");
-    assert!(text.contains("Oslo: maybe present"), "{text}");
-    // The reader reads row group 1 (trips 1001..=2000) without the list column.
-    assert!(text.contains("1000 rows in 2 batches"), "{text}");
-    assert!(text.contains("  1001  "), "{text}");
-}
-
-#[test]
 fn bad_input_exits_1_with_one_line() {
     let dir = std::env::temp_dir().join(format!("hb-cli-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -384,13 +384,13 @@ fn bad_input_exits_1_with_one_line() {
         fails(&["convert", input, arrow_out]);
         assert!(!Path::new(arrow_out).exists(), "{input}");
     }
-    let csv_out = dir.join("out.csv");
-    let err = fails(&["convert", &good, csv_out.to_str().unwrap()]);
+    let xml_out = dir.join("out.xml");
+    let err = fails(&["convert", &good, xml_out.to_str().unwrap()]);
     assert!(
-        err.contains("supported: .parquet, .arrow, .ipc, .feather"),
+        err.contains("unsupported output format; supported: .parquet, .arrow, .ipc, .feather, .csv, .jsonl, .ndjson"),
         "{err}"
     );
-    assert!(!csv_out.exists());
+    assert!(!xml_out.exists());
     std::fs::remove_dir_all(&dir).ok();
 }
 
