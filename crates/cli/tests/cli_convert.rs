@@ -6,7 +6,7 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 
 use arrow_array::{
-    ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray, StructArray,
+    Array, ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray, StructArray,
 };
 use arrow_schema::{DataType, Field, Fields};
 use bytes::Bytes;
@@ -110,8 +110,8 @@ fn nested_batch() -> RecordBatch {
         Some(vec![true, true, true, false, true].into()),
     )
     .unwrap();
-    let mut columns: Vec<(&str, ArrayRef, bool)> = flat
-        .schema()
+    let schema = flat.schema();
+    let mut columns: Vec<(&str, ArrayRef, bool)> = schema
         .fields()
         .iter()
         .zip(flat.columns())
@@ -257,7 +257,7 @@ fn nested_values_survive_json_lines_and_ipc() {
     assert_eq!(point.null_count(), 1);
     assert_eq!(
         point.column_by_name("x").unwrap().as_ref(),
-        &Int64Array::from(vec![Some(1), Some(2), None, None, Some(5)]) as &dyn arrow_array::Array
+        &Int64Array::from(vec![Some(1), Some(2), None, None, Some(5)]) as &dyn Array
     );
 
     // Parquet -> IPC -> Parquet: exactly the same batch, types and all.

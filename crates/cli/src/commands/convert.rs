@@ -148,7 +148,7 @@ fn copy(
     .map_err(failed)?;
     let mut progress = Progress::on_stderr();
     let (mut rows, mut count) = (0usize, 0usize);
-    while let Some(batch) = source.batches.next() {
+    for batch in &mut source.batches {
         let batch = batch?;
         rows += batch.num_rows();
         count += 1;

@@ -16,6 +16,7 @@ const REDRAW: Duration = Duration::from_millis(100);
 const WIDTH: usize = 24;
 
 /// The progress of one command.
+#[derive(Debug)]
 pub struct Progress {
     enabled: bool,
     start: Instant,
