@@ -504,8 +504,13 @@ fn gather_range(array: &ArrayRef, start: usize, end: usize, info: &LeafInfo) -> 
         Some(Values::Bytes { offsets, data })
     }
     Some(match array.data_type() {
-        DataType::Int32 | DataType::Date32 => {
+        // Each Arrow type is read through its own primitive type (a Date32 array is not
+        // an Int32 array to `as_primitive`).
+        DataType::Int32 => {
             Values::I32(array.as_primitive::<Int32Type>().values()[start..end].to_vec())
+        }
+        DataType::Date32 => {
+            Values::I32(array.as_primitive::<Date32Type>().values()[start..end].to_vec())
         }
         DataType::Int64 => {
             Values::I64(array.as_primitive::<Int64Type>().values()[start..end].to_vec())
