@@ -37,6 +37,7 @@
 //! ```
 
 mod column;
+mod dictionary;
 pub mod levels;
 pub mod properties;
 pub mod schema;

@@ -45,6 +45,9 @@ pub trait FixedWidth:
     fn from_le_slice(bytes: &[u8]) -> Self;
     /// Appends the `SIZE` little-endian bytes of the value.
     fn extend_le(self, out: &mut Vec<u8>);
+    /// Writes the `SIZE` little-endian bytes of the value into `dst` (exactly `SIZE`
+    /// bytes long).
+    fn write_le(self, dst: &mut [u8]);
 }
 
 macro_rules! impl_fixed_width {
@@ -58,6 +61,10 @@ macro_rules! impl_fixed_width {
             #[inline(always)]
             fn extend_le(self, out: &mut Vec<u8>) {
                 out.extend_from_slice(&self.to_le_bytes());
+            }
+            #[inline(always)]
+            fn write_le(self, dst: &mut [u8]) {
+                dst.copy_from_slice(&self.to_le_bytes());
             }
         }
     )*};
@@ -73,6 +80,10 @@ impl FixedWidth for [u8; 12] {
     #[inline(always)]
     fn extend_le(self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self);
+    }
+    #[inline(always)]
+    fn write_le(self, dst: &mut [u8]) {
+        dst.copy_from_slice(&self);
     }
 }
 

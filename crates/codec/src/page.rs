@@ -772,7 +772,36 @@ impl PageWriter {
         sink: &mut Vec<u8>,
         page: &DataPageV1<'_>,
     ) -> Result<WrittenPage> {
+        let uncompressed = page.rep_levels.len() + page.def_levels.len() + page.values.len();
+        if self.codec == Codec::Uncompressed {
+            // The sections go to the sink as they are: no concatenation, no copy through
+            // the codec.
+            let header = PageHeader {
+                type_: PageType::DATA_PAGE,
+                uncompressed_page_size: header_size(uncompressed, "uncompressed_page_size")?,
+                compressed_page_size: header_size(uncompressed, "compressed_page_size")?,
+                crc: None,
+                data_page_header: Some(DataPageHeader {
+                    num_values: header_size(page.num_values, "num_values")?,
+                    encoding: page.encoding,
+                    definition_level_encoding: page.def_level_encoding,
+                    repetition_level_encoding: page.rep_level_encoding,
+                    statistics: page.statistics.clone(),
+                }),
+                ..PageHeader::default()
+            };
+            return self.append(
+                sink,
+                header,
+                &[page.rep_levels, page.def_levels, page.values],
+                uncompressed,
+                page.num_values,
+                Some(page.num_rows),
+                page.encoding,
+            );
+        }
         self.scratch.clear();
+        self.scratch.reserve(uncompressed);
         self.scratch.extend_from_slice(page.rep_levels);
         self.scratch.extend_from_slice(page.def_levels);
         self.scratch.extend_from_slice(page.values);

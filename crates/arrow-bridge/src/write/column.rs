@@ -9,8 +9,6 @@
 //! the fallback encoding. Data pages go to a buffer of their own so the dictionary page
 //! can be put in front of them when the chunk closes.
 
-use std::collections::HashMap;
-
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef};
@@ -30,6 +28,7 @@ use herringbone_format::metadata::{
 use herringbone_format::schema::ColumnDescriptor;
 use herringbone_format::thrift::Text;
 
+use super::dictionary::Dictionary;
 use super::levels::LeafLevels;
 use super::properties::{DataPageVersion, StatisticsLevel, WriterProperties};
 use super::schema::{LeafInfo, LeafKind};
@@ -116,12 +115,31 @@ impl Values {
         }
     }
 
-    fn bytes_at(&self, i: usize) -> &[u8] {
+    /// Value `i` as bytes (BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY and INT96; empty otherwise).
+    pub(crate) fn bytes_at(&self, i: usize) -> &[u8] {
         match self {
             Values::Bytes { offsets, data } => &data[offsets[i]..offsets[i + 1]],
             Values::Fixed { width, data } => &data[i * width..(i + 1) * width],
             Values::I96(v) => &v[i],
             _ => &[],
+        }
+    }
+
+    /// Appends one value given as bytes (BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY of the same
+    /// width, INT96 of 12 bytes; other variants ignore it).
+    pub(crate) fn push_bytes(&mut self, value: &[u8]) {
+        match self {
+            Values::Bytes { offsets, data } => {
+                data.extend_from_slice(value);
+                offsets.push(data.len());
+            }
+            Values::Fixed { data, .. } => data.extend_from_slice(value),
+            Values::I96(v) => {
+                if let Ok(raw) = <[u8; 12]>::try_from(value) {
+                    v.push(raw);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -200,9 +218,16 @@ impl Values {
             Values::I96(v) => plain::encode_fixed(v, out),
             Values::F32(v) => plain::encode_fixed(v, out),
             Values::F64(v) => plain::encode_fixed(v, out),
-            Values::Bytes { .. } => {
-                let slices: Vec<&[u8]> = self.byte_values().collect();
-                plain::encode_byte_array(&slices, out)?;
+            Values::Bytes { offsets, data } => {
+                // Straight from the offsets: no slice list, one reservation.
+                out.reserve(data.len() + 4 * (offsets.len() - 1));
+                for w in offsets.windows(2) {
+                    let len = u32::try_from(w[1] - w[0]).map_err(|_| {
+                        Error::invalid_argument("a BYTE_ARRAY value is longer than 4 GiB")
+                    })?;
+                    out.extend_from_slice(&len.to_le_bytes());
+                    out.extend_from_slice(&data[w[0]..w[1]]);
+                }
             }
             Values::Fixed { width, data } => plain::encode_flba(data, *width, out)?,
         }
@@ -265,23 +290,6 @@ impl Values {
             Values::Fixed { .. } => bloom::hash_fixed_len_byte_array(self.bytes_at(i)),
         }
     }
-
-    /// Dictionary key of value `i`: numbers by their bits, the rest by their bytes.
-    fn key(&self, i: usize) -> DictKey<'_> {
-        match self {
-            Values::I32(v) => DictKey::Num(v[i] as u32 as u64),
-            Values::I64(v) => DictKey::Num(v[i] as u64),
-            Values::F32(v) => DictKey::Num(u64::from(v[i].to_bits())),
-            Values::F64(v) => DictKey::Num(v[i].to_bits()),
-            Values::Bool(v) => DictKey::Num(u64::from(v[i])),
-            _ => DictKey::Bytes(self.bytes_at(i)),
-        }
-    }
-}
-
-enum DictKey<'a> {
-    Num(u64),
-    Bytes(&'a [u8]),
 }
 
 /// Whether `encoding` can encode values of `physical` type (dictionary encodings are
@@ -473,6 +481,66 @@ pub(crate) fn gather(
     Ok(values)
 }
 
+/// [`gather`] for the values `start..end` of `array` taken whole (a top-level column
+/// without nulls): a slice copy instead of one indexed load per value. `None` for the
+/// types it does not cover, which go through [`gather`].
+fn gather_range(array: &ArrayRef, start: usize, end: usize, info: &LeafInfo) -> Option<Values> {
+    if end > array.len() || start > end || info.kind != LeafKind::Plain {
+        return None;
+    }
+    fn offsets_data<O: arrow_array::OffsetSizeTrait>(
+        offsets: &[O],
+        values: &[u8],
+        start: usize,
+        end: usize,
+    ) -> Option<Values> {
+        let first = offsets[start].as_usize();
+        let last = offsets[end].as_usize();
+        let data = values.get(first..last)?.to_vec();
+        let offsets = offsets[start..=end]
+            .iter()
+            .map(|o| o.as_usize() - first)
+            .collect();
+        Some(Values::Bytes { offsets, data })
+    }
+    Some(match array.data_type() {
+        // Each Arrow type is read through its own primitive type (a Date32 array is not
+        // an Int32 array to `as_primitive`).
+        DataType::Int32 => {
+            Values::I32(array.as_primitive::<Int32Type>().values()[start..end].to_vec())
+        }
+        DataType::Date32 => {
+            Values::I32(array.as_primitive::<Date32Type>().values()[start..end].to_vec())
+        }
+        DataType::Int64 => {
+            Values::I64(array.as_primitive::<Int64Type>().values()[start..end].to_vec())
+        }
+        DataType::Float32 => {
+            Values::F32(array.as_primitive::<Float32Type>().values()[start..end].to_vec())
+        }
+        DataType::Float64 => {
+            Values::F64(array.as_primitive::<Float64Type>().values()[start..end].to_vec())
+        }
+        DataType::Utf8 => {
+            let a = array.as_string::<i32>();
+            offsets_data(a.value_offsets(), a.value_data(), start, end)?
+        }
+        DataType::LargeUtf8 => {
+            let a = array.as_string::<i64>();
+            offsets_data(a.value_offsets(), a.value_data(), start, end)?
+        }
+        DataType::Binary => {
+            let a = array.as_binary::<i32>();
+            offsets_data(a.value_offsets(), a.value_data(), start, end)?
+        }
+        DataType::LargeBinary => {
+            let a = array.as_binary::<i64>();
+            offsets_data(a.value_offsets(), a.value_data(), start, end)?
+        }
+        _ => return None,
+    })
+}
+
 fn bytes_of<'a>(indices: &[usize], value: impl Fn(usize) -> &'a [u8]) -> Values {
     let mut offsets = Vec::with_capacity(indices.len() + 1);
     offsets.push(0);
@@ -516,84 +584,6 @@ fn int96(nanos: i128) -> [u8; 12] {
     out[..8].copy_from_slice(&(of_day as i64).to_le_bytes());
     out[8..].copy_from_slice(&(day as i32).to_le_bytes());
     out
-}
-
-/// A fast hasher for dictionary keys: multiply-rotate over 8-byte words, finished with
-/// the murmur3 mixer so every input bit reaches the low bits the table indexes by. (The
-/// data being written is the caller's own; SipHash's flooding resistance buys nothing
-/// here and costs a third of the dictionary path.)
-#[derive(Debug, Default, Clone, Copy)]
-struct KeyHasher(u64);
-
-impl KeyHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl std::hash::Hasher for KeyHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            self.add(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
-        }
-        let rest = chunks.remainder();
-        let mut last = [0u8; 8];
-        last[..rest.len()].copy_from_slice(rest);
-        self.add(u64::from_le_bytes(last) ^ ((rest.len() as u64) << 56));
-    }
-
-    #[inline]
-    fn write_u64(&mut self, value: u64) {
-        self.add(value);
-    }
-
-    #[inline]
-    fn write_usize(&mut self, value: usize) {
-        self.add(value as u64);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        let mut h = self.0;
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-        h ^ (h >> 33)
-    }
-}
-
-type KeyMap<K> = HashMap<K, u32, std::hash::BuildHasherDefault<KeyHasher>>;
-
-/// Dictionary of one column chunk, in insertion order.
-#[derive(Debug)]
-struct Dictionary {
-    numbers: KeyMap<u64>,
-    bytes: KeyMap<Vec<u8>>,
-    values: Values,
-}
-
-impl Dictionary {
-    fn insert(&mut self, values: &Values, i: usize) -> u32 {
-        let next = self.values.len() as u32;
-        let index = match values.key(i) {
-            DictKey::Num(k) => *self.numbers.entry(k).or_insert(next),
-            DictKey::Bytes(b) => match self.bytes.get(b) {
-                Some(&index) => index,
-                None => {
-                    self.bytes.insert(b.to_vec(), next);
-                    next
-                }
-            },
-        };
-        if index == next {
-            self.values.extend_range(values, i, i + 1);
-        }
-        index
-    }
 }
 
 /// The present values of a dictionary array as keys into its (converted) values.
@@ -681,12 +671,8 @@ impl ColumnWriter {
         let default_encoding = Encoding::PLAIN;
         let encoding = props.encoding(&dotted).unwrap_or(default_encoding);
         check_encoding(physical, encoding, &dotted)?;
-        let dictionary =
-            (props.dictionary_enabled(&dotted) && physical != Type::BOOLEAN).then(|| Dictionary {
-                numbers: KeyMap::default(),
-                bytes: KeyMap::default(),
-                values: Values::empty(physical, width),
-            });
+        let dictionary = (props.dictionary_enabled(&dotted) && physical != Type::BOOLEAN)
+            .then(|| Dictionary::new(Values::empty(physical, width)));
         let bloom = match props.bloom_filter(&dotted) {
             Some(b) => Some(
                 SplitBlockBloomFilter::with_ndv_fpp(b.ndv, b.fpp).map_err(|e| {
@@ -789,13 +775,20 @@ impl ColumnWriter {
             }
             values
         } else {
-            gather(
-                &levels.values,
-                &levels.indices,
-                &self.info,
-                self.physical,
-                self.width,
-            )?
+            let range = levels
+                .contiguous
+                .then(|| gather_range(&levels.values, 0, levels.indices.len(), &self.info))
+                .flatten();
+            match range {
+                Some(values) => values,
+                None => gather(
+                    &levels.values,
+                    &levels.indices,
+                    &self.info,
+                    self.physical,
+                    self.width,
+                )?,
+            }
         };
         if let Some(bloom) = &mut self.bloom {
             for i in 0..values.len() {
@@ -892,7 +885,10 @@ impl ColumnWriter {
             ));
         }
         self.page_def.extend_from_slice(&levels.def[start..end]);
-        self.page_rep.extend_from_slice(&levels.rep[start..end]);
+        if self.max_rep > 0 {
+            // Without repetition the levels are all 0 and never encoded.
+            self.page_rep.extend_from_slice(&levels.rep[start..end]);
+        }
         self.page_rows += rows;
         self.page_values
             .extend_range(values, value_start, value_end);
@@ -908,9 +904,7 @@ impl ColumnWriter {
                         }
                     }
                     None => {
-                        for i in value_start..value_end {
-                            self.page_indices.push(dict.insert(values, i));
-                        }
+                        dict.insert_range(values, value_start, value_end, &mut self.page_indices)
                     }
                 }
             }

@@ -30,6 +30,9 @@ pub struct LeafLevels {
     /// The leaf array the indices point into (a dictionary array stays one: the column
     /// writer uses its keys).
     pub values: ArrayRef,
+    /// `indices` is exactly `0..values.len()` (a top-level column without nulls): the
+    /// column writer copies the values as one slice.
+    pub(crate) contiguous: bool,
     /// Logical validity of `values` (a dictionary's null values and a `Null` array's
     /// slots count as null).
     nulls: Option<arrow_buffer::NullBuffer>,
@@ -41,6 +44,7 @@ impl LeafLevels {
             def: Vec::new(),
             rep: Vec::new(),
             indices: Vec::new(),
+            contiguous: false,
             nulls: values.logical_nulls(),
             values,
         }
@@ -74,6 +78,7 @@ pub(crate) fn compute_levels(field: &WriteField, array: &ArrayRef) -> Result<Vec
             None => {
                 leaf.def.resize(n, i16::from(field.nullable));
                 leaf.indices.extend(0..n);
+                leaf.contiguous = true;
             }
             Some(nulls) => {
                 if !field.nullable && nulls.null_count() > 0 {
@@ -90,9 +95,7 @@ pub(crate) fn compute_levels(field: &WriteField, array: &ArrayRef) -> Result<Vec
         return Ok(out);
     }
     let mut walker = Walker { base, out };
-    for i in 0..array.len() {
-        walker.visit(field, array.as_ref(), i, 0, 0, 0)?;
-    }
+    walker.visit_range(field, array.as_ref(), 0, array.len(), 0, 0, 0, 0)?;
     Ok(walker.out)
 }
 
@@ -165,39 +168,65 @@ fn map(array: &dyn Array) -> Result<&MapArray> {
         .ok_or_else(|| mismatch("map", array.data_type()))
 }
 
-/// The element range of list slot `i` in the list's values.
-fn list_range(array: &dyn Array, i: usize) -> Result<(usize, usize)> {
-    let range = match array.data_type() {
-        DataType::List(_) => {
-            let o = array.as_list::<i32>().value_offsets();
-            (o[i] as usize, o[i + 1] as usize)
-        }
-        DataType::LargeList(_) => {
-            let o = array.as_list::<i64>().value_offsets();
-            (o[i] as usize, o[i + 1] as usize)
-        }
-        DataType::ListView(_) => {
-            let l = array.as_list_view::<i32>();
-            let start = l.value_offsets()[i] as usize;
-            (start, start + l.value_sizes()[i] as usize)
-        }
-        DataType::LargeListView(_) => {
-            let l = array.as_list_view::<i64>();
-            let start = l.value_offsets()[i] as usize;
-            (start, start + l.value_sizes()[i] as usize)
-        }
-        DataType::FixedSizeList(_, _) => {
-            let l = fixed_list(array)?;
-            let start = l.value_offset(i) as usize;
-            (start, start + l.value_length() as usize)
-        }
-        DataType::Map(_, _) => {
-            let o = map(array)?.value_offsets();
-            (o[i] as usize, o[i + 1] as usize)
-        }
-        other => return Err(mismatch("list or map", other)),
-    };
-    Ok(range)
+/// The element ranges of a list-like array's slots, with the downcast done once.
+enum ListRanges<'a> {
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+    View32(&'a [i32], &'a [i32]),
+    View64(&'a [i64], &'a [i64]),
+    Fixed(&'a FixedSizeListArray),
+}
+
+impl ListRanges<'_> {
+    fn of(array: &dyn Array) -> Result<ListRanges<'_>> {
+        Ok(match array.data_type() {
+            DataType::List(_) => ListRanges::I32(array.as_list::<i32>().value_offsets()),
+            DataType::LargeList(_) => ListRanges::I64(array.as_list::<i64>().value_offsets()),
+            DataType::ListView(_) => {
+                let l = array.as_list_view::<i32>();
+                ListRanges::View32(l.value_offsets(), l.value_sizes())
+            }
+            DataType::LargeListView(_) => {
+                let l = array.as_list_view::<i64>();
+                ListRanges::View64(l.value_offsets(), l.value_sizes())
+            }
+            DataType::FixedSizeList(_, _) => ListRanges::Fixed(fixed_list(array)?),
+            DataType::Map(_, _) => ListRanges::I32(map(array)?.value_offsets()),
+            other => return Err(mismatch("list or map", other)),
+        })
+    }
+
+    /// The element range of slot `i` in the list's values.
+    fn range(&self, i: usize) -> Result<(usize, usize)> {
+        let bad =
+            || Error::invalid_argument(format!("list slot {i} has a negative offset or size"));
+        let range = match self {
+            ListRanges::I32(o) => (
+                usize::try_from(o[i]).map_err(|_| bad())?,
+                usize::try_from(o[i + 1]).map_err(|_| bad())?,
+            ),
+            ListRanges::I64(o) => (
+                usize::try_from(o[i]).map_err(|_| bad())?,
+                usize::try_from(o[i + 1]).map_err(|_| bad())?,
+            ),
+            ListRanges::View32(o, n) => {
+                let start = usize::try_from(o[i]).map_err(|_| bad())?;
+                (start, start + usize::try_from(n[i]).map_err(|_| bad())?)
+            }
+            ListRanges::View64(o, n) => {
+                let start = usize::try_from(o[i]).map_err(|_| bad())?;
+                (start, start + usize::try_from(n[i]).map_err(|_| bad())?)
+            }
+            ListRanges::Fixed(l) => {
+                let start = usize::try_from(l.value_offset(i)).map_err(|_| bad())?;
+                (
+                    start,
+                    start + usize::try_from(l.value_length()).map_err(|_| bad())?,
+                )
+            }
+        };
+        Ok(range)
+    }
 }
 
 struct Walker {
@@ -206,70 +235,135 @@ struct Walker {
 }
 
 impl Walker {
-    /// Emits the levels of slot `i` of `array`, whose parent is defined up to `def`;
-    /// `rep` is the repetition level of the slot's first value and `depth` the number of
-    /// lists above.
-    fn visit(
+    /// Emits the levels of slots `start..end` of `array`, whose parent is defined up to
+    /// `def`. The first slot's repetition level is `first_rep`, the others' `rest_rep`
+    /// (the same at the top, where every slot starts a row; inside a list the slots after
+    /// the first repeat at the list's depth); `depth` is the number of lists above.
+    ///
+    /// Works on ranges rather than slot by slot: a leaf's levels are bulk fills, a
+    /// struct's children are walked once per run of valid slots, and each list's elements
+    /// are one range of its child.
+    #[allow(clippy::too_many_arguments)]
+    fn visit_range(
         &mut self,
         field: &WriteField,
         array: &dyn Array,
-        i: usize,
+        start: usize,
+        end: usize,
         def: i16,
-        rep: i16,
+        first_rep: i16,
+        rest_rep: i16,
         depth: i16,
     ) -> Result<()> {
-        let mut def = def;
-        let is_null = match &field.kind {
-            WriteKind::Leaf(k) => {
-                let leaf = &self.out[k - self.base];
-                leaf.nulls.as_ref().is_some_and(|n| n.is_null(i))
-            }
-            _ => array.is_null(i),
-        };
-        if is_null {
-            if !field.nullable {
-                return Err(Error::invalid_argument(format!(
-                    "a non-nullable field of type {} holds a null (slot {i})",
-                    array.data_type()
-                )));
-            }
-            self.push_empty(field, def, rep);
+        if start >= end {
             return Ok(());
         }
-        if field.nullable {
-            def += 1;
-        }
+        let rep_of = |i: usize| if i == start { first_rep } else { rest_rep };
+        let present_def = def + i16::from(field.nullable);
         match &field.kind {
             WriteKind::Leaf(k) => {
                 let leaf = &mut self.out[k - self.base];
-                leaf.def.push(def);
-                leaf.rep.push(rep);
-                leaf.indices.push(i);
+                match leaf.nulls.as_ref().filter(|n| n.null_count() > 0) {
+                    None => {
+                        leaf.def.resize(leaf.def.len() + (end - start), present_def);
+                        leaf.rep.push(first_rep);
+                        leaf.rep
+                            .resize(leaf.rep.len() + (end - start - 1), rest_rep);
+                        leaf.indices.extend(start..end);
+                    }
+                    Some(nulls) => {
+                        for i in start..end {
+                            leaf.rep.push(rep_of(i));
+                            if nulls.is_valid(i) {
+                                leaf.def.push(present_def);
+                                leaf.indices.push(i);
+                            } else if field.nullable {
+                                leaf.def.push(def);
+                            } else {
+                                return Err(non_nullable(array, i));
+                            }
+                        }
+                    }
+                }
             }
             WriteKind::Struct(children) => {
                 let s = array
                     .as_struct_opt()
                     .ok_or_else(|| mismatch("struct", array.data_type()))?;
-                for (child, column) in children.iter().zip(s.columns()) {
-                    self.visit(child, column.as_ref(), i, def, rep, depth)?;
+                let visit_valid = |w: &mut Walker, from: usize, to: usize| -> Result<()> {
+                    for (child, column) in children.iter().zip(s.columns()) {
+                        let first = rep_of(from);
+                        w.visit_range(
+                            child,
+                            column.as_ref(),
+                            from,
+                            to,
+                            present_def,
+                            first,
+                            rest_rep,
+                            depth,
+                        )?;
+                    }
+                    Ok(())
+                };
+                match s.nulls().filter(|n| n.null_count() > 0) {
+                    None => visit_valid(self, start, end)?,
+                    Some(nulls) => {
+                        // Runs of valid slots go to the children whole; each null slot
+                        // is one undefined level pair per leaf.
+                        let mut i = start;
+                        while i < end {
+                            if nulls.is_valid(i) {
+                                let mut run_end = i + 1;
+                                while run_end < end && nulls.is_valid(run_end) {
+                                    run_end += 1;
+                                }
+                                visit_valid(self, i, run_end)?;
+                                i = run_end;
+                            } else if field.nullable {
+                                self.push_empty(field, def, rep_of(i));
+                                i += 1;
+                            } else {
+                                return Err(non_nullable(array, i));
+                            }
+                        }
+                    }
                 }
             }
             WriteKind::List(child) => {
-                let (start, end) = list_range(array, i)?;
-                if start >= end {
-                    self.push_empty(child, def, rep);
-                } else {
-                    let values = list_values(array)?;
-                    if end > values.len() {
+                let ranges = ListRanges::of(array)?;
+                let values = list_values(array)?;
+                let nulls = array.nulls().filter(|n| n.null_count() > 0);
+                for i in start..end {
+                    let rep = rep_of(i);
+                    if nulls.is_some_and(|n| n.is_null(i)) {
+                        if !field.nullable {
+                            return Err(non_nullable(array, i));
+                        }
+                        self.push_empty(field, def, rep);
+                        continue;
+                    }
+                    let (from, to) = ranges.range(i)?;
+                    if from >= to {
+                        self.push_empty(child, present_def, rep);
+                        continue;
+                    }
+                    if to > values.len() {
                         return Err(Error::invalid_argument(format!(
-                            "list slot {i} ends at {end}, past its {} values",
+                            "list slot {i} ends at {to}, past its {} values",
                             values.len()
                         )));
                     }
-                    for j in start..end {
-                        let r = if j == start { rep } else { depth + 1 };
-                        self.visit(child, values.as_ref(), j, def + 1, r, depth + 1)?;
-                    }
+                    self.visit_range(
+                        child,
+                        values.as_ref(),
+                        from,
+                        to,
+                        present_def + 1,
+                        rep,
+                        depth + 1,
+                        depth + 1,
+                    )?;
                 }
             }
         }
@@ -292,6 +386,13 @@ impl Walker {
             WriteKind::List(child) => self.push_empty(child, def, rep),
         }
     }
+}
+
+fn non_nullable(array: &dyn Array, i: usize) -> Error {
+    Error::invalid_argument(format!(
+        "a non-nullable field of type {} holds a null (slot {i})",
+        array.data_type()
+    ))
 }
 
 #[cfg(test)]

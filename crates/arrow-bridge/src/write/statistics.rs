@@ -94,6 +94,35 @@ fn float_bounds<T: Copy + PartialOrd>(
     })
 }
 
+/// Min and max of integers: a plain fold the compiler turns into vector min/max (the
+/// generic [`bounds_by`] carries an `Option` through the loop and does not vectorize).
+fn int_bounds<T: Copy + Ord>(mut values: impl Iterator<Item = T>) -> Option<(T, T)> {
+    let first = values.next()?;
+    Some(values.fold((first, first), |(lo, hi), x| (lo.min(x), hi.max(x))))
+}
+
+/// [`float_bounds`] over a slice, vectorizable: starts from the first non-NaN value, and
+/// `x < lo` / `x > hi` are false for NaN, so NaNs never become a bound.
+fn float_slice_bounds<T: Copy + PartialOrd>(
+    values: &[T],
+    is_nan: impl Fn(T) -> bool,
+    is_zero: impl Fn(T) -> bool,
+    neg_zero: T,
+    pos_zero: T,
+) -> Option<(T, T)> {
+    let first = values.iter().position(|&v| !is_nan(v))?;
+    let start = values[first];
+    let (lo, hi) = values[first + 1..]
+        .iter()
+        .fold((start, start), |(lo, hi), &x| {
+            (if x < lo { x } else { lo }, if x > hi { x } else { hi })
+        });
+    Some((
+        if is_zero(lo) { neg_zero } else { lo },
+        if is_zero(hi) { pos_zero } else { hi },
+    ))
+}
+
 fn bounds_by<T: Copy>(
     values: impl Iterator<Item = T>,
     cmp: impl Fn(&T, &T) -> Ordering,
@@ -137,28 +166,28 @@ pub(crate) fn min_max(values: &Values, order: SortOrder) -> Option<MinMax> {
         }
         Values::I32(v) => {
             let (lo, hi) = if order == SortOrder::Unsigned {
-                let (lo, hi) = bounds_by(v.iter().map(|&x| x as u32), u32::cmp)?;
+                let (lo, hi) = int_bounds(v.iter().map(|&x| x as u32))?;
                 (lo as i32, hi as i32)
             } else {
-                bounds_by(v.iter().copied(), i32::cmp)?
+                int_bounds(v.iter().copied())?
             };
             pack(lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec())
         }
         Values::I64(v) => {
             let (lo, hi) = if order == SortOrder::Unsigned {
-                let (lo, hi) = bounds_by(v.iter().map(|&x| x as u64), u64::cmp)?;
+                let (lo, hi) = int_bounds(v.iter().map(|&x| x as u64))?;
                 (lo as i64, hi as i64)
             } else {
-                bounds_by(v.iter().copied(), i64::cmp)?
+                int_bounds(v.iter().copied())?
             };
             pack(lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec())
         }
         Values::F32(v) => {
-            let (lo, hi) = float_bounds(v.iter().copied(), f32::is_nan, |x| x == 0.0, -0.0, 0.0)?;
+            let (lo, hi) = float_slice_bounds(v, f32::is_nan, |x| x == 0.0, -0.0, 0.0)?;
             pack(lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec())
         }
         Values::F64(v) => {
-            let (lo, hi) = float_bounds(v.iter().copied(), f64::is_nan, |x| x == 0.0, -0.0, 0.0)?;
+            let (lo, hi) = float_slice_bounds(v, f64::is_nan, |x| x == 0.0, -0.0, 0.0)?;
             pack(lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec())
         }
         Values::I96(_) => None,
@@ -313,6 +342,48 @@ mod tests {
             min_max(&Values::F32(vec![f32::NAN]), SortOrder::Float),
             None
         );
+    }
+
+    #[test]
+    fn float_bounds_skip_nan_anywhere() {
+        // NaN before, between and after the numbers; a lone value; infinities.
+        let v = Values::F32(vec![f32::NAN, 3.5, f32::NAN, -2.0, 7.25, f32::NAN]);
+        let mm = min_max(&v, SortOrder::Float).unwrap();
+        assert_eq!(mm.min, (-2.0f32).to_le_bytes());
+        assert_eq!(mm.max, 7.25f32.to_le_bytes());
+        let v = Values::F64(vec![f64::NAN, f64::NAN, 1.0]);
+        let mm = min_max(&v, SortOrder::Float).unwrap();
+        assert_eq!(
+            (mm.min, mm.max),
+            (1.0f64.to_le_bytes().to_vec(), 1.0f64.to_le_bytes().to_vec())
+        );
+        let v = Values::F64(vec![f64::INFINITY, -1.0, f64::NEG_INFINITY]);
+        let mm = min_max(&v, SortOrder::Float).unwrap();
+        assert_eq!(mm.min, f64::NEG_INFINITY.to_le_bytes());
+        assert_eq!(mm.max, f64::INFINITY.to_le_bytes());
+        // A zero bound is written as -0.0 (min) / +0.0 (max) whichever zero was seen.
+        let mm = min_max(&Values::F32(vec![0.0, 1.0]), SortOrder::Float).unwrap();
+        assert_eq!(mm.min, (-0.0f32).to_le_bytes());
+        let mm = min_max(&Values::F32(vec![-0.0, -1.0]), SortOrder::Float).unwrap();
+        assert_eq!(mm.max, 0.0f32.to_le_bytes());
+        assert_eq!(min_max(&Values::F64(Vec::new()), SortOrder::Float), None);
+    }
+
+    #[test]
+    fn integer_bounds() {
+        let v = Values::I64(vec![5, i64::MIN, 9, i64::MAX, -3]);
+        let mm = min_max(&v, SortOrder::Signed).unwrap();
+        assert_eq!(mm.min, i64::MIN.to_le_bytes());
+        assert_eq!(mm.max, i64::MAX.to_le_bytes());
+        let mm = min_max(&v, SortOrder::Unsigned).unwrap();
+        assert_eq!(mm.min, 5i64.to_le_bytes());
+        assert_eq!(mm.max, (-3i64).to_le_bytes());
+        let mm = min_max(&Values::I32(vec![42]), SortOrder::Signed).unwrap();
+        assert_eq!(
+            (mm.min, mm.max),
+            (42i32.to_le_bytes().to_vec(), 42i32.to_le_bytes().to_vec())
+        );
+        assert_eq!(min_max(&Values::I32(Vec::new()), SortOrder::Signed), None);
     }
 
     #[test]

@@ -1,0 +1,351 @@
+//! The dictionary of one column chunk: distinct values in insertion order and an
+//! open-addressing hash table from value to dictionary index.
+//!
+//! Why not `std::collections::HashMap`: the map would hold a second copy of every
+//! distinct byte array (its keys) next to the dictionary's own values, and the per-value
+//! work is a generic entry lookup behind a `match` on the value type. Here the table
+//! holds only `u32` indices into the dictionary plus one 64-bit hash per entry, keys are
+//! compared against the dictionary's own values, and each physical type has its own
+//! loop.
+//!
+//! Numbers are keyed by their bit patterns (floats by `to_bits`, so `-0.0` and `0.0`,
+//! and NaNs with different payloads, are distinct entries, as PLAIN would write them).
+//! Their hash is a bijection of the 64-bit key (the murmur3 finalizer), so equal hashes
+//! mean equal keys and a probe compares hashes only.
+
+use super::column::Values;
+
+/// Marks an empty slot of the table.
+const EMPTY: u32 = u32::MAX;
+
+/// murmur3's 64-bit finalizer: a bijection on `u64` that spreads every input bit over
+/// the low bits the table indexes by.
+#[inline]
+fn mix(mut k: u64) -> u64 {
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    k ^ (k >> 33)
+}
+
+/// Hash of a byte array: multiply-rotate over 8-byte words (the length folded into the
+/// last one), then [`mix`]. The data is the caller's own, so flooding resistance (what
+/// SipHash buys) is not needed.
+#[inline]
+fn hash_bytes(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0;
+    let mut add = |word: u64| {
+        h = (h.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    };
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        add(u64::from_le_bytes(word));
+    }
+    let rest = chunks.remainder();
+    let mut last = [0u8; 8];
+    last[..rest.len()].copy_from_slice(rest);
+    add(u64::from_le_bytes(last) ^ ((bytes.len() as u64) << 56));
+    mix(h)
+}
+
+/// Open addressing with linear probing over `u32` entry indices, at most half full.
+#[derive(Debug, Default)]
+struct Table {
+    /// Entry index per slot, or [`EMPTY`].
+    slots: Vec<u32>,
+    /// Hash of every entry, by entry index (to compare before the bytes, and to grow).
+    hashes: Vec<u64>,
+}
+
+impl Table {
+    /// The entry whose hash is `hash` and for which `eq` holds, else a new entry
+    /// (`len()` before the call) with `true`.
+    #[inline]
+    fn find_or_insert(&mut self, hash: u64, eq: impl Fn(u32) -> bool) -> (u32, bool) {
+        if (self.hashes.len() + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut pos = hash as usize & mask;
+        loop {
+            let entry = self.slots[pos];
+            if entry == EMPTY {
+                let index = self.hashes.len() as u32;
+                self.slots[pos] = index;
+                self.hashes.push(hash);
+                return (index, true);
+            }
+            if self.hashes[entry as usize] == hash && eq(entry) {
+                return (entry, false);
+            }
+            pos = (pos + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let size = (self.slots.len() * 2).max(64);
+        let mask = size - 1;
+        let mut slots = vec![EMPTY; size];
+        for (index, &hash) in self.hashes.iter().enumerate() {
+            let mut pos = hash as usize & mask;
+            while slots[pos] != EMPTY {
+                pos = (pos + 1) & mask;
+            }
+            slots[pos] = index as u32;
+        }
+        self.slots = slots;
+    }
+}
+
+/// Distinct values of one column chunk in insertion order, with their lookup table.
+#[derive(Debug)]
+pub(crate) struct Dictionary {
+    table: Table,
+    /// The distinct values; a value's dictionary index is its position here.
+    pub values: Values,
+}
+
+impl Dictionary {
+    /// An empty dictionary for values shaped like `empty` (an empty [`Values`]).
+    pub fn new(empty: Values) -> Self {
+        Self {
+            table: Table::default(),
+            values: empty,
+        }
+    }
+
+    /// Dictionary index of a number keyed by its 64-bit pattern; `push` appends the
+    /// value to `self.values` when it is new.
+    #[inline]
+    fn number(&mut self, key: u64, push: impl FnOnce(&mut Values)) -> u32 {
+        // `mix` is a bijection: equal hashes are equal keys.
+        let (index, new) = self.table.find_or_insert(mix(key), |_| true);
+        if new {
+            push(&mut self.values);
+        }
+        index
+    }
+
+    /// Dictionary index of a byte string (BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY or INT96
+    /// bytes), appended when new.
+    #[inline]
+    fn bytes(&mut self, value: &[u8]) -> u32 {
+        let values = &self.values;
+        let (index, new) = self
+            .table
+            .find_or_insert(hash_bytes(value), |e| values.bytes_at(e as usize) == value);
+        if new {
+            self.values.push_bytes(value);
+        }
+        index
+    }
+
+    /// Looks up (adding as needed) values `start..end` of `values` (the dictionary's
+    /// variant) and appends their dictionary indices to `out`.
+    pub fn insert_range(&mut self, values: &Values, start: usize, end: usize, out: &mut Vec<u32>) {
+        out.reserve(end.saturating_sub(start));
+        macro_rules! numbers {
+            ($v:expr, $variant:ident, $key:expr) => {
+                for &x in &$v[start..end] {
+                    let index = self.number($key(x), |d| {
+                        if let Values::$variant(d) = d {
+                            d.push(x)
+                        }
+                    });
+                    out.push(index);
+                }
+            };
+        }
+        match values {
+            Values::I32(v) => numbers!(v, I32, |x: i32| u64::from(x as u32)),
+            Values::I64(v) => numbers!(v, I64, |x: i64| x as u64),
+            Values::F32(v) => numbers!(v, F32, |x: f32| u64::from(x.to_bits())),
+            Values::F64(v) => numbers!(v, F64, |x: f64| x.to_bits()),
+            Values::Bool(v) => numbers!(v, Bool, u64::from),
+            Values::Bytes { offsets, data } => {
+                for w in offsets[start..=end].windows(2) {
+                    let index = self.bytes(&data[w[0]..w[1]]);
+                    out.push(index);
+                }
+            }
+            Values::Fixed { .. } | Values::I96(_) => {
+                for i in start..end {
+                    let index = self.bytes(values.bytes_at(i));
+                    out.push(index);
+                }
+            }
+        }
+    }
+
+    /// Dictionary index of value `i` of `values`, added when new.
+    pub fn insert(&mut self, values: &Values, i: usize) -> u32 {
+        let mut out = Vec::with_capacity(1);
+        self.insert_range(values, i, i + 1, &mut out);
+        out[0]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn indices(dict: &mut Dictionary, values: &Values) -> Vec<u32> {
+        let mut out = Vec::new();
+        dict.insert_range(values, 0, values.len(), &mut out);
+        out
+    }
+
+    #[test]
+    fn integers_in_insertion_order_through_growth() {
+        // 10,000 distinct values force several doublings of the table.
+        let values: Vec<i64> = (0..10_000).map(|i| (i * 7919) % 10_007 - 5_000).collect();
+        let mut dict = Dictionary::new(Values::I64(Vec::new()));
+        let first = indices(&mut dict, &Values::I64(values.clone()));
+        assert_eq!(first, (0..10_000).collect::<Vec<u32>>());
+        assert_eq!(dict.values, Values::I64(values.clone()));
+        // Every value again, reversed: the same indices, nothing added.
+        let reversed: Vec<i64> = values.iter().rev().copied().collect();
+        let again = indices(&mut dict, &Values::I64(reversed));
+        assert_eq!(again, (0..10_000).rev().collect::<Vec<u32>>());
+        assert_eq!(dict.values.len(), 10_000);
+    }
+
+    #[test]
+    fn colliding_slots_keep_keys_apart() {
+        // Keys that share the low bits of their position in a small table: the probe
+        // must walk past occupied slots and still tell the keys apart.
+        let mut dict = Dictionary::new(Values::I32(Vec::new()));
+        let keys: Vec<i32> = (0..40).map(|i| i << 20).collect();
+        let mut twice = keys.clone();
+        twice.extend(&keys);
+        let got = indices(&mut dict, &Values::I32(twice));
+        let expected: Vec<u32> = (0..40).chain(0..40).collect();
+        assert_eq!(got, expected);
+        // Force full collisions in the table itself: same home slot for every entry.
+        let mut table = Table::default();
+        for i in 0..50u32 {
+            let (index, new) = table.find_or_insert(0xABC0_0000_0000_0000, |e| e == i);
+            assert!(new);
+            assert_eq!(index, i);
+        }
+        for i in 0..50u32 {
+            let (index, new) = table.find_or_insert(0xABC0_0000_0000_0000, |e| e == i);
+            assert!(!new);
+            assert_eq!(index, i);
+        }
+    }
+
+    #[test]
+    fn float_keys_are_bit_patterns() {
+        let nan_a = f64::from_bits(0x7ff8_0000_0000_0001);
+        let nan_b = f64::from_bits(0x7ff8_0000_0000_0002);
+        let values = vec![0.0, -0.0, nan_a, nan_b, 0.0, -0.0, nan_a, f64::NAN, 1.5];
+        let mut dict = Dictionary::new(Values::F64(Vec::new()));
+        let got = indices(&mut dict, &Values::F64(values));
+        assert_eq!(got, vec![0, 1, 2, 3, 0, 1, 2, 4, 5]);
+        let Values::F64(stored) = &dict.values else {
+            panic!("f64 dictionary")
+        };
+        let bits: Vec<u64> = stored.iter().map(|x| x.to_bits()).collect();
+        assert_eq!(
+            bits,
+            vec![
+                0,
+                (-0.0f64).to_bits(),
+                nan_a.to_bits(),
+                nan_b.to_bits(),
+                f64::NAN.to_bits(),
+                1.5f64.to_bits()
+            ]
+        );
+
+        let values32 = vec![-0.0f32, 0.0, f32::NAN, -0.0];
+        let mut dict = Dictionary::new(Values::F32(Vec::new()));
+        assert_eq!(indices(&mut dict, &Values::F32(values32)), vec![0, 1, 2, 0]);
+    }
+
+    #[test]
+    fn byte_arrays_by_content() {
+        let strings: Vec<&[u8]> = vec![
+            b"",
+            b"a",
+            b"abcdefgh",
+            b"abcdefgh\0",
+            b"abcdefghi",
+            b"a",
+            b"",
+            b"abcdefgh",
+            b"\0",
+        ];
+        let mut offsets = vec![0];
+        let mut data = Vec::new();
+        for s in &strings {
+            data.extend_from_slice(s);
+            offsets.push(data.len());
+        }
+        let mut dict = Dictionary::new(Values::Bytes {
+            offsets: vec![0],
+            data: Vec::new(),
+        });
+        let got = indices(&mut dict, &Values::Bytes { offsets, data });
+        assert_eq!(got, vec![0, 1, 2, 3, 4, 1, 0, 2, 5]);
+        let stored: Vec<&[u8]> = dict.values.byte_values().collect();
+        assert_eq!(
+            stored,
+            vec![
+                &b""[..],
+                b"a",
+                b"abcdefgh",
+                b"abcdefgh\0",
+                b"abcdefghi",
+                b"\0"
+            ]
+        );
+        // Many distinct strings: growth rehashes from the stored hashes.
+        let many: Vec<String> = (0..5000).map(|i| format!("value-{i}")).collect();
+        let mut offsets = vec![0];
+        let mut data = Vec::new();
+        for s in many.iter().chain(&many) {
+            data.extend_from_slice(s.as_bytes());
+            offsets.push(data.len());
+        }
+        let mut dict = Dictionary::new(Values::Bytes {
+            offsets: vec![0],
+            data: Vec::new(),
+        });
+        let got = indices(&mut dict, &Values::Bytes { offsets, data });
+        let expected: Vec<u32> = (0..5000).chain(0..5000).collect();
+        assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn fixed_width_values() {
+        let data: Vec<u8> = [[1u8, 2], [3, 4], [1, 2], [0, 0], [3, 4]].concat();
+        let mut dict = Dictionary::new(Values::Fixed {
+            width: 2,
+            data: Vec::new(),
+        });
+        let got = indices(&mut dict, &Values::Fixed { width: 2, data });
+        assert_eq!(got, vec![0, 1, 0, 2, 1]);
+        assert_eq!(
+            dict.values,
+            Values::Fixed {
+                width: 2,
+                data: vec![1, 2, 3, 4, 0, 0]
+            }
+        );
+        assert_eq!(
+            dict.insert(
+                &Values::Fixed {
+                    width: 2,
+                    data: vec![0, 0]
+                },
+                0
+            ),
+            2
+        );
+    }
+}
