@@ -6,7 +6,7 @@ For every `NAME.parquet` (with `NAME.arrow`, the source batch as an Arrow IPC fi
 `NAME.json`, its manifest):
 
 * pyarrow: `pq.read_table(f, page_checksum_verification=True)` has the source's types
-  (or a documented mapping, PYARROW_TYPES) and equal values;
+  (or a documented mapping, pyarrow_type) and equal values;
 * DuckDB and polars: values equal per column after normalising the types that engine
   maps differently (see `canon` and ENGINE_SKIPS below, each one explained);
 * pyarrow metadata shows the column index / offset index where the manifest says they
@@ -37,12 +37,20 @@ import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 
 # pyarrow reads these source types back as another type (value-preserving), because
-# Parquet has no way to store the difference and pyarrow does not restore it from the
-# ARROW:schema hint. Keyed by the source type's string.
-PYARROW_TYPES = {
-    # Parquet stores seconds as TIMESTAMP(MILLIS) / TIME(MILLIS); pyarrow keeps millis.
-    "time32[s]": "time32[ms]",
-}
+# Parquet cannot store the difference and pyarrow does not restore it from the
+# ARROW:schema hint (pyarrow-written files read back the same way):
+# * Timestamp(Second) is stored as TIMESTAMP(MILLIS) and read as milliseconds;
+# * Time32(Second) is stored as TIME(MILLIS) and read as time32[ms];
+# * Date64 is stored as DATE (days) and read as date32.
+def pyarrow_type(source):
+    if pa.types.is_timestamp(source) and source.unit == "s":
+        return pa.timestamp("ms", tz=source.tz)
+    if source == pa.time32("s"):
+        return pa.time32("ms")
+    if source == pa.date64():
+        return pa.date32()
+    return source
+
 
 # Columns an engine cannot read with equal values, and why (checked: the engine reads
 # the file, the column is left out of the value comparison).
@@ -78,7 +86,8 @@ def canon_array(arr, engine):
       returns TIMESTAMPTZ in its session zone, polars keeps the zone name); DuckDB reads
       TIMESTAMP(NANOS, adjusted to UTC) as TIMESTAMPTZ with microseconds, so for DuckDB
       tz-aware nanosecond values are compared truncated to microseconds;
-    * times are int64 nanoseconds since midnight, dates int32 days;
+    * times are int64 nanoseconds since midnight, dates int32 days (polars reads a
+      Date64 column as Datetime(ms): compared as whole days, see polars_adjust);
     * decimals compare as their exact text (DuckDB / polars pick their own widths);
     * Float16 is widened to float32 (exact);
     * maps are lists of (key, value) pairs (polars returns list<struct<key, value>>);
@@ -90,7 +99,7 @@ def canon_array(arr, engine):
         t = arr.type
     if pa.types.is_dictionary(t):
         return canon_array(arr.dictionary_decode(), engine)
-    if isinstance(t, pa.ExtensionType):
+    if isinstance(t, pa.BaseExtensionType):
         return canon_array(arr.storage, engine)
     if pa.types.is_large_string(t) or pa.types.is_string_view(t):
         return arr.cast(pa.string())
@@ -102,7 +111,7 @@ def canon_array(arr, engine):
     if pa.types.is_time(t):
         return arr.cast(pa.time64("ns")).cast(pa.int64())
     if pa.types.is_date(t):
-        return arr.cast(pa.date32())
+        return arr.cast(pa.date32()).cast(pa.int32())
     if pa.types.is_decimal(t):
         return arr.cast(pa.string())
     if pa.types.is_float16(t):
@@ -204,10 +213,10 @@ def check_pyarrow(path, manifest, expected, failures):
         return
     for field in expected.schema:
         got = table.schema.field(field.name).type if field.name in table.column_names else None
-        want = PYARROW_TYPES.get(str(field.type), str(field.type))
+        want = pyarrow_type(field.type)
         if got is None:
             failures.add(name, "pyarrow", f"column {field.name} missing")
-        elif str(got) != want and got != field.type:
+        elif got != want:
             failures.add(name, "pyarrow", f"column {field.name}: type {got}, expected {want}")
     compare_tables(name, "pyarrow", table, expected, failures)
 
@@ -261,6 +270,9 @@ def check_crc_corruption(path, manifest, failures, tmp):
 
 def duckdb_adjust(col, field, exp, got):
     t = field.type
+    if isinstance(t, pa.BaseExtensionType) and t.extension_name == "arrow.uuid":
+        # DuckDB returns UUID columns as their text form.
+        got = [v if not isinstance(v, str) else uuid.UUID(v).bytes for v in got]
     if pa.types.is_timestamp(t) and t.unit == "ns" and t.tz is not None:
         # DuckDB: TIMESTAMP(NANOS, UTC) -> TIMESTAMPTZ (microseconds).
         exp = [None if v is None else (v // 1000) * 1000 for v in exp]
@@ -273,7 +285,11 @@ def check_duckdb(path, manifest, expected, failures):
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
     try:
-        table = con.execute("SELECT * FROM read_parquet(?)", [str(path)]).fetch_arrow_table()
+        quoted = str(path).replace("'", "''")
+        relation = con.sql(f"SELECT * FROM read_parquet('{quoted}')")
+        # duckdb >= 1.4 names it to_arrow_table; older releases arrow().
+        fetch = getattr(relation, "to_arrow_table", None) or relation.arrow
+        table = fetch()
     except Exception as e:  # noqa: BLE001
         failures.add(name, "duckdb", f"read failed: {e}")
         return
@@ -316,6 +332,13 @@ def check_duckdb(path, manifest, expected, failures):
     con.close()
 
 
+def polars_adjust(col, field, exp, got):
+    if field.type == pa.date64():
+        # polars maps Date64 (ARROW:schema) to Datetime(ms): nanoseconds -> days.
+        got = [None if v is None else v // 86_400_000_000_000 for v in got]
+    return exp, got
+
+
 def check_polars(path, manifest, expected, failures):
     name = manifest["name"]
     try:
@@ -327,7 +350,7 @@ def check_polars(path, manifest, expected, failures):
     if table.num_rows != expected.num_rows:
         failures.add(name, "polars", f"{table.num_rows} rows, expected {expected.num_rows}")
         return
-    compare_tables(name, "polars", table, expected, failures)
+    compare_tables(name, "polars", table, expected, failures, polars_adjust)
 
 
 def main():

@@ -509,7 +509,7 @@ fn scalars() -> Result<RecordBatch, BoxError> {
             field("dec128", DataType::Decimal128(38, 10)),
             Arc::new(
                 Decimal128Array::from_iter(idx().map(|i| {
-                    opt(i, 5, 4, (i128::from(m(i)) * i128::from(m(i + 1)) % 10i128.pow(37)) * if i % 3 == 0 { -1 } else { 1 })
+                    opt(i, 5, 4, (i128::from(m(i)) * i128::from(m(i + 1) >> 2) % 10i128.pow(37)) * if i % 3 == 0 { -1 } else { 1 })
                 }))
                 .with_precision_and_scale(38, 10)?,
             ),
@@ -695,7 +695,7 @@ fn nested() -> Result<RecordBatch, BoxError> {
         vec![Arc::new(Float64Array::from_iter((0..n).map(|i| {
             opt(i, 4, 0, if i % 23 == 0 { f64::NAN } else { i as f64 * 0.5 })
         })))],
-        Some((0..n).map(|i| valid(i, 9, 1)).collect()),
+        Some(nulls((0..n).map(|i| valid(i, 9, 1)))),
     )?;
     let s = StructArray::try_new(
         Fields::from(vec![
@@ -708,7 +708,7 @@ fn nested() -> Result<RecordBatch, BoxError> {
             Arc::new(StringArray::from_iter((0..n).map(|i| opt(i, 6, 1, format!("ß{}", m(i) % 50))))),
             Arc::new(inner),
         ],
-        Some((0..n).map(|i| valid(i, 7, 3)).collect()),
+        Some(nulls((0..n).map(|i| valid(i, 7, 3)))),
     )?;
 
     // ints: list<int32>: null lists, empty lists, null elements.
@@ -778,7 +778,7 @@ fn nested() -> Result<RecordBatch, BoxError> {
             }
         }
     }
-    let tags = LargeListArray::from_iter_primitive_like(tags);
+    let tags = large_string_list(tags);
     // list<struct<x: int32, y: utf8>>
     let points = {
         let mut offsets = vec![0i32];
@@ -809,7 +809,7 @@ fn nested() -> Result<RecordBatch, BoxError> {
             Arc::new(Field::new("item", entries.data_type().clone(), true)),
             arrow_buffer::OffsetBuffer::new(offsets.into()),
             Arc::new(entries),
-            Some(validity.into()),
+            Some(nulls(validity)),
         )?
     };
     let s_id = Int64Array::from_iter_values((0..n).map(|i| i as i64 * 1_000_003));
@@ -835,25 +835,24 @@ fn nested() -> Result<RecordBatch, BoxError> {
     Ok(RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays)?)
 }
 
-/// `LargeListArray` of optional strings from nested options.
-trait FromNestedStrings {
-    fn from_iter_primitive_like(values: Vec<Option<Vec<Option<String>>>>) -> Self;
+/// A validity buffer from per-row flags.
+fn nulls(valid: impl IntoIterator<Item = bool>) -> arrow_buffer::NullBuffer {
+    arrow_buffer::NullBuffer::from(valid.into_iter().collect::<Vec<bool>>())
 }
 
-impl FromNestedStrings for LargeListArray {
-    fn from_iter_primitive_like(values: Vec<Option<Vec<Option<String>>>>) -> Self {
-        let mut builder = arrow_array::builder::LargeListBuilder::new(StringBuilder::new());
-        for value in values {
-            match value {
-                None => builder.append_null(),
-                Some(items) => {
-                    for item in items {
-                        builder.values().append_option(item);
-                    }
-                    builder.append(true);
+/// A `LargeList<Utf8>` from nested options.
+fn large_string_list(values: Vec<Option<Vec<Option<String>>>>) -> LargeListArray {
+    let mut builder = arrow_array::builder::LargeListBuilder::new(StringBuilder::new());
+    for value in values {
+        match value {
+            None => builder.append_null(),
+            Some(items) => {
+                for item in items {
+                    builder.values().append_option(item);
                 }
+                builder.append(true);
             }
         }
-        builder.finish()
     }
+    builder.finish()
 }
