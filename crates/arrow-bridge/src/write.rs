@@ -56,8 +56,8 @@ use herringbone_format::metadata::{
 use herringbone_format::thrift::{CompactWriter, Text, ThriftStruct};
 
 pub use properties::{
-    BloomFilterPosition, BloomFilterProperties, CREATED_BY, DataPageVersion, StatisticsLevel, WriterProperties,
-    WriterPropertiesBuilder,
+    BloomFilterPosition, BloomFilterProperties, CREATED_BY, DataPageVersion, StatisticsLevel,
+    WriterProperties, WriterPropertiesBuilder,
 };
 pub use schema::{ArrowToParquetOptions, ParquetSchema, arrow_to_parquet, encode_arrow_schema};
 

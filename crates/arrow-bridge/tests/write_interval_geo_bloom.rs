@@ -94,7 +94,10 @@ fn interval_month_day_nano_is_written_as_interval_without_min_max() {
     assert_eq!(leaf.type_length, Some(12));
     assert_eq!(leaf.converted_type, Some(ConvertedType::INTERVAL));
     let chunk = meta.row_groups[0].columns[0].meta_data.as_ref().unwrap();
-    let stats = chunk.statistics.as_ref().expect("null count is still written");
+    let stats = chunk
+        .statistics
+        .as_ref()
+        .expect("null count is still written");
     assert_eq!(stats.null_count, Some(1));
     assert!(stats.min_value.is_none() && stats.max_value.is_none());
     assert!(stats.min.is_none() && stats.max.is_none());
@@ -109,15 +112,21 @@ fn interval_month_day_nano_is_written_as_interval_without_min_max() {
         Bytes::copy_from_slice(&file),
     )
     .unwrap()
-    .with_schema_options(herringbone_arrow_bridge::schema::SchemaOptions::default().with_interval(
-        herringbone_arrow_bridge::schema::IntervalRepresentation::FixedSizeBinary,
-    ))
+    .with_schema_options(
+        herringbone_arrow_bridge::schema::SchemaOptions::default().with_interval(
+            herringbone_arrow_bridge::schema::IntervalRepresentation::FixedSizeBinary,
+        ),
+    )
     .build()
     .unwrap()
     .next()
     .unwrap()
     .unwrap();
-    let raw = raw.column(0).as_any().downcast_ref::<FixedSizeBinaryArray>().unwrap();
+    let raw = raw
+        .column(0)
+        .as_any()
+        .downcast_ref::<FixedSizeBinaryArray>()
+        .unwrap();
     let mut expected = Vec::new();
     expected.extend_from_slice(&14u32.to_le_bytes());
     expected.extend_from_slice(&31u32.to_le_bytes());
@@ -234,7 +243,13 @@ fn geoarrow_wkb_is_written_as_geometry_or_geography_and_read_back_with_the_exten
     );
     // No min/max on WKB (the spec defines no order); plain binary keeps them.
     for (c, column) in meta.row_groups[0].columns.iter().enumerate() {
-        let stats = column.meta_data.as_ref().unwrap().statistics.as_ref().unwrap();
+        let stats = column
+            .meta_data
+            .as_ref()
+            .unwrap()
+            .statistics
+            .as_ref()
+            .unwrap();
         assert_eq!(stats.null_count, Some(1));
         assert_eq!(stats.max_value.is_some(), c == 4, "column {c}");
     }
@@ -266,14 +281,20 @@ fn geoarrow_wkb_is_written_as_geometry_or_geography_and_read_back_with_the_exten
     assert!(fields[4].metadata().is_empty());
     for c in 0..5 {
         let values = arrow_cast::cast(read.column(c), &DataType::Binary).unwrap();
-        assert_eq!(values.as_ref(), &BinaryArray::from(refs.clone()) as &dyn Array);
+        assert_eq!(
+            values.as_ref(),
+            &BinaryArray::from(refs.clone()) as &dyn Array
+        );
     }
 
     // arrow-rs reads the same bytes.
     let arrow_rs = read_arrow_rs(&file);
     for c in 0..5 {
         let values = arrow_cast::cast(arrow_rs.column(c), &DataType::Binary).unwrap();
-        assert_eq!(values.as_ref(), &BinaryArray::from(refs.clone()) as &dyn Array);
+        assert_eq!(
+            values.as_ref(),
+            &BinaryArray::from(refs.clone()) as &dyn Array
+        );
     }
 }
 
@@ -324,7 +345,9 @@ fn check_bloom_file(file: Vec<u8>, meta: &FileMetaData, at_end: bool) {
             .columns
             .iter()
             .filter_map(|c| c.meta_data.as_ref())
-            .map(|m| m.dictionary_page_offset.unwrap_or(m.data_page_offset) + m.total_compressed_size)
+            .map(|m| {
+                m.dictionary_page_offset.unwrap_or(m.data_page_offset) + m.total_compressed_size
+            })
             .max()
             .unwrap();
         for c in 0..2 {
@@ -340,7 +363,14 @@ fn check_bloom_file(file: Vec<u8>, meta: &FileMetaData, at_end: bool) {
                 }
             }
         }
-        assert!(group.columns[2].meta_data.as_ref().unwrap().bloom_filter_offset.is_none());
+        assert!(
+            group.columns[2]
+                .meta_data
+                .as_ref()
+                .unwrap()
+                .bloom_filter_offset
+                .is_none()
+        );
     }
 
     let options = ReadOptionsBuilder::new()
@@ -350,7 +380,8 @@ fn check_bloom_file(file: Vec<u8>, meta: &FileMetaData, at_end: bool) {
                 .build(),
         )
         .build();
-    let reader = SerializedFileReader::new_with_options(Bytes::from(file.clone()), options).unwrap();
+    let reader =
+        SerializedFileReader::new_with_options(Bytes::from(file.clone()), options).unwrap();
     assert_eq!(reader.num_row_groups(), ROWS / GROUP);
     for g in 0..reader.num_row_groups() {
         let rg = reader.get_row_group(g).unwrap();

@@ -34,7 +34,8 @@
 use arrow_schema::{DataType, Field, IntervalUnit, Schema, TimeUnit};
 use base64::Engine as _;
 use herringbone_format::metadata::{
-    EdgeInterpolationAlgorithm, FieldRepetitionType, LogicalType, SchemaElement, TimeUnit as ParquetTimeUnit, Type,
+    EdgeInterpolationAlgorithm, FieldRepetitionType, LogicalType, SchemaElement,
+    TimeUnit as ParquetTimeUnit, Type,
 };
 use herringbone_format::schema::{SchemaDescriptor, converted_type_from_logical};
 use herringbone_format::thrift::Text;

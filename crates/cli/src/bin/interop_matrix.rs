@@ -73,7 +73,11 @@ fn run(out: &Path) -> Result<(), BoxError> {
         out.join("matrix.json"),
         serde_json::to_string_pretty(&matrix)?,
     )?;
-    println!("interop-matrix: wrote {} files to {}", files.len(), out.display());
+    println!(
+        "interop-matrix: wrote {} files to {}",
+        files.len(),
+        out.display()
+    );
     Ok(())
 }
 
@@ -281,8 +285,12 @@ fn encodings(
             DataType::FixedSizeBinary(_) | DataType::Decimal128(19.., _) if bss => {
                 Encoding::BYTE_STREAM_SPLIT
             }
-            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Binary
-            | DataType::LargeBinary | DataType::BinaryView => {
+            DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View
+            | DataType::Binary
+            | DataType::LargeBinary
+            | DataType::BinaryView => {
                 // Alternate the two byte-array delta encodings over the columns.
                 if i % 2 == 0 {
                     Encoding::DELTA_LENGTH_BYTE_ARRAY
@@ -365,7 +373,9 @@ fn bloom_probe(batch: &RecordBatch, column: &str) -> Option<Value> {
         DataType::Utf8 => {
             let a = array.as_any().downcast_ref::<StringArray>()?;
             let present = a.iter().flatten().take(20).map(Value::from).collect();
-            let absent = (0..20).map(|i| Value::from(format!("absent-{i}"))).collect();
+            let absent = (0..20)
+                .map(|i| Value::from(format!("absent-{i}")))
+                .collect();
             ("VARCHAR", present, absent)
         }
         _ => return None,
@@ -398,7 +408,16 @@ fn scalars() -> Result<RecordBatch, BoxError> {
     let n = ROWS;
     let idx = || 0..n;
     let m = |i: usize| mix(i);
-    let words = ["", "a", "héllo", "日本語", "🦀 crab", "tab\there", "quote\"s", "x"];
+    let words = [
+        "",
+        "a",
+        "héllo",
+        "日本語",
+        "🦀 crab",
+        "tab\there",
+        "quote\"s",
+        "x",
+    ];
     let tz_utc: Arc<str> = Arc::from("UTC");
     let tz_ny: Arc<str> = Arc::from("America/New_York");
     let day = 86_400_000i64;
@@ -406,34 +425,74 @@ fn scalars() -> Result<RecordBatch, BoxError> {
         (
             field("i8", DataType::Int8),
             Arc::new(Int8Array::from_iter(idx().map(|i| {
-                opt(i, 5, 0, match i % 9 { 0 => i8::MIN, 1 => i8::MAX, _ => m(i) as i8 })
+                opt(
+                    i,
+                    5,
+                    0,
+                    match i % 9 {
+                        0 => i8::MIN,
+                        1 => i8::MAX,
+                        _ => m(i) as i8,
+                    },
+                )
             }))),
         ),
         (
             field("i16", DataType::Int16),
             Arc::new(Int16Array::from_iter(idx().map(|i| {
-                opt(i, 6, 1, match i % 9 { 0 => i16::MIN, 1 => i16::MAX, _ => m(i) as i16 })
+                opt(
+                    i,
+                    6,
+                    1,
+                    match i % 9 {
+                        0 => i16::MIN,
+                        1 => i16::MAX,
+                        _ => m(i) as i16,
+                    },
+                )
             }))),
         ),
         (
             field("i32", DataType::Int32),
             Arc::new(Int32Array::from_iter(idx().map(|i| {
-                opt(i, 7, 2, match i % 11 { 0 => i32::MIN, 1 => i32::MAX, _ => (m(i) % 100_000) as i32 - 50_000 })
+                opt(
+                    i,
+                    7,
+                    2,
+                    match i % 11 {
+                        0 => i32::MIN,
+                        1 => i32::MAX,
+                        _ => (m(i) % 100_000) as i32 - 50_000,
+                    },
+                )
             }))),
         ),
         (
             field("i64", DataType::Int64),
             Arc::new(Int64Array::from_iter(idx().map(|i| {
-                opt(i, 8, 3, match i % 13 { 0 => i64::MIN, 1 => i64::MAX, _ => m(i) as i64 / 7 })
+                opt(
+                    i,
+                    8,
+                    3,
+                    match i % 13 {
+                        0 => i64::MIN,
+                        1 => i64::MAX,
+                        _ => m(i) as i64 / 7,
+                    },
+                )
             }))),
         ),
         (
             field("u8", DataType::UInt8),
-            Arc::new(UInt8Array::from_iter(idx().map(|i| opt(i, 5, 1, m(i) as u8)))),
+            Arc::new(UInt8Array::from_iter(
+                idx().map(|i| opt(i, 5, 1, m(i) as u8)),
+            )),
         ),
         (
             field("u16", DataType::UInt16),
-            Arc::new(UInt16Array::from_iter(idx().map(|i| opt(i, 5, 2, m(i) as u16)))),
+            Arc::new(UInt16Array::from_iter(
+                idx().map(|i| opt(i, 5, 2, m(i) as u16)),
+            )),
         ),
         (
             field("u32", DataType::UInt32),
@@ -450,66 +509,105 @@ fn scalars() -> Result<RecordBatch, BoxError> {
         (
             field("f32", DataType::Float32),
             Arc::new(Float32Array::from_iter(idx().map(|i| {
-                opt(i, 6, 0, match i % 17 {
-                    0 => f32::NAN,
-                    1 => f32::INFINITY,
-                    2 => -0.0,
-                    3 => f32::NEG_INFINITY,
-                    _ => (m(i) % 10_000) as f32 / 8.0 - 600.0,
-                })
+                opt(
+                    i,
+                    6,
+                    0,
+                    match i % 17 {
+                        0 => f32::NAN,
+                        1 => f32::INFINITY,
+                        2 => -0.0,
+                        3 => f32::NEG_INFINITY,
+                        _ => (m(i) % 10_000) as f32 / 8.0 - 600.0,
+                    },
+                )
             }))),
         ),
         (
             field("f64", DataType::Float64),
             Arc::new(Float64Array::from_iter(idx().map(|i| {
-                opt(i, 7, 0, match i % 19 {
-                    0 => f64::NAN,
-                    1 => f64::MAX,
-                    2 => -0.0,
-                    3 => f64::MIN_POSITIVE,
-                    _ => (m(i) % 1_000_000) as f64 / 3.0 - 1e5,
-                })
+                opt(
+                    i,
+                    7,
+                    0,
+                    match i % 19 {
+                        0 => f64::NAN,
+                        1 => f64::MAX,
+                        2 => -0.0,
+                        3 => f64::MIN_POSITIVE,
+                        _ => (m(i) % 1_000_000) as f64 / 3.0 - 1e5,
+                    },
+                )
             }))),
         ),
         (
             field("f16", DataType::Float16),
             Arc::new(Float16Array::from_iter(idx().map(|i| {
-                opt(i, 7, 1, half::f16::from_f32((m(i) % 2000) as f32 / 4.0 - 200.0))
+                opt(
+                    i,
+                    7,
+                    1,
+                    half::f16::from_f32((m(i) % 2000) as f32 / 4.0 - 200.0),
+                )
             }))),
         ),
         (
             field("dec32", DataType::Decimal32(7, 2)),
             Arc::new(
-                Decimal32Array::from_iter(idx().map(|i| opt(i, 5, 0, (m(i) % 19_999_999) as i32 - 9_999_999)))
-                    .with_precision_and_scale(7, 2)?,
+                Decimal32Array::from_iter(
+                    idx().map(|i| opt(i, 5, 0, (m(i) % 19_999_999) as i32 - 9_999_999)),
+                )
+                .with_precision_and_scale(7, 2)?,
             ),
         ),
         (
             field("dec64", DataType::Decimal64(15, 3)),
             Arc::new(
-                Decimal64Array::from_iter(idx().map(|i| opt(i, 5, 1, (m(i) % 999_999_999_999_999) as i64 * if i % 2 == 0 { 1 } else { -1 })))
-                    .with_precision_and_scale(15, 3)?,
+                Decimal64Array::from_iter(idx().map(|i| {
+                    opt(
+                        i,
+                        5,
+                        1,
+                        (m(i) % 999_999_999_999_999) as i64 * if i % 2 == 0 { 1 } else { -1 },
+                    )
+                }))
+                .with_precision_and_scale(15, 3)?,
             ),
         ),
         (
             field("dec128_int32", DataType::Decimal128(9, 4)),
             Arc::new(
-                Decimal128Array::from_iter(idx().map(|i| opt(i, 5, 2, (m(i) % 999_999_999) as i128 - 500_000_000)))
-                    .with_precision_and_scale(9, 4)?,
+                Decimal128Array::from_iter(
+                    idx().map(|i| opt(i, 5, 2, (m(i) % 999_999_999) as i128 - 500_000_000)),
+                )
+                .with_precision_and_scale(9, 4)?,
             ),
         ),
         (
             field("dec128_int64", DataType::Decimal128(18, 6)),
             Arc::new(
-                Decimal128Array::from_iter(idx().map(|i| opt(i, 5, 3, (m(i) % 999_999_999_999_999_999) as i128 - 400_000_000_000_000_000)))
-                    .with_precision_and_scale(18, 6)?,
+                Decimal128Array::from_iter(idx().map(|i| {
+                    opt(
+                        i,
+                        5,
+                        3,
+                        (m(i) % 999_999_999_999_999_999) as i128 - 400_000_000_000_000_000,
+                    )
+                }))
+                .with_precision_and_scale(18, 6)?,
             ),
         ),
         (
             field("dec128", DataType::Decimal128(38, 10)),
             Arc::new(
                 Decimal128Array::from_iter(idx().map(|i| {
-                    opt(i, 5, 4, (i128::from(m(i)) * i128::from(m(i + 1) >> 2) % 10i128.pow(37)) * if i % 3 == 0 { -1 } else { 1 })
+                    opt(
+                        i,
+                        5,
+                        4,
+                        (i128::from(m(i)) * i128::from(m(i + 1) >> 2) % 10i128.pow(37))
+                            * if i % 3 == 0 { -1 } else { 1 },
+                    )
                 }))
                 .with_precision_and_scale(38, 10)?,
             ),
@@ -527,27 +625,39 @@ fn scalars() -> Result<RecordBatch, BoxError> {
         ),
         (
             field("date32", DataType::Date32),
-            Arc::new(Date32Array::from_iter(idx().map(|i| opt(i, 5, 0, (m(i) % 80_000) as i32 - 30_000)))),
+            Arc::new(Date32Array::from_iter(
+                idx().map(|i| opt(i, 5, 0, (m(i) % 80_000) as i32 - 30_000)),
+            )),
         ),
         (
             field("date64", DataType::Date64),
-            Arc::new(Date64Array::from_iter(idx().map(|i| opt(i, 5, 1, ((m(i) % 80_000) as i64 - 30_000) * day)))),
+            Arc::new(Date64Array::from_iter(
+                idx().map(|i| opt(i, 5, 1, ((m(i) % 80_000) as i64 - 30_000) * day)),
+            )),
         ),
         (
             field("time32_s", DataType::Time32(TimeUnit::Second)),
-            Arc::new(Time32SecondArray::from_iter(idx().map(|i| opt(i, 5, 2, (m(i) % 86_400) as i32)))),
+            Arc::new(Time32SecondArray::from_iter(
+                idx().map(|i| opt(i, 5, 2, (m(i) % 86_400) as i32)),
+            )),
         ),
         (
             field("time32_ms", DataType::Time32(TimeUnit::Millisecond)),
-            Arc::new(Time32MillisecondArray::from_iter(idx().map(|i| opt(i, 5, 3, (m(i) % 86_400_000) as i32)))),
+            Arc::new(Time32MillisecondArray::from_iter(
+                idx().map(|i| opt(i, 5, 3, (m(i) % 86_400_000) as i32)),
+            )),
         ),
         (
             field("time64_us", DataType::Time64(TimeUnit::Microsecond)),
-            Arc::new(Time64MicrosecondArray::from_iter(idx().map(|i| opt(i, 5, 4, (m(i) % 86_400_000_000) as i64)))),
+            Arc::new(Time64MicrosecondArray::from_iter(
+                idx().map(|i| opt(i, 5, 4, (m(i) % 86_400_000_000) as i64)),
+            )),
         ),
         (
             field("time64_ns", DataType::Time64(TimeUnit::Nanosecond)),
-            Arc::new(Time64NanosecondArray::from_iter(idx().map(|i| opt(i, 6, 0, (m(i) % 86_400_000_000_000) as i64)))),
+            Arc::new(Time64NanosecondArray::from_iter(
+                idx().map(|i| opt(i, 6, 0, (m(i) % 86_400_000_000_000) as i64)),
+            )),
         ),
     ];
     // Timestamps in every unit, without and with a time zone; within years 1900..2100 so
@@ -579,10 +689,18 @@ fn scalars() -> Result<RecordBatch, BoxError> {
                 .map(|i| opt(i, 5, 1, secs(i) * per_s + (m(i + 3) % per_s as u64) as i64))
                 .collect();
             let array: ArrayRef = match unit {
-                TimeUnit::Second => Arc::new(TimestampSecondArray::from(values).with_timezone_opt(tz.clone())),
-                TimeUnit::Millisecond => Arc::new(TimestampMillisecondArray::from(values).with_timezone_opt(tz.clone())),
-                TimeUnit::Microsecond => Arc::new(TimestampMicrosecondArray::from(values).with_timezone_opt(tz.clone())),
-                TimeUnit::Nanosecond => Arc::new(TimestampNanosecondArray::from(values).with_timezone_opt(tz.clone())),
+                TimeUnit::Second => {
+                    Arc::new(TimestampSecondArray::from(values).with_timezone_opt(tz.clone()))
+                }
+                TimeUnit::Millisecond => {
+                    Arc::new(TimestampMillisecondArray::from(values).with_timezone_opt(tz.clone()))
+                }
+                TimeUnit::Microsecond => {
+                    Arc::new(TimestampMicrosecondArray::from(values).with_timezone_opt(tz.clone()))
+                }
+                TimeUnit::Nanosecond => {
+                    Arc::new(TimestampNanosecondArray::from(values).with_timezone_opt(tz.clone()))
+                }
             };
             columns.push((field(&name, array.data_type().clone()), array));
         }
@@ -591,7 +709,9 @@ fn scalars() -> Result<RecordBatch, BoxError> {
     let text = move |i: usize| format!("{}-{}", word(i), m(i) % 97);
     let blob = move |i: usize| {
         let len = (m(i) % 9) as usize;
-        (0..len).map(|k| (m(i + k) & 0xff) as u8).collect::<Vec<u8>>()
+        (0..len)
+            .map(|k| (m(i + k) & 0xff) as u8)
+            .collect::<Vec<u8>>()
     };
     let blobs: Vec<Option<Vec<u8>>> = idx().map(|i| opt(i, 6, 2, blob(i))).collect();
     let blob_refs: Vec<Option<&[u8]>> = blobs.iter().map(|b| b.as_deref()).collect();
@@ -612,12 +732,19 @@ fn scalars() -> Result<RecordBatch, BoxError> {
         ),
         (
             field("large_utf8", DataType::LargeUtf8),
-            Arc::new(LargeStringArray::from_iter(idx().map(|i| opt(i, 4, 1, word(i + 1))))),
+            Arc::new(LargeStringArray::from_iter(
+                idx().map(|i| opt(i, 4, 1, word(i + 1))),
+            )),
         ),
         (
             field("utf8_view", DataType::Utf8View),
             Arc::new(StringViewArray::from_iter(idx().map(|i| {
-                opt(i, 5, 2, format!("{} and a longer tail past twelve bytes", word(i + 2)))
+                opt(
+                    i,
+                    5,
+                    2,
+                    format!("{} and a longer tail past twelve bytes", word(i + 2)),
+                )
             }))),
         ),
         (
@@ -653,7 +780,9 @@ fn scalars() -> Result<RecordBatch, BoxError> {
         ),
         (
             field("bool", DataType::Boolean),
-            Arc::new(BooleanArray::from_iter(idx().map(|i| opt(i, 3, 0, m(i) % 2 == 0)))),
+            Arc::new(BooleanArray::from_iter(
+                idx().map(|i| opt(i, 3, 0, m(i) % 2 == 0)),
+            )),
         ),
         (
             field("bool_required", DataType::Boolean).with_nullable(false),
@@ -661,7 +790,9 @@ fn scalars() -> Result<RecordBatch, BoxError> {
         ),
         (
             field("i32_required", DataType::Int32).with_nullable(false),
-            Arc::new(Int32Array::from_iter_values(idx().map(|i| i as i32 * 3 - 100))),
+            Arc::new(Int32Array::from_iter_values(
+                idx().map(|i| i as i32 * 3 - 100),
+            )),
         ),
         (
             field("all_null", DataType::Int64),
@@ -672,7 +803,10 @@ fn scalars() -> Result<RecordBatch, BoxError> {
                 "dict_utf8",
                 DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
             ),
-            Arc::new(DictionaryArray::<Int32Type>::try_new(dict_keys, Arc::new(dict_values))?),
+            Arc::new(DictionaryArray::<Int32Type>::try_new(
+                dict_keys,
+                Arc::new(dict_values),
+            )?),
         ),
         (
             field(
@@ -693,7 +827,16 @@ fn nested() -> Result<RecordBatch, BoxError> {
     let inner = StructArray::try_new(
         Fields::from(vec![Field::new("d", DataType::Float64, true)]),
         vec![Arc::new(Float64Array::from_iter((0..n).map(|i| {
-            opt(i, 4, 0, if i % 23 == 0 { f64::NAN } else { i as f64 * 0.5 })
+            opt(
+                i,
+                4,
+                0,
+                if i % 23 == 0 {
+                    f64::NAN
+                } else {
+                    i as f64 * 0.5
+                },
+            )
         })))],
         Some(nulls((0..n).map(|i| valid(i, 9, 1)))),
     )?;
@@ -704,8 +847,12 @@ fn nested() -> Result<RecordBatch, BoxError> {
             Field::new("c", inner.data_type().clone(), true),
         ]),
         vec![
-            Arc::new(Int32Array::from_iter((0..n).map(|i| opt(i, 5, 0, (m(i) % 1000) as i32)))),
-            Arc::new(StringArray::from_iter((0..n).map(|i| opt(i, 6, 1, format!("ß{}", m(i) % 50))))),
+            Arc::new(Int32Array::from_iter(
+                (0..n).map(|i| opt(i, 5, 0, (m(i) % 1000) as i32)),
+            )),
+            Arc::new(StringArray::from_iter(
+                (0..n).map(|i| opt(i, 6, 1, format!("ß{}", m(i) % 50))),
+            )),
             Arc::new(inner),
         ],
         Some(nulls((0..n).map(|i| valid(i, 7, 3)))),
@@ -725,8 +872,12 @@ fn nested() -> Result<RecordBatch, BoxError> {
             1 => ints.append(true),
             _ => {
                 for k in 0..(m(i) % 5) {
-                    ints.values()
-                        .append_option(opt(k as usize + i, 4, 0, (m(i + k as usize) % 500) as i32));
+                    ints.values().append_option(opt(
+                        k as usize + i,
+                        4,
+                        0,
+                        (m(i + k as usize) % 500) as i32,
+                    ));
                 }
                 ints.append(true);
             }
@@ -739,7 +890,10 @@ fn nested() -> Result<RecordBatch, BoxError> {
                     nested_lists.values().append_null();
                 } else {
                     for j in 0..((i + k) % 3) {
-                        nested_lists.values().values().append_value((i * 10 + j) as i64);
+                        nested_lists
+                            .values()
+                            .values()
+                            .append_value((i * 10 + j) as i64);
                     }
                     nested_lists.values().append(true);
                 }
@@ -762,7 +916,9 @@ fn nested() -> Result<RecordBatch, BoxError> {
             fixed.append(false);
         } else {
             for k in 0..3 {
-                fixed.values().append_option(opt(i + k, 5, 0, (i * 3 + k) as i16));
+                fixed
+                    .values()
+                    .append_option(opt(i + k, 5, 0, (i * 3 + k) as i16));
             }
             fixed.append(true);
         }
@@ -772,7 +928,8 @@ fn nested() -> Result<RecordBatch, BoxError> {
             _ => {
                 for k in 0..(i % 3 + 1) {
                     map.keys().append_value(format!("k{k}"));
-                    map.values().append_option(opt(i + k, 4, 1, (m(i) % 1000) as i64 - k as i64));
+                    map.values()
+                        .append_option(opt(i + k, 4, 1, (m(i) % 1000) as i64 - k as i64));
                 }
                 map.append(true)?;
             }
