@@ -407,7 +407,7 @@ fn mix(i: usize) -> u64 {
 fn scalars() -> Result<RecordBatch, BoxError> {
     let n = ROWS;
     let idx = || 0..n;
-    let m = |i: usize| mix(i);
+    let m = mix;
     let words = [
         "",
         "a",
@@ -725,7 +725,7 @@ fn scalars() -> Result<RecordBatch, BoxError> {
         Int8Array::from_iter(idx().map(|i| opt(i, 6, 4, (m(i) % 3) as i8))),
         Arc::new(Int64Array::from(vec![-5i64, 0, 1 << 40])),
     )?;
-    columns.extend([
+    let more: Vec<(Field, ArrayRef)> = vec![
         (
             field("utf8", DataType::Utf8),
             Arc::new(StringArray::from_iter(idx().map(|i| opt(i, 5, 0, text(i))))) as ArrayRef,
@@ -815,7 +815,8 @@ fn scalars() -> Result<RecordBatch, BoxError> {
             ),
             Arc::new(dict_ints),
         ),
-    ]);
+    ];
+    columns.extend(more);
     let (fields, arrays): (Vec<Field>, Vec<ArrayRef>) = columns.into_iter().unzip();
     Ok(RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays)?)
 }
@@ -865,7 +866,7 @@ fn nested() -> Result<RecordBatch, BoxError> {
     // tags: large_list<utf8>.
     let mut fixed = FixedSizeListBuilder::new(Int16Builder::new(), 3);
     let mut map = MapBuilder::new(None, StringBuilder::new(), Int64Builder::new());
-    let mut tags: Vec<Option<Vec<Option<String>>>> = Vec::with_capacity(n);
+    let mut tags: Vec<OptionalStrings> = Vec::with_capacity(n);
     for i in 0..n {
         match i % 6 {
             0 => ints.append_null(),
@@ -997,8 +998,11 @@ fn nulls(valid: impl IntoIterator<Item = bool>) -> arrow_buffer::NullBuffer {
     arrow_buffer::NullBuffer::from(valid.into_iter().collect::<Vec<bool>>())
 }
 
+/// One optional list of optional strings.
+type OptionalStrings = Option<Vec<Option<String>>>;
+
 /// A `LargeList<Utf8>` from nested options.
-fn large_string_list(values: Vec<Option<Vec<Option<String>>>>) -> LargeListArray {
+fn large_string_list(values: Vec<OptionalStrings>) -> LargeListArray {
     let mut builder = arrow_array::builder::LargeListBuilder::new(StringBuilder::new());
     for value in values {
         match value {
