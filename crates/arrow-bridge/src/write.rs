@@ -6,10 +6,12 @@
 //! `column`, and the settings in [`properties`].
 //!
 //! Layout of a file: `PAR1`, then per row group its column chunks (dictionary page, data
-//! pages) followed by the row group's Bloom filters; after the last row group all column
-//! indexes, then all offset indexes, then the footer. Memory held is the row group in
-//! progress (encoded pages and dictionaries), reported by
-//! [`ArrowWriter::in_progress_size`].
+//! pages) followed by the row group's Bloom filters (or, with [`BloomFilterPosition::End`],
+//! all Bloom filters after the last row group); then all column indexes, then all offset
+//! indexes, then the footer. Memory held is the row group in progress (encoded pages and
+//! dictionaries), reported by
+//! [`ArrowWriter::in_progress_size`]; with [`BloomFilterPosition::End`] the Bloom filters of
+//! finished row groups are held too (their size is fixed by NDV and FPP).
 //!
 //! ```
 //! use std::sync::Arc;
@@ -47,6 +49,7 @@ use std::io::Write;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
+use herringbone_codec::bloom::SplitBlockBloomFilter;
 use herringbone_format::footer::encode_footer;
 use herringbone_format::metadata::{
     ColumnChunk, ColumnIndex, ColumnOrder, FileMetaData, KeyValue, OffsetIndex, RowGroup,
@@ -54,8 +57,8 @@ use herringbone_format::metadata::{
 use herringbone_format::thrift::{CompactWriter, Text, ThriftStruct};
 
 pub use properties::{
-    BloomFilterProperties, CREATED_BY, DataPageVersion, StatisticsLevel, WriterProperties,
-    WriterPropertiesBuilder,
+    BloomFilterPosition, BloomFilterProperties, CREATED_BY, DataPageVersion, StatisticsLevel,
+    WriterProperties, WriterPropertiesBuilder,
 };
 pub use schema::{ArrowToParquetOptions, ParquetSchema, arrow_to_parquet, encode_arrow_schema};
 
@@ -76,6 +79,9 @@ pub struct ArrowWriter<W: Write + Send> {
     row_groups: Vec<RowGroup>,
     /// Page indexes of the written row groups, written after the last one.
     page_indexes: Vec<Vec<(Option<ColumnIndex>, OffsetIndex)>>,
+    /// Bloom filters held for the end of the file ([`BloomFilterPosition::End`]), per
+    /// row group and column.
+    pending_blooms: Vec<Vec<Option<SplitBlockBloomFilter>>>,
     total_rows: i64,
     closed: bool,
 }
@@ -110,6 +116,7 @@ impl<W: Write + Send> ArrowWriter<W> {
             rows_in_group: 0,
             row_groups: Vec::new(),
             page_indexes: Vec::new(),
+            pending_blooms: Vec::new(),
             total_rows: 0,
             closed: false,
         })
@@ -241,18 +248,10 @@ impl<W: Write + Send> ArrowWriter<W> {
                 ..ColumnChunk::default()
             });
         }
-        // Bloom filters of this row group, after its column chunks.
-        for (chunk, bloom) in chunks.iter_mut().zip(blooms) {
-            if let Some(bloom) = bloom {
-                let mut bytes = Vec::new();
-                let len = bloom.write(&mut bytes);
-                if let Some(meta) = &mut chunk.meta_data {
-                    meta.bloom_filter_offset = Some(self.position as i64);
-                    meta.bloom_filter_length = Some(to_i32(len, "Bloom filter length")?);
-                }
-                self.sink.write_all(&bytes)?;
-                self.position += bytes.len() as u64;
-            }
+        match self.props.bloom_filter_position() {
+            // Bloom filters of this row group, after its column chunks.
+            BloomFilterPosition::AfterRowGroup => self.write_blooms(&mut chunks, blooms)?,
+            BloomFilterPosition::End => self.pending_blooms.push(blooms),
         }
         let total_compressed: i64 = chunks
             .iter()
@@ -288,6 +287,13 @@ impl<W: Write + Send> ArrowWriter<W> {
         }
         self.flush()?;
         self.closed = true;
+        // Held Bloom filters (BloomFilterPosition::End), before the page indexes.
+        let mut row_groups = std::mem::take(&mut self.row_groups);
+        let pending = std::mem::take(&mut self.pending_blooms);
+        for (group, blooms) in row_groups.iter_mut().zip(pending) {
+            self.write_blooms(&mut group.columns, blooms)?;
+        }
+        self.row_groups = row_groups;
         // Column indexes first, then offset indexes, as the reference writers lay them out.
         for (group, indexes) in self.row_groups.iter_mut().zip(&self.page_indexes) {
             for (chunk, (column_index, _)) in group.columns.iter_mut().zip(indexes) {
@@ -339,6 +345,28 @@ impl<W: Write + Send> ArrowWriter<W> {
         self.position += footer.len() as u64;
         self.sink.flush()?;
         Ok(metadata)
+    }
+
+    /// Writes the Bloom filters of one row group's chunks at the current position and
+    /// records their offsets and lengths in the chunk metadata.
+    fn write_blooms(
+        &mut self,
+        chunks: &mut [ColumnChunk],
+        blooms: Vec<Option<SplitBlockBloomFilter>>,
+    ) -> Result<()> {
+        for (chunk, bloom) in chunks.iter_mut().zip(blooms) {
+            if let Some(bloom) = bloom {
+                let mut bytes = Vec::new();
+                let len = bloom.write(&mut bytes);
+                if let Some(meta) = &mut chunk.meta_data {
+                    meta.bloom_filter_offset = Some(self.position as i64);
+                    meta.bloom_filter_length = Some(to_i32(len, "Bloom filter length")?);
+                }
+                self.sink.write_all(&bytes)?;
+                self.position += bytes.len() as u64;
+            }
+        }
+        Ok(())
     }
 
     /// The sink, after [`ArrowWriter::finish`].

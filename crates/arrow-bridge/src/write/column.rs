@@ -455,6 +455,9 @@ pub(crate) fn gather(
             }
             Values::Fixed { width: 12, data }
         }
+        DataType::Interval(IntervalUnit::MonthDayNano) => {
+            interval_month_day_nano(array.as_primitive::<IntervalMonthDayNanoType>(), indices)?
+        }
         DataType::Utf8 => bytes_of(indices, |i| array.as_string::<i32>().value(i).as_bytes()),
         DataType::LargeUtf8 => bytes_of(indices, |i| array.as_string::<i64>().value(i).as_bytes()),
         DataType::Utf8View => bytes_of(indices, |i| array.as_string_view().value(i).as_bytes()),
@@ -1266,4 +1269,37 @@ fn histogram(levels: &[i16], max: i16) -> Vec<i64> {
         }
     }
     h
+}
+
+/// `Interval(MonthDayNano)` values as Parquet INTERVAL (months, days, milliseconds as u32
+/// LE): the format has no sub-millisecond part, so nanoseconds that are not whole
+/// milliseconds, or negative values anywhere, are refused rather than silently changed.
+fn interval_month_day_nano(
+    array: &arrow_array::PrimitiveArray<IntervalMonthDayNanoType>,
+    indices: &[usize],
+) -> Result<Values> {
+    //
+    let v = array.values();
+    let mut data = Vec::with_capacity(indices.len() * 12);
+    for &i in indices {
+        let x = v[i];
+        let millis = if x.nanoseconds % 1_000_000 == 0 {
+            u32::try_from(x.nanoseconds / 1_000_000).ok()
+        } else {
+            None
+        };
+        let (Ok(months), Ok(days), Some(millis)) =
+            (u32::try_from(x.months), u32::try_from(x.days), millis)
+        else {
+            return Err(Error::invalid_argument(format!(
+                "interval (months {}, days {}, nanoseconds {}) has no Parquet INTERVAL form \
+                 (non-negative months and days, whole milliseconds that fit a u32)",
+                x.months, x.days, x.nanoseconds
+            )));
+        };
+        data.extend_from_slice(&months.to_le_bytes());
+        data.extend_from_slice(&days.to_le_bytes());
+        data.extend_from_slice(&millis.to_le_bytes());
+    }
+    Ok(Values::Fixed { width: 12, data })
 }

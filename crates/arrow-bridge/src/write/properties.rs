@@ -46,6 +46,19 @@ pub enum StatisticsLevel {
     Page,
 }
 
+/// Where the Bloom filters of a row group are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BloomFilterPosition {
+    /// After each row group's column chunks (as arrow-rs does by default): the filters
+    /// are not held in memory past their row group.
+    #[default]
+    AfterRowGroup,
+    /// All together at the end of the file, before the page indexes (as parquet-mr and
+    /// pyarrow do): a reader fetches every filter in one range, at the price of holding
+    /// them until the file is closed.
+    End,
+}
+
 /// Bloom filter sizing for one column.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BloomFilterProperties {
@@ -82,6 +95,7 @@ pub struct WriterProperties {
     statistics: StatisticsLevel,
     statistics_truncate_length: Option<usize>,
     write_crc: bool,
+    bloom_filter_position: BloomFilterPosition,
     write_arrow_schema: bool,
     key_value_metadata: Vec<KeyValue>,
     sorting_columns: Option<Vec<SortingColumn>>,
@@ -104,6 +118,7 @@ impl Default for WriterProperties {
             statistics: StatisticsLevel::Page,
             statistics_truncate_length: Some(DEFAULT_STATISTICS_TRUNCATE_LENGTH),
             write_crc: false,
+            bloom_filter_position: BloomFilterPosition::AfterRowGroup,
             write_arrow_schema: true,
             key_value_metadata: Vec::new(),
             sorting_columns: None,
@@ -200,6 +215,11 @@ impl WriterProperties {
     /// Whether page headers carry a CRC32.
     pub fn write_crc(&self) -> bool {
         self.write_crc
+    }
+
+    /// Where Bloom filters are written.
+    pub fn bloom_filter_position(&self) -> BloomFilterPosition {
+        self.bloom_filter_position
     }
 
     /// Whether the Arrow schema is stored under `ARROW:schema`.
@@ -345,6 +365,12 @@ impl WriterPropertiesBuilder {
     /// Whether page headers carry a CRC32 of the page bytes.
     pub fn set_write_crc(mut self, on: bool) -> Self {
         self.props.write_crc = on;
+        self
+    }
+
+    /// Where Bloom filters go: after each row group (default) or all at the end.
+    pub fn set_bloom_filter_position(mut self, position: BloomFilterPosition) -> Self {
+        self.props.bloom_filter_position = position;
         self
     }
 

@@ -18,9 +18,10 @@
 //! | `Time32(s\|ms)` / `Time64(us\|ns)` | `INT32` `TIME(MILLIS)` / `INT64` `TIME(MICROS\|NANOS)` |
 //! | `Timestamp(unit, tz)` | `INT64` `TIMESTAMP(unit, isAdjustedToUTC = tz is set)`, seconds as millis; `INT96` on request |
 //! | `Duration` | `INT64` (the unit is in `ARROW:schema`) |
-//! | `Interval(YearMonth\|DayTime)` | `FIXED_LEN_BYTE_ARRAY(12)` `INTERVAL` |
+//! | `Interval(YearMonth\|DayTime\|MonthDayNano)` | `FIXED_LEN_BYTE_ARRAY(12)` `INTERVAL` (MonthDayNano: nanoseconds must be whole milliseconds that fit a u32) |
 //! | `Utf8`, `LargeUtf8`, `Utf8View` | `BYTE_ARRAY` `STRING` |
 //! | `Binary`, `LargeBinary`, `BinaryView` | `BYTE_ARRAY` |
+//! | the same with extension `geoarrow.wkb` | `BYTE_ARRAY` `GEOMETRY`, or `GEOGRAPHY` when `edges` is not `planar` |
 //! | `FixedSizeBinary(n)` | `FIXED_LEN_BYTE_ARRAY(n)`, `UUID` for `arrow.uuid` |
 //! | `Dictionary(_, V)` | as `V` |
 //! | `Struct` | group |
@@ -33,13 +34,14 @@
 use arrow_schema::{DataType, Field, IntervalUnit, Schema, TimeUnit};
 use base64::Engine as _;
 use herringbone_format::metadata::{
-    FieldRepetitionType, LogicalType, SchemaElement, TimeUnit as ParquetTimeUnit, Type,
+    EdgeInterpolationAlgorithm, FieldRepetitionType, LogicalType, SchemaElement,
+    TimeUnit as ParquetTimeUnit, Type,
 };
 use herringbone_format::schema::{SchemaDescriptor, converted_type_from_logical};
 use herringbone_format::thrift::Text;
 
 use crate::error::{Error, Result};
-use crate::schema::{EXTENSION_NAME_KEY, PARQUET_FIELD_ID_META_KEY};
+use crate::schema::{EXTENSION_METADATA_KEY, EXTENSION_NAME_KEY, PARQUET_FIELD_ID_META_KEY};
 
 /// Deepest Arrow nesting the writer follows (bounds the recursion).
 const MAX_DEPTH: usize = 64;
@@ -57,6 +59,8 @@ pub(crate) enum LeafKind {
     IntervalYearMonth,
     /// `Interval(DayTime)` as 12 bytes.
     IntervalDayTime,
+    /// `Interval(MonthDayNano)` as 12 bytes (nanoseconds must be whole milliseconds).
+    IntervalMonthDayNano,
     /// Decimal stored as `FIXED_LEN_BYTE_ARRAY`, big-endian two's complement.
     DecimalBytes,
     /// `Timestamp` stored as INT96 (nanoseconds of the Julian day).
@@ -204,6 +208,66 @@ pub(crate) fn decimal_length(precision: u8) -> usize {
     // Smallest n with 2^(8n - 1) > 10^precision.
     let bits = f64::from(precision) * std::f64::consts::LOG2_10;
     ((bits + 1.0) / 8.0).ceil() as usize
+}
+
+/// The `GEOMETRY` / `GEOGRAPHY` logical type of a binary field with the `geoarrow.wkb`
+/// extension (`None` for any other binary field).
+///
+/// The GeoArrow metadata maps as the reader maps it back: no `crs` or `OGC:CRS84` is
+/// Parquet's default CRS (absent); `crs_type: "srid"` becomes `srid:<n>`; any other string
+/// is kept as is; a PROJJSON object is stored as its JSON text (a valid Parquet CRS
+/// string, though readers see a string rather than an object). `edges` absent or
+/// `planar` is `GEOMETRY`; `spherical`, `vincenty`, `thomas`, `andoyer`, `karney` are
+/// `GEOGRAPHY` with that algorithm; an `algorithm` key (older GeoArrow drafts) is read
+/// the same way.
+fn geo_logical_type(field: &Field, name: &str) -> Result<Option<LogicalType>> {
+    if field.metadata().get(EXTENSION_NAME_KEY).map(String::as_str) != Some("geoarrow.wkb") {
+        return Ok(None);
+    }
+    let bad = |why: String| Error::schema(format!("field {name}: geoarrow.wkb metadata {why}"));
+    let metadata = match field.metadata().get(EXTENSION_METADATA_KEY) {
+        None => serde_json::Map::new(),
+        Some(text) if text.trim().is_empty() => serde_json::Map::new(),
+        Some(text) => match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(serde_json::Value::Object(map)) => map,
+            Ok(_) => return Err(bad("is not a JSON object".into())),
+            Err(e) => return Err(bad(format!("is not JSON: {e}"))),
+        },
+    };
+    let crs_type = metadata.get("crs_type").and_then(|v| v.as_str());
+    let crs = match metadata.get("crs") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::String(s)) if s == "OGC:CRS84" || s.is_empty() => None,
+        Some(serde_json::Value::String(s)) if crs_type == Some("srid") => {
+            Some(Text::from(format!("srid:{s}").as_str()))
+        }
+        Some(serde_json::Value::Number(n)) if crs_type == Some("srid") => {
+            Some(Text::from(format!("srid:{n}").as_str()))
+        }
+        Some(serde_json::Value::String(s)) => Some(Text::from(s.as_str())),
+        Some(other) => Some(Text::from(other.to_string().as_str())),
+    };
+    let edges = metadata
+        .get("edges")
+        .or_else(|| metadata.get("algorithm"))
+        .map(|v| {
+            v.as_str()
+                .ok_or_else(|| bad(format!("edges {v} is not a string")))
+        })
+        .transpose()?;
+    let algorithm = match edges {
+        None | Some("planar") => return Ok(Some(LogicalType::Geometry { crs })),
+        Some("spherical") => EdgeInterpolationAlgorithm::SPHERICAL,
+        Some("vincenty") => EdgeInterpolationAlgorithm::VINCENTY,
+        Some("thomas") => EdgeInterpolationAlgorithm::THOMAS,
+        Some("andoyer") => EdgeInterpolationAlgorithm::ANDOYER,
+        Some("karney") => EdgeInterpolationAlgorithm::KARNEY,
+        Some(other) => return Err(bad(format!("edges {other:?} is not a known algorithm"))),
+    };
+    Ok(Some(LogicalType::Geography {
+        crs,
+        algorithm: Some(algorithm),
+    }))
 }
 
 struct Builder {
@@ -471,11 +535,17 @@ impl Builder {
                 e.converted_type = Some(herringbone_format::metadata::ConvertedType::INTERVAL);
                 (Type::FIXED_LEN_BYTE_ARRAY, None)
             }
+            DataType::Interval(IntervalUnit::MonthDayNano) => {
+                kind = LeafKind::IntervalMonthDayNano;
+                e.type_length = Some(12);
+                e.converted_type = Some(herringbone_format::metadata::ConvertedType::INTERVAL);
+                (Type::FIXED_LEN_BYTE_ARRAY, None)
+            }
             DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
                 (Type::BYTE_ARRAY, Some(LogicalType::String))
             }
             DataType::Binary | DataType::LargeBinary | DataType::BinaryView => {
-                (Type::BYTE_ARRAY, None)
+                (Type::BYTE_ARRAY, geo_logical_type(field, name)?)
             }
             DataType::FixedSizeBinary(n) => {
                 if *n <= 0 {

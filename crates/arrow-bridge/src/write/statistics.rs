@@ -57,7 +57,13 @@ impl SortOrder {
                 Some(LogicalType::Decimal { .. }) => SortOrder::Decimal,
                 _ => SortOrder::Bytes,
             },
-            Type::BYTE_ARRAY => SortOrder::Bytes,
+            // GEOMETRY / GEOGRAPHY: the spec defines no order on WKB bytes.
+            Type::BYTE_ARRAY => match logical {
+                Some(LogicalType::Geometry { .. } | LogicalType::Geography { .. }) => {
+                    SortOrder::Undefined
+                }
+                _ => SortOrder::Bytes,
+            },
             _ => SortOrder::Undefined,
         }
     }
