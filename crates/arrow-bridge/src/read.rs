@@ -40,6 +40,7 @@
 mod array;
 mod column;
 mod selection;
+mod views;
 
 use std::collections::{HashMap, VecDeque};
 #[cfg(not(unix))]
@@ -48,7 +49,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use arrow_array::{RecordBatch, RecordBatchOptions, RecordBatchReader};
-use arrow_schema::{ArrowError, Schema, SchemaRef};
+use arrow_schema::{ArrowError, DataType, Schema, SchemaRef};
 use bytes::Bytes;
 use herringbone_codec::compression::Codec;
 use herringbone_codec::page::{PageReader, PageReaderOptions, column_chunk_range};
@@ -58,7 +59,7 @@ use herringbone_format::schema::SchemaDescriptor;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::schema::{
-    ArrowSchemaMapping, ParquetField, Projection, SchemaOptions, parquet_to_arrow,
+    ArrowSchemaMapping, ParquetField, ParquetFieldKind, Projection, SchemaOptions, parquet_to_arrow,
 };
 use column::{LeafBatch, LeafReader};
 pub use selection::{RowSelection, RowSelector};
@@ -417,6 +418,8 @@ pub struct ReadPlan {
     schema: SchemaRef,
     fields: Vec<ParquetField>,
     columns: Vec<usize>,
+    /// The Arrow type each of `columns` is read into.
+    leaf_types: Vec<DataType>,
     options: PageReaderOptions,
 }
 
@@ -427,10 +430,37 @@ impl ReadPlan {
         mapping: &ArrowSchemaMapping,
         options: PageReaderOptions,
     ) -> Result<Self> {
+        fn push_leaf_types(field: &ParquetField, out: &mut Vec<DataType>) {
+            match &field.kind {
+                ParquetFieldKind::Primitive { .. } => out.push(field.field.data_type().clone()),
+                ParquetFieldKind::Struct { children } => {
+                    children.iter().for_each(|c| push_leaf_types(c, out));
+                }
+                ParquetFieldKind::List { element, .. } => push_leaf_types(element, out),
+                ParquetFieldKind::Map { key, value, .. } => {
+                    push_leaf_types(key, out);
+                    push_leaf_types(value, out);
+                }
+            }
+        }
+        let mut leaf_types = Vec::new();
+        mapping
+            .fields()
+            .iter()
+            .for_each(|f| push_leaf_types(f, &mut leaf_types));
+        let columns = mapping.leaf_columns();
+        if leaf_types.len() != columns.len() {
+            return Err(Error::invalid_argument(format!(
+                "{} leaf types for {} leaf columns",
+                leaf_types.len(),
+                columns.len()
+            )));
+        }
         Ok(Self {
             schema: mapping.schema().clone(),
             fields: mapping.fields().to_vec(),
-            columns: mapping.leaf_columns(),
+            columns,
+            leaf_types,
             descriptor,
             options,
         })
@@ -483,7 +513,7 @@ impl RowGroupDecoder {
             )));
         }
         let mut readers = Vec::with_capacity(plan.columns.len());
-        for (&column, chunk) in plan.columns.iter().zip(chunks) {
+        for ((&column, target), chunk) in plan.columns.iter().zip(&plan.leaf_types).zip(chunks) {
             let descr = plan.descriptor.column(column).ok_or_else(|| {
                 Error::invalid_argument(format!("leaf column {column} is not in the schema"))
             })?;
@@ -501,7 +531,7 @@ impl RowGroupDecoder {
             let num_values = u64::try_from(meta.num_values)
                 .map_err(|_| Error::corrupt(format!("column {path}: negative num_values")))?;
             let pages = PageReader::new(chunk, codec, plan.options).with_num_values(num_values);
-            readers.push(LeafReader::new(descr, pages, rows)?);
+            readers.push(LeafReader::new(descr, pages, rows, target)?);
         }
         Ok(Self {
             plan,

@@ -499,3 +499,109 @@ fn utf8_views_are_checked_per_value_even_when_the_bytes_together_are_utf8() {
         }
     }
 }
+
+#[test]
+fn utf8_views_point_into_pages_and_the_dictionary_and_equal_utf8_reads() {
+    use arrow_array::builder::{ListBuilder, StringBuilder};
+    use parquet::basic::Encoding;
+    use parquet::schema::types::ColumnPath;
+    // Repeated values first (dictionary pages), then unique ones: the tiny dictionary
+    // limit makes the chunk fall back to PLAIN pages part way.
+    let values: Vec<Option<String>> = (0..3000)
+        .map(|i| match i {
+            _ if i % 11 == 0 => None,
+            _ if i < 1200 => Some(format!("repeated value number {}", i % 5)),
+            _ if i % 3 == 0 => Some(format!("s{i}")),
+            _ => Some(format!(
+                "a unique value that is longer than twelve bytes {i} é"
+            )),
+        })
+        .collect();
+    let mut lists = ListBuilder::new(StringBuilder::new());
+    for (i, value) in values.iter().enumerate() {
+        for k in 0..i % 4 {
+            lists
+                .values()
+                .append_option(value.as_ref().map(|v| format!("{v}/{k}")));
+        }
+        lists.append(i % 13 != 0);
+    }
+    let flat: ArrayRef = Arc::new(StringArray::from(values.clone()));
+    let delta: ArrayRef = Arc::new(StringArray::from(values.clone()));
+    let batch = RecordBatch::try_from_iter([
+        ("flat", flat),
+        ("delta", delta),
+        ("list", Arc::new(lists.finish()) as ArrayRef),
+    ])
+    .unwrap();
+    let properties = WriterProperties::builder()
+        .set_dictionary_page_size_limit(256)
+        .set_data_page_size_limit(512)
+        .set_write_batch_size(64)
+        .set_max_row_group_row_count(Some(1700))
+        .set_column_dictionary_enabled(ColumnPath::from("delta"), false)
+        .set_column_encoding(ColumnPath::from("delta"), Encoding::DELTA_BYTE_ARRAY)
+        .build();
+    let mut out = Vec::new();
+    let mut writer = ArrowWriter::try_new(&mut out, batch.schema(), Some(properties)).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let file = Bytes::from(out);
+
+    let view_schema = Arc::new(Schema::new(vec![
+        Field::new("flat", DataType::Utf8View, true),
+        Field::new("delta", DataType::Utf8View, true),
+        Field::new(
+            "list",
+            DataType::List(Arc::new(Field::new("item", DataType::Utf8View, true))),
+            true,
+        ),
+    ]));
+    let read = |views: bool, selection: Option<RowSelection>| {
+        let mut builder = ParquetRecordBatchReaderBuilder::try_new(file.clone())
+            .unwrap()
+            .with_batch_size(700);
+        if views {
+            builder = builder.with_schema(view_schema.clone());
+        }
+        if let Some(selection) = selection {
+            builder = builder.with_row_selection(selection);
+        }
+        let batches = collect(builder);
+        let mut columns: Vec<Vec<String>> = vec![Vec::new(); 3];
+        for batch in &batches {
+            for (c, column) in batch.columns().iter().enumerate() {
+                let as_utf8 = arrow_cast::cast(
+                    column,
+                    &match c {
+                        2 => DataType::List(Arc::new(Field::new("item", DataType::Utf8, true))),
+                        _ => DataType::Utf8,
+                    },
+                )
+                .unwrap();
+                let text =
+                    arrow_cast::display::ArrayFormatter::try_new(&as_utf8, &Default::default())
+                        .unwrap();
+                columns[c].extend((0..column.len()).map(|i| text.value(i).to_string()));
+            }
+            if views {
+                assert_eq!(batch.column(0).data_type(), &DataType::Utf8View);
+            }
+        }
+        columns
+    };
+    let plain = read(false, None);
+    assert_eq!(plain[0].len(), 3000);
+    assert_eq!(plain[0][1], "repeated value number 1");
+    assert_eq!(read(true, None), plain);
+    let selection = RowSelection::from(vec![
+        RowSelector::skip(5),
+        RowSelector::select(1000),
+        RowSelector::skip(1500),
+        RowSelector::select(300),
+    ]);
+    assert_eq!(
+        read(true, Some(selection.clone())),
+        read(false, Some(selection))
+    );
+}

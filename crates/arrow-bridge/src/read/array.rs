@@ -27,6 +27,7 @@ use arrow_schema::{DataType, IntervalUnit, TimeUnit};
 use herringbone_format::schema::SchemaDescriptor;
 
 use super::column::{LeafBatch, Values};
+use super::views;
 use crate::error::{Error, Result};
 use crate::schema::{ParquetField, ParquetFieldKind};
 
@@ -501,7 +502,7 @@ fn cannot(path: &str, values: &Values, target: &DataType) -> Error {
         Values::I96(_) => "INT96",
         Values::F32(_) => "FLOAT",
         Values::F64(_) => "DOUBLE",
-        Values::Bytes { .. } => "BYTE_ARRAY",
+        Values::Bytes { .. } | Values::Views { .. } => "BYTE_ARRAY",
         Values::Fixed { .. } => "FIXED_LEN_BYTE_ARRAY",
     };
     Error::unsupported(format!(
@@ -558,6 +559,21 @@ fn leaf_array(
         (Values::F32(v), D::Float32) => primitive::<Float32Type>(v, nulls, len, target),
         (Values::F64(v), D::Float64) => primitive::<Float64Type>(v, nulls, len, target),
         (Values::Bytes { offsets, data }, t) => bytes_array(offsets, data, nulls, len, t, path)?,
+        (Values::Views { views, buffers }, D::Utf8View) => {
+            let views = ScalarBuffer::from(spread(views, nulls.as_ref(), len));
+            // SAFETY: the column reader made every view with `views::make_view` from a
+            // value lying in one of `buffers` (buffer index, offset and length within
+            // it, prefix copied from it, short values inline and zero-padded); null
+            // slots are zero views; and for a `Utf8View` column it checked every value
+            // to be UTF-8 when it decoded the page or dictionary. That is everything
+            // `StringViewArray::try_new` checks, which would repeat the UTF-8 check
+            // value by value.
+            Arc::new(unsafe { StringViewArray::new_unchecked(views, buffers, nulls) })
+        }
+        (Values::Views { views, buffers }, D::BinaryView) => {
+            let views = ScalarBuffer::from(spread(views, nulls.as_ref(), len));
+            Arc::new(BinaryViewArray::try_new(views, buffers, nulls)?)
+        }
         (Values::Fixed { width, data }, t) => fixed_array(width, data, nulls, len, t, path)?,
         (values, _) => return Err(cannot(path, &values, target)),
     })
@@ -813,7 +829,7 @@ fn bytes_array(
             // offset.
             let view_at = |k: usize| {
                 let start = offsets[k] as usize;
-                make_view(&data[start..offsets[k + 1] as usize], start as u32)
+                views::make_view(&data[start..offsets[k + 1] as usize], 0, start as u32)
             };
             let views: Vec<u128> = match &nulls {
                 None => (0..len).map(view_at).collect(),
@@ -867,21 +883,6 @@ fn bytes_array(
             ));
         }
     })
-}
-
-/// The view of `value`, stored at `offset` of buffer 0: inline up to 12 bytes, else
-/// its length, first 4 bytes and offset (the Arrow view layout).
-fn make_view(value: &[u8], offset: u32) -> u128 {
-    let len = value.len() as u32;
-    if value.len() <= 12 {
-        let mut bytes = [0u8; 16];
-        bytes[..4].copy_from_slice(&len.to_le_bytes());
-        bytes[4..4 + value.len()].copy_from_slice(value);
-        u128::from_le_bytes(bytes)
-    } else {
-        let prefix = u32::from_le_bytes([value[0], value[1], value[2], value[3]]);
-        u128::from(len) | (u128::from(prefix) << 32) | (u128::from(offset) << 96)
-    }
 }
 
 /// Sign-extends a big-endian two's-complement integer of at most `N` bytes.

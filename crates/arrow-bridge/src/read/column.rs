@@ -6,7 +6,8 @@
 //! per chunk and data pages gather through it; a chunk may switch from dictionary to
 //! plain (or any other) encoding from one page to the next.
 
-use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder};
+use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, Buffer};
+use arrow_schema::DataType;
 use bytes::Bytes;
 use herringbone_codec::bitpack::unpack_msb_first;
 use herringbone_codec::encoding::FixedWidth;
@@ -21,6 +22,7 @@ use herringbone_codec::rle::{RleDecoder, Run};
 use herringbone_format::metadata::{Encoding, Type};
 use herringbone_format::schema::ColumnDescriptor;
 
+use super::views;
 use crate::error::{Error, Result};
 
 /// The most values one data page may hold (writers produce far fewer: 20,000 rows per
@@ -45,6 +47,13 @@ pub(crate) enum Values {
     Fixed {
         width: usize,
         data: Vec<u8>,
+    },
+    /// BYTE_ARRAY values as Arrow views into `buffers` (decompressed pages, the
+    /// dictionary), for a column read as `Utf8View` / `BinaryView`. Values of a
+    /// `Utf8View` column were checked to be UTF-8 when their page was decoded.
+    Views {
+        views: Vec<u128>,
+        buffers: Vec<Buffer>,
     },
 }
 
@@ -81,6 +90,7 @@ impl Values {
             Values::F64(v) => v.len(),
             Values::Bytes { offsets, .. } => offsets.len() - 1,
             Values::Fixed { width, data } => data.len() / width,
+            Values::Views { views, .. } => views.len(),
         }
     }
 
@@ -99,6 +109,10 @@ impl Values {
                 data.clear();
             }
             Values::Fixed { data, .. } => data.clear(),
+            Values::Views { views, buffers } => {
+                views.clear();
+                buffers.clear();
+            }
         }
     }
 
@@ -122,6 +136,10 @@ impl Values {
             Values::Fixed { width, .. } => Values::Fixed {
                 width: *width,
                 data: Vec::with_capacity(capacity * width),
+            },
+            Values::Views { .. } => Values::Views {
+                views: Vec::with_capacity(capacity),
+                buffers: Vec::new(),
             },
         }
     }
@@ -152,6 +170,13 @@ impl Values {
             (Values::Fixed { data, width }, Values::Fixed { data: s, .. }) => {
                 data.extend_from_slice(&s[start * *width..end * *width]);
             }
+            (
+                Values::Views { views, buffers },
+                Values::Views {
+                    views: src_views,
+                    buffers: src_buffers,
+                },
+            ) => views::append_views(views, buffers, &src_views[start..end], src_buffers),
             // The stores of one column always share their kind.
             _ => unreachable!("values of different physical types"),
         }
@@ -200,6 +225,9 @@ impl LeafBatch {
 pub(crate) struct LeafReader {
     path: String,
     physical: Type,
+    /// Whether BYTE_ARRAY values must be UTF-8 (checked here when they are kept as
+    /// views; otherwise the array checks them).
+    utf8: bool,
     max_def: u16,
     def_bit_width: usize,
     max_rep: u16,
@@ -224,11 +252,12 @@ pub(crate) struct LeafReader {
 
 impl LeafReader {
     /// A reader of the column `column` over its chunk's pages, which hold `num_rows`
-    /// rows.
+    /// rows, for an Arrow array of type `target`.
     pub(crate) fn new(
         column: &ColumnDescriptor,
         pages: PageReader,
         num_rows: usize,
+        target: &DataType,
     ) -> Result<Self> {
         let path = column.path().dotted();
         let physical = column.physical_type();
@@ -249,8 +278,18 @@ impl LeafReader {
             .map_err(|_| Error::corrupt(format!("column {path}: negative max definition level")))?;
         let max_rep = u16::try_from(column.max_rep_level())
             .map_err(|_| Error::corrupt(format!("column {path}: negative max repetition level")))?;
-        let pending_values = Values::empty(physical, width).map_err(|e| e.context(&path))?;
+        let views = physical == Type::BYTE_ARRAY
+            && matches!(target, DataType::Utf8View | DataType::BinaryView);
+        let pending_values = if views {
+            Values::Views {
+                views: Vec::new(),
+                buffers: Vec::new(),
+            }
+        } else {
+            Values::empty(physical, width).map_err(|e| e.context(&path))?
+        };
         Ok(Self {
+            utf8: matches!(target, DataType::Utf8View),
             def_bit_width: (16 - max_def.leading_zeros()) as usize,
             rep_bit_width: (16 - max_rep.leading_zeros()) as usize,
             pages,
@@ -494,8 +533,16 @@ impl LeafReader {
                 "dictionary page encoding {encoding:?}"
             )));
         }
-        let mut dictionary = self.pending_values.empty_like(0);
+        let mut dictionary = match self.pending_values {
+            Values::Views { .. } => Values::empty(Type::BYTE_ARRAY, 0)?,
+            _ => self.pending_values.empty_like(0),
+        };
         decode_plain(data, num_values, &mut dictionary)?;
+        if let (Values::Views { .. }, Values::Bytes { offsets, data }) =
+            (&self.pending_values, &mut dictionary)
+        {
+            dictionary = bytes_to_views(offsets, std::mem::take(data), self.utf8)?;
+        }
         self.dictionary = Some(dictionary);
         Ok(false)
     }
@@ -703,73 +750,155 @@ impl LeafReader {
             self.source = ValueSource::Indices(indices);
             return Ok(());
         }
-        let data = &data[..];
-        let out = &mut self.pending_values;
-        match encoding {
-            Encoding::PLAIN => decode_plain(data, present, out)?,
-            Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY => {
-                let dictionary = self.dictionary.as_ref().ok_or_else(|| {
-                    Error::corrupt("dictionary-encoded page without a dictionary page")
-                })?;
-                gather(dictionary, data, present, out)?;
-            }
-            Encoding::RLE if self.physical == Type::BOOLEAN => {
-                let (mut decoder, _) = RleDecoder::with_length_prefix(data, 1)?;
-                let mut bits = vec![0u8; present];
-                let got = decoder.get_batch(&mut bits)?;
-                check_count(got, present)?;
-                if let Values::Bool(v) = out {
-                    v.extend(bits.iter().map(|&b| b != 0));
-                }
-            }
-            Encoding::DELTA_BINARY_PACKED => match out {
-                Values::I32(v) => decode_delta(data, present, v)?,
-                Values::I64(v) => decode_delta(data, present, v)?,
-                _ => return Err(bad_encoding(encoding, self.physical)),
-            },
-            Encoding::DELTA_LENGTH_BYTE_ARRAY => match out {
-                Values::Bytes {
-                    offsets,
-                    data: bytes,
-                } => {
-                    let got =
-                        DeltaLengthByteArrayDecoder::new(data)?.decode(present, offsets, bytes)?;
-                    check_count(got, present)?;
-                }
-                _ => return Err(bad_encoding(encoding, self.physical)),
-            },
-            Encoding::DELTA_BYTE_ARRAY => match out {
-                Values::Bytes {
-                    offsets,
-                    data: bytes,
-                } => {
-                    let got = DeltaByteArrayDecoder::new(data)?.decode(present, offsets, bytes)?;
-                    check_count(got, present)?;
-                }
-                Values::Fixed { width, data: bytes } => {
-                    let got =
-                        DeltaByteArrayDecoder::new(data)?.decode_fixed(*width, present, bytes)?;
-                    check_count(got, present)?;
-                }
-                _ => return Err(bad_encoding(encoding, self.physical)),
-            },
-            Encoding::BYTE_STREAM_SPLIT => match out {
-                Values::I32(v) => decode_split(data, present, v)?,
-                Values::I64(v) => decode_split(data, present, v)?,
-                Values::F32(v) => decode_split(data, present, v)?,
-                Values::F64(v) => decode_split(data, present, v)?,
-                Values::Fixed { width, data: bytes } => {
-                    let mut decoder = ByteStreamSplitDecoder::new(data, *width)?;
-                    check_count(decoder.remaining().min(present), present)?;
-                    let got = decoder.decode_bytes(present, bytes)?;
-                    check_count(got, present)?;
-                }
-                _ => return Err(bad_encoding(encoding, self.physical)),
-            },
-            other => return Err(bad_encoding(other, self.physical)),
+        if let Values::Views { .. } = self.pending_values {
+            self.pending_values = self.decode_views(data, encoding, present)?;
+            return Ok(());
         }
-        Ok(())
+        if matches!(
+            encoding,
+            Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY
+        ) {
+            let dictionary = self.dictionary.as_ref().ok_or_else(|| {
+                Error::corrupt("dictionary-encoded page without a dictionary page")
+            })?;
+            return gather(dictionary, &data, present, &mut self.pending_values);
+        }
+        decode_values(
+            &data,
+            encoding,
+            present,
+            self.physical,
+            &mut self.pending_values,
+        )
     }
+
+    /// Decodes a page's `present` BYTE_ARRAY values as views: PLAIN and
+    /// DELTA_LENGTH_BYTE_ARRAY values are viewed where they lie in the page; other
+    /// encodings are decoded into one new buffer and viewed there.
+    fn decode_views(&mut self, data: Bytes, encoding: Encoding, present: usize) -> Result<Values> {
+        if u32::try_from(data.len()).is_err() {
+            return Err(Error::unsupported("a page of 4 GiB or more read as views"));
+        }
+        // A hostile page may claim more values than its bytes can hold.
+        let mut positions = Vec::with_capacity(present.min(data.len()));
+        let got = match encoding {
+            Encoding::PLAIN => {
+                PlainDecoder::new(&data).decode_byte_array_views(present, &mut positions)?
+            }
+            Encoding::DELTA_LENGTH_BYTE_ARRAY => {
+                DeltaLengthByteArrayDecoder::new(&data)?.decode_views(present, &mut positions)?
+            }
+            _ => {
+                let mut bytes = Values::empty(Type::BYTE_ARRAY, 0)?;
+                decode_values(&data, encoding, present, self.physical, &mut bytes)?;
+                let Values::Bytes { offsets, data } = bytes else {
+                    return Err(bad_encoding(encoding, self.physical));
+                };
+                return bytes_to_views(&offsets, data, self.utf8);
+            }
+        };
+        check_count(got, present)?;
+        if self.utf8 && !views::utf8_at(&data, &positions) {
+            return Err(invalid_utf8());
+        }
+        let mut out = Vec::new();
+        views::push_views(&data, &positions, 0, &mut out);
+        Ok(Values::Views {
+            views: out,
+            buffers: vec![Buffer::from(data)],
+        })
+    }
+}
+
+/// Decodes `present` values of `encoding` (neither dictionary encoding) into `out`.
+fn decode_values(
+    data: &[u8],
+    encoding: Encoding,
+    present: usize,
+    physical: Type,
+    out: &mut Values,
+) -> Result<()> {
+    match encoding {
+        Encoding::PLAIN => decode_plain(data, present, out)?,
+        Encoding::RLE if physical == Type::BOOLEAN => {
+            let (mut decoder, _) = RleDecoder::with_length_prefix(data, 1)?;
+            let mut bits = vec![0u8; present];
+            let got = decoder.get_batch(&mut bits)?;
+            check_count(got, present)?;
+            if let Values::Bool(v) = out {
+                v.extend(bits.iter().map(|&b| b != 0));
+            }
+        }
+        Encoding::DELTA_BINARY_PACKED => match out {
+            Values::I32(v) => decode_delta(data, present, v)?,
+            Values::I64(v) => decode_delta(data, present, v)?,
+            _ => return Err(bad_encoding(encoding, physical)),
+        },
+        Encoding::DELTA_LENGTH_BYTE_ARRAY => match out {
+            Values::Bytes {
+                offsets,
+                data: bytes,
+            } => {
+                let got =
+                    DeltaLengthByteArrayDecoder::new(data)?.decode(present, offsets, bytes)?;
+                check_count(got, present)?;
+            }
+            _ => return Err(bad_encoding(encoding, physical)),
+        },
+        Encoding::DELTA_BYTE_ARRAY => match out {
+            Values::Bytes {
+                offsets,
+                data: bytes,
+            } => {
+                let got = DeltaByteArrayDecoder::new(data)?.decode(present, offsets, bytes)?;
+                check_count(got, present)?;
+            }
+            Values::Fixed { width, data: bytes } => {
+                let got = DeltaByteArrayDecoder::new(data)?.decode_fixed(*width, present, bytes)?;
+                check_count(got, present)?;
+            }
+            _ => return Err(bad_encoding(encoding, physical)),
+        },
+        Encoding::BYTE_STREAM_SPLIT => match out {
+            Values::I32(v) => decode_split(data, present, v)?,
+            Values::I64(v) => decode_split(data, present, v)?,
+            Values::F32(v) => decode_split(data, present, v)?,
+            Values::F64(v) => decode_split(data, present, v)?,
+            Values::Fixed { width, data: bytes } => {
+                let mut decoder = ByteStreamSplitDecoder::new(data, *width)?;
+                check_count(decoder.remaining().min(present), present)?;
+                let got = decoder.decode_bytes(present, bytes)?;
+                check_count(got, present)?;
+            }
+            _ => return Err(bad_encoding(encoding, physical)),
+        },
+        other => return Err(bad_encoding(other, physical)),
+    }
+    Ok(())
+}
+
+/// BYTE_ARRAY values (offsets into `data`) as views into one buffer holding `data`.
+fn bytes_to_views(offsets: &[i64], data: Vec<u8>, utf8: bool) -> Result<Values> {
+    if u32::try_from(data.len()).is_err() {
+        return Err(Error::unsupported("4 GiB or more of values read as views"));
+    }
+    let positions: Vec<(u32, u32)> = offsets
+        .windows(2)
+        .map(|w| (w[0] as u32, (w[1] - w[0]) as u32))
+        .collect();
+    if utf8 && !views::utf8_at(&data, &positions) {
+        return Err(invalid_utf8());
+    }
+    let mut out = Vec::new();
+    views::push_views(&data, &positions, 0, &mut out);
+    Ok(Values::Views {
+        views: out,
+        buffers: vec![Buffer::from_vec(data)],
+    })
+}
+
+fn invalid_utf8() -> Error {
+    Error::corrupt("invalid UTF-8 in a string column")
 }
 
 /// Where a page's values are read from when a batch takes them.
@@ -820,6 +949,13 @@ fn gather_checked(dictionary: &Values, indices: &[u32], out: &mut Values) -> Res
                 data.extend_from_slice(&dict[i * width..(i + 1) * width]);
             }
         }
+        (
+            Values::Views {
+                views: dict_views,
+                buffers: dict_buffers,
+            },
+            Values::Views { views, buffers },
+        ) => views::gather_views(views, buffers, dict_views, dict_buffers, indices),
         _ => return Err(Error::corrupt("dictionary of another physical type")),
     }
     Ok(())
@@ -833,7 +969,7 @@ fn plain_width(values: &Values) -> usize {
         Values::I64(_) | Values::F64(_) => 8,
         Values::I96(_) => 12,
         Values::Fixed { width, .. } => *width,
-        Values::Bool(_) | Values::Bytes { .. } => 0,
+        Values::Bool(_) | Values::Bytes { .. } | Values::Views { .. } => 0,
     }
 }
 
@@ -1020,6 +1156,13 @@ fn decode_plain(data: &[u8], n: usize, out: &mut Values) -> Result<()> {
         Values::Fixed { width, data: bytes } => {
             let got = PlainDecoder::new(data).decode_flba(*width, n, bytes)?;
             check_count(got, n)?;
+        }
+        // Views are made over a whole page by `LeafReader::decode_views`, which needs
+        // the page's buffer, not a slice of it.
+        Values::Views { .. } => {
+            return Err(Error::unsupported(
+                "PLAIN values decoded into views without their page",
+            ));
         }
     }
     Ok(())
@@ -1225,7 +1368,7 @@ mod tests {
 
     fn reader(schema: &SchemaDescriptor, chunk: Bytes, rows: usize) -> LeafReader {
         let pages = PageReader::new(chunk, Codec::Uncompressed, PageReaderOptions::default());
-        LeafReader::new(schema.column(0).unwrap(), pages, rows).unwrap()
+        LeafReader::new(schema.column(0).unwrap(), pages, rows, &DataType::Int32).unwrap()
     }
 
     #[test]

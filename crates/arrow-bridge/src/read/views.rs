@@ -1,0 +1,236 @@
+//! Arrow byte views (`Utf8View` / `BinaryView`) built straight over Parquet buffers.
+//!
+//! A view is 16 bytes: the value's length, then either the value itself (up to 12
+//! bytes, zero-padded) or its first 4 bytes, the index of the buffer holding it and its
+//! offset there. Views let a batch point into a decompressed page or a dictionary page
+//! instead of copying the bytes, which is how a view array pays off.
+
+use arrow_buffer::Buffer;
+
+/// Values up to this many bytes are stored inside the view.
+const INLINE_MAX: usize = 12;
+
+/// The view of `value`, which is stored at `offset` of buffer `buffer`.
+pub(crate) fn make_view(value: &[u8], buffer: u32, offset: u32) -> u128 {
+    let len = value.len() as u32;
+    if value.len() <= INLINE_MAX {
+        let mut bytes = [0u8; 16];
+        bytes[..4].copy_from_slice(&len.to_le_bytes());
+        bytes[4..4 + value.len()].copy_from_slice(value);
+        u128::from_le_bytes(bytes)
+    } else {
+        let prefix = u32::from_le_bytes([value[0], value[1], value[2], value[3]]);
+        u128::from(len)
+            | (u128::from(prefix) << 32)
+            | (u128::from(buffer) << 64)
+            | (u128::from(offset) << 96)
+    }
+}
+
+/// Appends the views of the values at `positions` (start, length) of `data`, which is
+/// buffer `buffer` of the array. The positions must lie within `data`.
+pub(crate) fn push_views(data: &[u8], positions: &[(u32, u32)], buffer: u32, out: &mut Vec<u128>) {
+    out.reserve(positions.len());
+    out.extend(positions.iter().map(|&(start, len)| {
+        let (start, end) = (start as usize, start as usize + len as usize);
+        make_view(&data[start..end], buffer, start as u32)
+    }));
+}
+
+/// Whether every value at `positions` of `data` is valid UTF-8.
+///
+/// One pass over the span from the first value to the end of the last, plus a look at
+/// the first and last byte of each value, instead of one validation call per value:
+/// when the span is valid UTF-8 and no value starts or ends inside a character, every
+/// value is valid on its own. Bytes between values (PLAIN's length prefixes) are part of
+/// the span, so a span that fails may still hold only valid values; that case is
+/// settled value by value.
+pub(crate) fn utf8_at(data: &[u8], positions: &[(u32, u32)]) -> bool {
+    let (Some(first), Some(last)) = (positions.first(), positions.last()) else {
+        return true;
+    };
+    let span_start = first.0 as usize;
+    let span_end = last.0 as usize + last.1 as usize;
+    if span_start <= span_end && span_end <= data.len() {
+        let span = &data[span_start..span_end];
+        // A continuation byte is 0b10xx_xxxx: never the first byte of a character.
+        let starts_char = |i: usize| i >= span.len() || (span[i] as i8) >= -0x40;
+        if std::str::from_utf8(span).is_ok()
+            && positions.iter().all(|&(start, len)| {
+                // Positions come in order; one that does not is settled below.
+                (start as usize)
+                    .checked_sub(span_start)
+                    .is_some_and(|start| {
+                        let end = start + len as usize;
+                        end <= span.len() && starts_char(start) && starts_char(end)
+                    })
+            })
+        {
+            return true;
+        }
+    }
+    positions.iter().all(|&(start, len)| {
+        std::str::from_utf8(&data[start as usize..start as usize + len as usize]).is_ok()
+    })
+}
+
+/// Whether views `a` and `b` refer to the same memory.
+fn same_buffer(a: &Buffer, b: &Buffer) -> bool {
+    a.as_ptr() == b.as_ptr() && a.len() == b.len()
+}
+
+/// Appends `views` (which index into `from`) to `out_views`, adding the buffers of
+/// `from` that `out_buffers` does not hold yet and renumbering the views' buffer
+/// indices accordingly.
+pub(crate) fn append_views(
+    out_views: &mut Vec<u128>,
+    out_buffers: &mut Vec<Buffer>,
+    views: &[u128],
+    from: &[Buffer],
+) {
+    let map = buffer_map(out_buffers, from);
+    if map.iter().enumerate().all(|(i, &to)| i as u32 == to) {
+        out_views.extend_from_slice(views);
+    } else {
+        out_views.extend(views.iter().map(|&view| renumber(view, &map)));
+    }
+}
+
+/// Appends the views `dictionary[i]` for each of `indices` (checked against the
+/// dictionary's length), renumbering buffers as [`append_views`] does.
+pub(crate) fn gather_views(
+    out_views: &mut Vec<u128>,
+    out_buffers: &mut Vec<Buffer>,
+    dictionary: &[u128],
+    dictionary_buffers: &[Buffer],
+    indices: &[u32],
+) {
+    let map = buffer_map(out_buffers, dictionary_buffers);
+    out_views.reserve(indices.len());
+    if map.iter().enumerate().all(|(i, &to)| i as u32 == to) {
+        out_views.extend(indices.iter().map(|&i| dictionary[i as usize]));
+    } else {
+        out_views.extend(
+            indices
+                .iter()
+                .map(|&i| renumber(dictionary[i as usize], &map)),
+        );
+    }
+}
+
+/// For each buffer of `from`, its index in `out` (added at the end when missing).
+fn buffer_map(out: &mut Vec<Buffer>, from: &[Buffer]) -> Vec<u32> {
+    from.iter()
+        .map(|buffer| {
+            let index = match out.iter().position(|held| same_buffer(held, buffer)) {
+                Some(index) => index,
+                None => {
+                    out.push(buffer.clone());
+                    out.len() - 1
+                }
+            };
+            index as u32
+        })
+        .collect()
+}
+
+/// `view` with its buffer index `i` replaced by `map[i]` (inline views have none).
+fn renumber(view: u128, map: &[u32]) -> u128 {
+    if (view as u32) as usize <= INLINE_MAX {
+        return view;
+    }
+    let buffer = (view >> 64) as u32;
+    let to = map[buffer as usize];
+    (view & !(u128::from(u32::MAX) << 64)) | (u128::from(to) << 64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(views: &[u128], buffers: &[Buffer]) -> Vec<String> {
+        views
+            .iter()
+            .map(|&view| {
+                let len = view as u32 as usize;
+                let bytes = view.to_le_bytes();
+                let value = if len <= INLINE_MAX {
+                    bytes[4..4 + len].to_vec()
+                } else {
+                    let buffer = (view >> 64) as u32 as usize;
+                    let offset = (view >> 96) as u32 as usize;
+                    buffers[buffer][offset..offset + len].to_vec()
+                };
+                String::from_utf8(value).expect("utf8")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn views_inline_short_values_and_point_at_long_ones() {
+        let data = b"abcthirteen bytesxy";
+        let positions = [(0, 3), (3, 14), (17, 2)];
+        let mut views = Vec::new();
+        push_views(data, &positions, 0, &mut views);
+        let buffers = [Buffer::from(data.to_vec())];
+        assert_eq!(text(&views, &buffers), ["abc", "thirteen bytes", "xy"]);
+        assert_eq!(views[1] >> 96, 3, "offset of the long value");
+        assert_eq!((views[1] >> 32) as u32, u32::from_le_bytes(*b"thir"));
+    }
+
+    #[test]
+    fn appending_renumbers_buffers_the_target_did_not_hold() {
+        let first = Buffer::from(b"first buffer, long value".to_vec());
+        let second = Buffer::from(b"second buffer, long value".to_vec());
+        let mut a = Vec::new();
+        push_views(first.as_slice(), &[(0, 24)], 0, &mut a);
+        let mut b = Vec::new();
+        push_views(second.as_slice(), &[(0, 25), (0, 6)], 0, &mut b);
+        let mut views = Vec::new();
+        let mut buffers = Vec::new();
+        append_views(&mut views, &mut buffers, &a, std::slice::from_ref(&first));
+        append_views(&mut views, &mut buffers, &b, std::slice::from_ref(&second));
+        // The same buffer again is not added twice.
+        append_views(&mut views, &mut buffers, &a, std::slice::from_ref(&first));
+        assert_eq!(buffers.len(), 2);
+        assert_eq!(
+            text(&views, &buffers),
+            [
+                "first buffer, long value",
+                "second buffer, long value",
+                "second",
+                "first buffer, long value"
+            ]
+        );
+        let mut gathered = Vec::new();
+        let mut gathered_buffers = vec![first.clone()];
+        gather_views(
+            &mut gathered,
+            &mut gathered_buffers,
+            &b,
+            std::slice::from_ref(&second),
+            &[1, 0, 0],
+        );
+        assert_eq!(
+            text(&gathered, &gathered_buffers),
+            [
+                "second",
+                "second buffer, long value",
+                "second buffer, long value"
+            ]
+        );
+    }
+
+    #[test]
+    fn utf8_is_checked_per_value_not_per_span() {
+        // "é" is two bytes: a value ending inside it is invalid although the span is not.
+        let data = "aé".as_bytes();
+        assert!(utf8_at(data, &[(0, 1), (1, 2)]));
+        assert!(!utf8_at(data, &[(0, 2), (2, 1)]));
+        // Non-UTF-8 bytes between the values (a PLAIN length prefix) do not matter.
+        let data = [b'a', 0xff, 0x80, 0x00, b'b'];
+        assert!(utf8_at(&data, &[(0, 1), (4, 1)]));
+        assert!(!utf8_at(&data, &[(0, 2), (4, 1)]));
+        assert!(utf8_at(&data, &[]));
+    }
+}
