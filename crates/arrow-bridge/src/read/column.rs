@@ -696,6 +696,26 @@ impl LeafReader {
                 }
                 Ok(())
             }
+            ValueSource::Contiguous { page, positions } => {
+                let (Values::Bytes { offsets, data }, Some(taken)) = (
+                    out,
+                    positions.get(self.pending_value_pos..self.pending_value_pos + n),
+                ) else {
+                    return Err(Error::corrupt("page values beyond those decoded"));
+                };
+                if let (Some(first), Some(last)) = (taken.first(), taken.last()) {
+                    let from = first.0 as usize;
+                    let to = last.0 as usize + last.1 as usize;
+                    let base = data.len() as i64 - from as i64;
+                    offsets.extend(
+                        taken
+                            .iter()
+                            .map(|&(start, len)| i64::from(start) + i64::from(len) + base),
+                    );
+                    data.extend_from_slice(&page[from..to]);
+                }
+                Ok(())
+            }
             ValueSource::Indices(indices) => {
                 let dictionary = self.dictionary.as_ref().ok_or_else(|| {
                     Error::corrupt("dictionary-encoded page without a dictionary page")
@@ -752,6 +772,23 @@ impl LeafReader {
         }
         if let Values::Views { .. } = self.pending_values {
             self.pending_values = self.decode_views(data, encoding, present)?;
+            return Ok(());
+        }
+        if encoding == Encoding::DELTA_LENGTH_BYTE_ARRAY
+            && matches!(self.pending_values, Values::Bytes { .. })
+        {
+            if u32::try_from(data.len()).is_err() {
+                return Err(Error::unsupported("a page of 4 GiB or more"));
+            }
+            // A hostile page may claim more values than its bytes can hold.
+            let mut positions = Vec::with_capacity(present.min(data.len()));
+            let got =
+                DeltaLengthByteArrayDecoder::new(&data)?.decode_views(present, &mut positions)?;
+            check_count(got, present)?;
+            self.source = ValueSource::Contiguous {
+                page: data,
+                positions,
+            };
             return Ok(());
         }
         if matches!(
@@ -912,6 +949,12 @@ enum ValueSource {
     /// The page's dictionary indices (checked against the dictionary), gathered into
     /// each batch.
     Indices(Vec<u32>),
+    /// DELTA_LENGTH_BYTE_ARRAY values left in the page: the (start, length) of each,
+    /// back to back, so a batch's values are one copy.
+    Contiguous {
+        page: Bytes,
+        positions: Vec<(u32, u32)>,
+    },
 }
 
 /// Appends the dictionary values `indices` (already checked) address.
