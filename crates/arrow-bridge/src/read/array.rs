@@ -26,8 +26,7 @@ use arrow_buffer::{
 use arrow_schema::{DataType, IntervalUnit, TimeUnit};
 use herringbone_format::schema::SchemaDescriptor;
 
-use super::column::{LeafBatch, Values};
-use super::views;
+use super::column::{LeafBatch, Values, bytes_to_views};
 use crate::error::{Error, Result};
 use crate::schema::{ParquetField, ParquetFieldKind};
 
@@ -561,13 +560,12 @@ fn leaf_array(
         (Values::Bytes { offsets, data }, t) => bytes_array(offsets, data, nulls, len, t, path)?,
         (Values::Views { views, buffers }, D::Utf8View) => {
             let views = ScalarBuffer::from(spread(views, nulls.as_ref(), len));
-            // SAFETY: the column reader made every view with `views::make_view` from a
-            // value lying in one of `buffers` (buffer index, offset and length within
-            // it, prefix copied from it, short values inline and zero-padded); null
-            // slots are zero views; and for a `Utf8View` column it checked every value
-            // to be UTF-8 when it decoded the page or dictionary. That is everything
-            // `StringViewArray::try_new` checks, which would repeat the UTF-8 check
-            // value by value.
+            // SAFETY: every view was made by `views::checked_views` from a value lying
+            // in one of `buffers` (buffer index, offset and length within it, prefix
+            // copied from it, short values inline and zero-padded), null slots are zero
+            // views, and for a `Utf8View` column `checked_views` found every value to
+            // be UTF-8. That is everything `StringViewArray::try_new` checks, which
+            // would repeat the UTF-8 check value by value.
             Arc::new(unsafe { StringViewArray::new_unchecked(views, buffers, nulls) })
         }
         (Values::Views { views, buffers }, D::BinaryView) => {
@@ -820,51 +818,10 @@ fn bytes_array(
             )?)
         }
         D::Utf8View | D::BinaryView => {
-            if u32::try_from(data.len()).is_err() {
-                return Err(Error::unsupported(format!(
-                    "column {path}: more than 4 GiB of values in one batch"
-                )));
-            }
-            // Views straight over one data buffer: short values inline, longer ones by
-            // offset.
-            let view_at = |k: usize| {
-                let start = offsets[k] as usize;
-                views::make_view(&data[start..offsets[k + 1] as usize], 0, start as u32)
-            };
-            let views: Vec<u128> = match &nulls {
-                None => (0..len).map(view_at).collect(),
-                Some(nulls) => {
-                    let mut views = vec![0u128; len];
-                    for (k, slot) in nulls.valid_indices().enumerate() {
-                        views[slot] = view_at(k);
-                    }
-                    views
-                }
-            };
-            let views = ScalarBuffer::from(views);
-            if matches!(target, D::Utf8View) {
-                // One pass over the whole buffer, plus a char-boundary check at every
-                // offset, proves every value UTF-8 (instead of one check per value).
-                let valid = std::str::from_utf8(&data)
-                    .map(|text| offsets.iter().all(|&o| text.is_char_boundary(o as usize)))
-                    .unwrap_or(false);
-                if !valid {
-                    return Err(Error::corrupt(format!(
-                        "column {path}: invalid UTF-8 in a string column"
-                    )));
-                }
-                let buffers = vec![Buffer::from_vec(data)];
-                // SAFETY: every view was made by `make_view` from a value slice of the
-                // one buffer (index 0, offset and length within it, prefix copied from
-                // it, inline values zero-padded), null slots are zero views, and the
-                // buffer is valid UTF-8 with a char boundary at every value start and end
-                // (checked above), so every value is valid UTF-8: exactly what
-                // `StringViewArray::try_new` would check one value at a time.
-                Arc::new(unsafe { StringViewArray::new_unchecked(views, buffers, nulls) })
-            } else {
-                let buffers = vec![Buffer::from_vec(data)];
-                Arc::new(BinaryViewArray::try_new(views, buffers, nulls)?)
-            }
+            // The same views the column reader makes, over this one buffer.
+            let views = bytes_to_views(&offsets, data, matches!(target, D::Utf8View))
+                .map_err(|e| e.context(format!("column {path}")))?;
+            leaf_array(target, path, views, nulls, len)?
         }
         D::Decimal32(_, _) | D::Decimal64(_, _) | D::Decimal128(_, _) | D::Decimal256(_, _) => {
             let values = offsets

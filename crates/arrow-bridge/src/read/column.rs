@@ -777,14 +777,7 @@ impl LeafReader {
         if encoding == Encoding::DELTA_LENGTH_BYTE_ARRAY
             && matches!(self.pending_values, Values::Bytes { .. })
         {
-            if u32::try_from(data.len()).is_err() {
-                return Err(Error::unsupported("a page of 4 GiB or more"));
-            }
-            // A hostile page may claim more values than its bytes can hold.
-            let mut positions = Vec::with_capacity(present.min(data.len()));
-            let got =
-                DeltaLengthByteArrayDecoder::new(&data)?.decode_views(present, &mut positions)?;
-            check_count(got, present)?;
+            let positions = value_positions(&data, encoding, present)?;
             self.source = ValueSource::Contiguous {
                 page: data,
                 positions,
@@ -813,35 +806,21 @@ impl LeafReader {
     /// DELTA_LENGTH_BYTE_ARRAY values are viewed where they lie in the page; other
     /// encodings are decoded into one new buffer and viewed there.
     fn decode_views(&mut self, data: Bytes, encoding: Encoding, present: usize) -> Result<Values> {
-        if u32::try_from(data.len()).is_err() {
-            return Err(Error::unsupported("a page of 4 GiB or more read as views"));
+        if !matches!(
+            encoding,
+            Encoding::PLAIN | Encoding::DELTA_LENGTH_BYTE_ARRAY
+        ) {
+            let mut bytes = Values::empty(Type::BYTE_ARRAY, 0)?;
+            decode_values(&data, encoding, present, self.physical, &mut bytes)?;
+            let Values::Bytes { offsets, data } = bytes else {
+                return Err(bad_encoding(encoding, self.physical));
+            };
+            return bytes_to_views(&offsets, data, self.utf8);
         }
-        // A hostile page may claim more values than its bytes can hold.
-        let mut positions = Vec::with_capacity(present.min(data.len()));
-        let got = match encoding {
-            Encoding::PLAIN => {
-                PlainDecoder::new(&data).decode_byte_array_views(present, &mut positions)?
-            }
-            Encoding::DELTA_LENGTH_BYTE_ARRAY => {
-                DeltaLengthByteArrayDecoder::new(&data)?.decode_views(present, &mut positions)?
-            }
-            _ => {
-                let mut bytes = Values::empty(Type::BYTE_ARRAY, 0)?;
-                decode_values(&data, encoding, present, self.physical, &mut bytes)?;
-                let Values::Bytes { offsets, data } = bytes else {
-                    return Err(bad_encoding(encoding, self.physical));
-                };
-                return bytes_to_views(&offsets, data, self.utf8);
-            }
-        };
-        check_count(got, present)?;
-        if self.utf8 && !views::utf8_at(&data, &positions) {
-            return Err(invalid_utf8());
-        }
-        let mut out = Vec::new();
-        views::push_views(&data, &positions, 0, &mut out);
+        let positions = value_positions(&data, encoding, present)?;
+        let views = views::checked_views(&data, &positions, self.utf8).ok_or_else(invalid_utf8)?;
         Ok(Values::Views {
-            views: out,
+            views,
             buffers: vec![Buffer::from(data)],
         })
     }
@@ -915,23 +894,37 @@ fn decode_values(
 }
 
 /// BYTE_ARRAY values (offsets into `data`) as views into one buffer holding `data`.
-fn bytes_to_views(offsets: &[i64], data: Vec<u8>, utf8: bool) -> Result<Values> {
+pub(crate) fn bytes_to_views(offsets: &[i64], data: Vec<u8>, utf8: bool) -> Result<Values> {
     if u32::try_from(data.len()).is_err() {
         return Err(Error::unsupported("4 GiB or more of values read as views"));
     }
-    let positions: Vec<(u32, u32)> = offsets
-        .windows(2)
-        .map(|w| (w[0] as u32, (w[1] - w[0]) as u32))
-        .collect();
-    if utf8 && !views::utf8_at(&data, &positions) {
-        return Err(invalid_utf8());
-    }
-    let mut out = Vec::new();
-    views::push_views(&data, &positions, 0, &mut out);
+    let positions = views::offset_positions(offsets);
+    let views = views::checked_views(&data, &positions, utf8).ok_or_else(invalid_utf8)?;
     Ok(Values::Views {
-        views: out,
+        views,
         buffers: vec![Buffer::from_vec(data)],
     })
+}
+
+/// The (start, length) in `data` of each of a page's `present` PLAIN or
+/// DELTA_LENGTH_BYTE_ARRAY values.
+fn value_positions(data: &[u8], encoding: Encoding, present: usize) -> Result<Vec<(u32, u32)>> {
+    if u32::try_from(data.len()).is_err() {
+        return Err(Error::unsupported("a page of 4 GiB or more of byte arrays"));
+    }
+    // A hostile page may claim more values than its bytes can hold.
+    let mut positions = Vec::with_capacity(present.min(data.len()));
+    let got = match encoding {
+        Encoding::PLAIN => {
+            PlainDecoder::new(data).decode_byte_array_views(present, &mut positions)?
+        }
+        Encoding::DELTA_LENGTH_BYTE_ARRAY => {
+            DeltaLengthByteArrayDecoder::new(data)?.decode_views(present, &mut positions)?
+        }
+        other => return Err(bad_encoding(other, Type::BYTE_ARRAY)),
+    };
+    check_count(got, present)?;
+    Ok(positions)
 }
 
 fn invalid_utf8() -> Error {

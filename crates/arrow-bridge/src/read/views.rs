@@ -37,6 +37,30 @@ pub(crate) fn push_views(data: &[u8], positions: &[(u32, u32)], buffer: u32, out
     }));
 }
 
+/// The views of the values at `positions` of `data` (buffer 0); `None` when `utf8` is
+/// asked for and some value is not UTF-8 (see [`utf8_at`]).
+pub(crate) fn checked_views(
+    data: &[u8],
+    positions: &[(u32, u32)],
+    utf8: bool,
+) -> Option<Vec<u128>> {
+    if utf8 && !utf8_at(data, positions) {
+        return None;
+    }
+    let mut views = Vec::new();
+    push_views(data, positions, 0, &mut views);
+    Some(views)
+}
+
+/// The (start, length) of each value of BYTE_ARRAY offsets (which start at 0, rise and
+/// fit in `u32`: the caller checked the data's length).
+pub(crate) fn offset_positions(offsets: &[i64]) -> Vec<(u32, u32)> {
+    offsets
+        .windows(2)
+        .map(|w| (w[0] as u32, (w[1] - w[0]) as u32))
+        .collect()
+}
+
 /// Whether every value at `positions` of `data` is valid UTF-8.
 ///
 /// One pass over the span from the first value to the end of the last, plus a look at
