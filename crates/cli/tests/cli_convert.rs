@@ -1,8 +1,7 @@
 //! End-to-end tests of `hb convert` between Parquet, Arrow IPC, CSV and JSON lines, and
 //! of `hb demo`: values are checked after each round trip.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::{
@@ -12,12 +11,8 @@ use arrow_schema::{DataType, Field, Fields};
 use bytes::Bytes;
 use herringbone::{ArrowWriter, ParquetRecordBatchReaderBuilder};
 
-fn hb(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hb"))
-        .args(args)
-        .output()
-        .expect("hb runs")
-}
+mod common;
+use common::{fails, hb, temp_dir};
 
 /// Runs `hb`, asserts success and a quiet stderr (no progress bar when not a
 /// terminal); returns stdout.
@@ -26,22 +21,6 @@ fn ok(args: &[&str]) -> String {
     assert!(out.status.success(), "{args:?}: {out:?}");
     assert!(out.stderr.is_empty(), "{args:?}: {out:?}");
     String::from_utf8(out.stdout).expect("utf-8 output")
-}
-
-/// Asserts exit status 1 and a single `hb: ` line on stderr; returns that line.
-fn fails(args: &[&str]) -> String {
-    let out = hb(args);
-    assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(err.lines().count(), 1, "{args:?}: one line, got {err:?}");
-    assert!(err.starts_with("hb: "), "{args:?}: {err}");
-    err
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hb-cli-convert-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn s(path: &Path) -> &str {
@@ -142,7 +121,7 @@ fn read_parquet(path: &Path) -> RecordBatch {
 
 #[test]
 fn every_direction_keeps_the_values() {
-    let dir = temp_dir("matrix");
+    let dir = temp_dir("convert-matrix");
     let source = dir.join("source.parquet");
     let expected = flat_batch();
     write_parquet(&source, &expected);
@@ -195,7 +174,7 @@ fn every_direction_keeps_the_values() {
 
 #[test]
 fn csv_output_is_the_cat_text_with_nested_values_as_json() {
-    let dir = temp_dir("csv");
+    let dir = temp_dir("convert-csv");
     let source = dir.join("source.parquet");
     write_parquet(&source, &nested_batch());
     let csv = dir.join("out.csv");
@@ -234,7 +213,7 @@ fn csv_output_is_the_cat_text_with_nested_values_as_json() {
 
 #[test]
 fn nested_values_survive_json_lines_and_ipc() {
-    let dir = temp_dir("nested");
+    let dir = temp_dir("convert-nested");
     let source = dir.join("source.parquet");
     let expected = nested_batch();
     write_parquet(&source, &expected);
@@ -287,7 +266,7 @@ fn nested_values_survive_json_lines_and_ipc() {
 
 #[test]
 fn bad_inputs_exit_1_with_one_line() {
-    let dir = temp_dir("bad");
+    let dir = temp_dir("convert-bad");
     let out = dir.join("out.parquet");
 
     // Rows of different lengths.

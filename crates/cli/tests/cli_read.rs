@@ -1,20 +1,16 @@
 //! End-to-end tests of the reading commands of `hb` (`cat`, `scan`, `convert`) on corpus
 //! files, with values checked against the pyarrow oracles.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
 use arrow_array::RecordBatch;
 use bytes::Bytes;
 use herringbone::{ParquetRecordBatchReaderBuilder, SchemaOptions};
 use serde_json::{Value, json};
 
-fn hb(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hb"))
-        .args(args)
-        .output()
-        .expect("hb runs")
-}
+mod common;
+use common::{fails, hb, temp_dir};
 
 fn corpus(rel: &str) -> String {
     herringbone_testkit::corpus_root()
@@ -42,23 +38,6 @@ fn jsonl(text: &str) -> Vec<Value> {
     text.lines()
         .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
         .collect()
-}
-
-/// Asserts exit status 1 and a single `hb: ` line on stderr; returns that line.
-fn fails(args: &[&str]) -> String {
-    let out = hb(args);
-    assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(err.lines().count(), 1, "{args:?}: one line, got {err:?}");
-    assert!(err.starts_with("hb: "), "{args:?}: {err}");
-    err
-}
-
-/// A fresh directory for one test's files.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hb-cli-read-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 #[test]
@@ -314,7 +293,7 @@ fn read_ipc(path: &Path) -> Vec<RecordBatch> {
 
 #[test]
 fn convert_writes_what_the_reader_returns() {
-    let dir = temp_dir("convert");
+    let dir = temp_dir("read-convert");
     for rel in [
         "data/alltypes_plain.parquet",
         "data/nested_structs.rust.parquet",
@@ -349,7 +328,7 @@ fn convert_writes_what_the_reader_returns() {
 
 #[test]
 fn bad_input_exits_1_with_one_line() {
-    let dir = temp_dir("errors");
+    let dir = temp_dir("read-errors");
     let good = corpus("data/alltypes_plain.parquet");
     let bytes = std::fs::read(&good).unwrap();
     // Cut short: the footer is gone.
@@ -441,7 +420,7 @@ fn column_text(batches: &[RecordBatch]) -> Vec<Vec<String>> {
 
 #[test]
 fn convert_to_parquet_applies_the_writer_options() {
-    let dir = temp_dir("convert-parquet");
+    let dir = temp_dir("read-convert-parquet");
     let rel = "data/alltypes_plain.parquet";
     let out = dir.join("out.parquet");
     let text = ok(&[
