@@ -25,6 +25,8 @@ use crate::error::{Error, Result};
 
 #[macro_use]
 mod macros;
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 
 /// Values per kernel group: 64 values of width `w` are exactly `w` little-endian
 /// 64-bit words.
@@ -62,7 +64,7 @@ pub trait BitPackable: Copy + Default + Eq + std::fmt::Debug + sealed::Sealed + 
 }
 
 macro_rules! impl_bit_packable {
-    ($t:ident) => {
+    ($t:ident, $unpack:ident) => {
         impl BitPackable for $t {
             const BITS: usize = $t::BITS as usize;
             #[inline(always)]
@@ -74,7 +76,7 @@ macro_rules! impl_bit_packable {
                 self as u64
             }
             fn unpack_kernel(width: usize) -> Option<UnpackKernel<Self>> {
-                width_dispatch!(width, unpack_groups, $t, $t)
+                width_dispatch!(@kernel width, $unpack, $t)
             }
             fn pack_kernel(width: usize) -> Option<PackKernel<Self>> {
                 width_dispatch!(width, pack_groups, $t, $t)
@@ -86,10 +88,50 @@ macro_rules! impl_bit_packable {
     };
 }
 
-impl_bit_packable!(u8);
-impl_bit_packable!(u16);
-impl_bit_packable!(u32);
-impl_bit_packable!(u64);
+impl_bit_packable!(u8, unpack_groups_u8);
+impl_bit_packable!(u16, unpack_groups_u16);
+impl_bit_packable!(u32, unpack_groups_u32);
+impl_bit_packable!(u64, unpack_groups_u64);
+
+fn unpack_groups_u8<const W: usize>(input: &[u8], output: &mut [u8]) {
+    unpack_groups::<u8, W>(input, output)
+}
+
+fn unpack_groups_u16<const W: usize>(input: &[u8], output: &mut [u16]) {
+    unpack_groups::<u16, W>(input, output)
+}
+
+/// `u32` output: the AVX2 block kernel where the CPU has AVX2 and the width suits it
+/// (see [`avx2`]), then the generic kernel for the groups too close to the end of
+/// `input` for its 16-byte loads.
+fn unpack_groups_u32<const W: usize>(input: &[u8], output: &mut [u32]) {
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    if avx2::Lanes::<32, W>::USABLE
+        && W % 8 != 0
+        && std::arch::is_x86_feature_detected!("avx2")
+    {
+        // SAFETY: AVX2 is present (checked just above), the width is one the block
+        // kernel supports (`USABLE`), and `u32` has 32-bit lanes.
+        done = unsafe { avx2::unpack_groups::<u32, 32, W>(input, output) };
+    }
+    unpack_groups::<u32, W>(&input[done / 8 * W..], &mut output[done..])
+}
+
+/// `u64` output: as [`unpack_groups_u32`], with 64-bit lanes.
+fn unpack_groups_u64<const W: usize>(input: &[u8], output: &mut [u64]) {
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    if avx2::Lanes::<64, W>::USABLE
+        && W % 8 != 0
+        && std::arch::is_x86_feature_detected!("avx2")
+    {
+        // SAFETY: AVX2 is present (checked just above), the width is one the block
+        // kernel supports (`USABLE`), and `u64` has 64-bit lanes.
+        done = unsafe { avx2::unpack_groups::<u64, 64, W>(input, output) };
+    }
+    unpack_groups::<u64, W>(&input[done / 8 * W..], &mut output[done..])
+}
 
 /// Mask of the low `width` bits (`width <= 64`).
 #[inline(always)]
