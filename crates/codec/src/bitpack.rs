@@ -107,8 +107,10 @@ fn unpack_groups_u16<const W: usize>(input: &[u8], output: &mut [u16]) {
 fn unpack_groups_u32<const W: usize>(input: &[u8], output: &mut [u32]) {
     let mut done = 0;
     #[cfg(target_arch = "x86_64")]
+    // Measured against the portable kernel: 1.25x at width 1 up to 6.8x at 17; the
+    // byte widths 8 and 16 stay plain widening copies.
     if avx2::Lanes::<32, W>::USABLE
-        && W % 8 != 0
+        && !matches!(W, 8 | 16)
         && std::arch::is_x86_feature_detected!("avx2")
     {
         // SAFETY: AVX2 is present (checked just above), the width is one the block
@@ -122,8 +124,12 @@ fn unpack_groups_u32<const W: usize>(input: &[u8], output: &mut [u32]) {
 fn unpack_groups_u64<const W: usize>(input: &[u8], output: &mut [u64]) {
     let mut done = 0;
     #[cfg(target_arch = "x86_64")]
+    // Measured against the portable kernel: the block kernel wins from width 13 to
+    // 58 (1.4-3.9x); below 13 the portable kernel's word extraction is as fast or
+    // faster, and above 58 a value needs a ninth byte in most lanes.
     if avx2::Lanes::<64, W>::USABLE
-        && W % 8 != 0
+        && (13..=58).contains(&W)
+        && !matches!(W, 16 | 32)
         && std::arch::is_x86_feature_detected!("avx2")
     {
         // SAFETY: AVX2 is present (checked just above), the width is one the block
