@@ -454,8 +454,8 @@ pub(crate) fn gather<V: Copy>(dictionary: &[V], indices: &[u32], out: &mut [V]) 
     }
     for (o, &i) in out.iter_mut().zip(indices) {
         // SAFETY: `i <= max < dictionary.len()`, checked just above. Dropping the
-        // per-value bounds check measured 1.3x faster on the i64 gather bench
-        // (`rle_decode/*/dict_gather_i64`).
+        // per-value bounds check measured 1.15x faster on the `dict_gather_i64` case
+        // (standalone timing against the checked loop, best of 25 runs).
         *o = unsafe { *dictionary.get_unchecked(i as usize) };
     }
     Ok(())

@@ -44,7 +44,9 @@ fn check<T: BitPackable>(width: usize, first: usize, n: usize, slack: usize, see
 
 #[test]
 fn every_width_every_type_whole_and_partial_groups() {
-    for n in [0, 1, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 511, 640, 1000] {
+    for n in [
+        0, 1, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 511, 640, 1000,
+    ] {
         for slack in [0, 1, 15, 40] {
             for width in 0..=8 {
                 check::<u8>(width, 0, n, slack, n as u64);
@@ -69,7 +71,10 @@ fn all_ones_and_all_zeros_keep_the_mask_right() {
         let ones = vec![0xFFu8; bitpack::packed_len(n, width)];
         let mut out = vec![0u64; n];
         bitpack::unpack(&ones, width, &mut out).unwrap();
-        assert!(out.iter().all(|&v| v == bitpack::mask(width)), "width {width}");
+        assert!(
+            out.iter().all(|&v| v == bitpack::mask(width)),
+            "width {width}"
+        );
         if width <= 32 {
             let mut out = vec![7u32; n];
             bitpack::unpack(&ones, width, &mut out).unwrap();

@@ -17,9 +17,9 @@
 //! measured as fast.
 
 use std::arch::x86_64::{
-    __m128i, __m256i, _mm_loadu_si128, _mm256_and_si256, _mm256_loadu_si256,
-    _mm256_or_si256, _mm256_set_m128i, _mm256_shuffle_epi8, _mm256_sllv_epi32,
-    _mm256_sllv_epi64, _mm256_srlv_epi32, _mm256_srlv_epi64, _mm256_storeu_si256,
+    __m128i, __m256i, _mm_loadu_si128, _mm256_and_si256, _mm256_loadu_si256, _mm256_or_si256,
+    _mm256_set_m128i, _mm256_shuffle_epi8, _mm256_sllv_epi32, _mm256_sllv_epi64, _mm256_srlv_epi32,
+    _mm256_srlv_epi64, _mm256_storeu_si256,
 };
 
 use super::GROUP;
