@@ -447,6 +447,25 @@ impl<'a> RleDecoder<'a> {
 /// indices.len()`); an index outside the dictionary is an error and nothing is
 /// guaranteed about `out` then.
 pub(crate) fn gather<V: Copy>(dictionary: &[V], indices: &[u32], out: &mut [V]) -> Result<()> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above), the only requirement of
+        // the `target_feature` function.
+        return unsafe { gather_avx2(dictionary, indices, out) };
+    }
+    gather_portable(dictionary, indices, out)
+}
+
+/// [`gather_portable`] compiled for AVX2: the largest index is found with 8-lane
+/// unsigned maxima (the baseline build emulates them with compares and blends).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn gather_avx2<V: Copy>(dictionary: &[V], indices: &[u32], out: &mut [V]) -> Result<()> {
+    gather_portable(dictionary, indices, out)
+}
+
+#[inline(always)]
+fn gather_portable<V: Copy>(dictionary: &[V], indices: &[u32], out: &mut [V]) -> Result<()> {
     // One vectorised pass for the largest index replaces a bounds check per value.
     let max = indices.iter().copied().fold(0u32, u32::max);
     if !indices.is_empty() && max as usize >= dictionary.len() {
