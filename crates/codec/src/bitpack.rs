@@ -25,6 +25,8 @@ use crate::error::{Error, Result};
 
 #[macro_use]
 mod macros;
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 
 /// Values per kernel group: 64 values of width `w` are exactly `w` little-endian
 /// 64-bit words.
@@ -62,7 +64,7 @@ pub trait BitPackable: Copy + Default + Eq + std::fmt::Debug + sealed::Sealed + 
 }
 
 macro_rules! impl_bit_packable {
-    ($t:ident) => {
+    ($t:ident, $unpack:ident) => {
         impl BitPackable for $t {
             const BITS: usize = $t::BITS as usize;
             #[inline(always)]
@@ -74,7 +76,13 @@ macro_rules! impl_bit_packable {
                 self as u64
             }
             fn unpack_kernel(width: usize) -> Option<UnpackKernel<Self>> {
-                width_dispatch!(width, unpack_groups, $t, $t)
+                // Widths without a block kernel get the generic kernel itself, exactly
+                // as before the block kernels (a copy at widths 8/16/32/64).
+                if block_kernel_width(<Self as BitPackable>::BITS, width) {
+                    width_dispatch!(@kernel width, $unpack, $t)
+                } else {
+                    width_dispatch!(width, unpack_groups, $t, $t)
+                }
             }
             fn pack_kernel(width: usize) -> Option<PackKernel<Self>> {
                 width_dispatch!(width, pack_groups, $t, $t)
@@ -86,10 +94,63 @@ macro_rules! impl_bit_packable {
     };
 }
 
-impl_bit_packable!(u8);
-impl_bit_packable!(u16);
-impl_bit_packable!(u32);
-impl_bit_packable!(u64);
+/// Whether unpacking `width`-bit values into a `bits`-bit type goes through the AVX2
+/// block kernel (when the CPU has AVX2). Measured against the portable kernel: into
+/// `u32` it wins at every width but the byte widths (1.25x at width 1 up to 6.8x at
+/// 17); into `u64` from width 13 to 58 (1.4-3.9x), while below 13 the portable word
+/// extraction is as fast and above 58 most lanes need a ninth byte.
+const fn block_kernel_width(bits: usize, width: usize) -> bool {
+    match bits {
+        32 => width > 0 && width < 32 && width != 8 && width != 16,
+        64 => width >= 13 && width <= 58 && width != 16 && width != 32,
+        _ => false,
+    }
+}
+
+impl_bit_packable!(u8, unpack_groups_u8);
+impl_bit_packable!(u16, unpack_groups_u16);
+impl_bit_packable!(u32, unpack_groups_u32);
+impl_bit_packable!(u64, unpack_groups_u64);
+
+fn unpack_groups_u8<const W: usize>(input: &[u8], output: &mut [u8]) {
+    unpack_groups::<u8, W>(input, output)
+}
+
+fn unpack_groups_u16<const W: usize>(input: &[u8], output: &mut [u16]) {
+    unpack_groups::<u16, W>(input, output)
+}
+
+/// `u32` output: the AVX2 block kernel where the CPU has AVX2 and the width suits it
+/// (see [`avx2`]), then the generic kernel for the groups too close to the end of
+/// `input` for its 16-byte loads.
+fn unpack_groups_u32<const W: usize>(input: &[u8], output: &mut [u32]) {
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    if avx2::Lanes::<32, W>::USABLE
+        && block_kernel_width(32, W)
+        && std::arch::is_x86_feature_detected!("avx2")
+    {
+        // SAFETY: AVX2 is present (checked just above), the width is one the block
+        // kernel supports (`USABLE`), and `u32` has 32-bit lanes.
+        done = unsafe { avx2::unpack_groups::<u32, 32, W>(input, output) };
+    }
+    unpack_groups::<u32, W>(&input[done / 8 * W..], &mut output[done..])
+}
+
+/// `u64` output: as [`unpack_groups_u32`], with 64-bit lanes.
+fn unpack_groups_u64<const W: usize>(input: &[u8], output: &mut [u64]) {
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    if avx2::Lanes::<64, W>::USABLE
+        && block_kernel_width(64, W)
+        && std::arch::is_x86_feature_detected!("avx2")
+    {
+        // SAFETY: AVX2 is present (checked just above), the width is one the block
+        // kernel supports (`USABLE`), and `u64` has 64-bit lanes.
+        done = unsafe { avx2::unpack_groups::<u64, 64, W>(input, output) };
+    }
+    unpack_groups::<u64, W>(&input[done / 8 * W..], &mut output[done..])
+}
 
 /// Mask of the low `width` bits (`width <= 64`).
 #[inline(always)]

@@ -78,6 +78,16 @@ macro_rules! width_dispatch {
     ($width:expr, $kernel:ident, $t:ty, u16) => { width_dispatch!(@arms $width, $kernel, $t, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16]) };
     ($width:expr, $kernel:ident, $t:ty, u32) => { width_dispatch!(@arms $width, $kernel, $t, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32]) };
     ($width:expr, $kernel:ident, $t:ty, u64) => { width_dispatch!(@arms $width, $kernel, $t, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64]) };
+    (@kernel $width:expr, $kernel:ident, u8) => { width_dispatch!(@warms $width, $kernel, [0 1 2 3 4 5 6 7 8]) };
+    (@kernel $width:expr, $kernel:ident, u16) => { width_dispatch!(@warms $width, $kernel, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16]) };
+    (@kernel $width:expr, $kernel:ident, u32) => { width_dispatch!(@warms $width, $kernel, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32]) };
+    (@kernel $width:expr, $kernel:ident, u64) => { width_dispatch!(@warms $width, $kernel, [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64]) };
+    (@warms $width:expr, $kernel:ident, [$($n:literal)*]) => {
+        match $width {
+            $($n => Some($kernel::<$n> as _),)*
+            _ => None,
+        }
+    };
     (@arms $width:expr, $kernel:ident, $t:ty, [$($n:literal)*]) => {
         match $width {
             $($n => Some($kernel::<$t, $n> as _),)*
