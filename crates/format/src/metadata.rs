@@ -307,9 +307,23 @@ macro_rules! thrift_union {
                     $(
                         $id => {
                             r.expect_type(wty, wire::STRUCT)
-                                .and_then(|_| union_read_member!(
-                                    $name $variant $({ $($f),* })? $(($tup))? ; $inner ; r))
-                                .map_err(|e| e.in_field(stringify!($name), stringify!($variant)))?
+                                .map_err(|e| e.in_field(stringify!($name), stringify!($variant)))?;
+                            let start = r.checkpoint();
+                            match union_read_member!(
+                                $name $variant $({ $($f),* })? $(($tup))? ; $inner ; r)
+                            {
+                                Ok(value) => value,
+                                // The member holds something newer than this version (a
+                                // time unit added after it, say): the member as a whole is
+                                // carried unrecognized, as an unknown member would be.
+                                Err(e) if e.kind() == ErrorKind::Unsupported => {
+                                    r.restore(start);
+                                    $name::Unrecognized { field_id: id, raw: r.capture_value(wty)? }
+                                }
+                                Err(e) => {
+                                    return Err(e.in_field(stringify!($name), stringify!($variant)))
+                                }
+                            }
                         }
                     )*
                     _ => {

@@ -91,6 +91,13 @@ fn wire_name(ty: u8) -> &'static str {
     }
 }
 
+/// A saved reader position, from [`CompactReader::checkpoint`].
+#[derive(Debug, Clone, Copy)]
+pub struct Checkpoint {
+    pos: usize,
+    depth: u32,
+}
+
 /// A reader of the Thrift compact protocol over a byte slice.
 ///
 /// Offsets in errors are positions in the slice plus the base offset given with
@@ -467,6 +474,23 @@ impl<'a> CompactReader<'a> {
         let (k, v) = (types >> 4, types & 0x0f);
         self.check_count(count, min_encoded_size(k) + min_encoded_size(v), "map")?;
         Ok((k, v, count))
+    }
+
+    /// Where the reader stands (position and nesting depth), to return to with
+    /// [`CompactReader::restore`] after a failed attempt at decoding a value.
+    #[inline]
+    pub fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            pos: self.pos,
+            depth: self.depth,
+        }
+    }
+
+    /// Returns to a [`Checkpoint`] taken earlier on this reader.
+    #[inline]
+    pub fn restore(&mut self, checkpoint: Checkpoint) {
+        self.pos = checkpoint.pos;
+        self.depth = checkpoint.depth;
     }
 
     /// Enters a nested structure, enforcing the depth limit.

@@ -126,3 +126,64 @@ fn enums_print_spec_names_and_carry_unknown_values() {
     let (back, _) = PageHeader::decode_slice(&header.encode()).unwrap();
     assert_eq!(back.type_, PageType(17));
 }
+
+#[test]
+fn a_logical_type_with_an_unknown_time_unit_is_carried_unrecognized() {
+    // LogicalType member 8 (TIMESTAMP) { 1: false, 2: TimeUnit { 3: NANOS {} } }, with the
+    // time unit's member id changed from 3 to 4: a unit this version does not know.
+    let nanos = LogicalType::Timestamp {
+        is_adjusted_to_utc: false,
+        unit: TimeUnit::Nanos,
+    }
+    .encode();
+    assert_eq!(nanos, [0x8C, 0x12, 0x1C, 0x3C, 0x00, 0x00, 0x00, 0x00]);
+    let mut newer = nanos.clone();
+    newer[3] = 0x4C;
+    let (decoded, used) = LogicalType::decode_slice(&newer).unwrap();
+    assert_eq!(used, newer.len());
+    assert_eq!(
+        decoded,
+        LogicalType::Unrecognized {
+            field_id: 8,
+            raw: Bytes::from_static(&[0x12, 0x1C, 0x4C, 0x00, 0x00, 0x00]),
+        }
+    );
+    assert_eq!(decoded.encode(), newer);
+
+    // Inside a schema element the rest of the element still decodes.
+    let element = SchemaElement {
+        type_: Some(Type::INT64),
+        name: "t".into(),
+        converted_type: Some(ConvertedType::TIMESTAMP_MICROS),
+        logical_type: Some(LogicalType::Timestamp {
+            is_adjusted_to_utc: true,
+            unit: TimeUnit::Nanos,
+        }),
+        ..Default::default()
+    };
+    let mut bytes = element.encode();
+    let at = bytes
+        .windows(2)
+        .position(|w| w == [0x1C, 0x3C])
+        .expect("the time unit's member header");
+    bytes[at + 1] = 0x4C;
+    let (decoded, _) = SchemaElement::decode_slice(&bytes).unwrap();
+    assert_eq!(decoded.name, element.name);
+    assert_eq!(
+        decoded.converted_type,
+        Some(ConvertedType::TIMESTAMP_MICROS)
+    );
+    assert!(matches!(
+        decoded.logical_type,
+        Some(LogicalType::Unrecognized { field_id: 8, .. })
+    ));
+    assert_eq!(decoded.encode(), bytes);
+
+    // A time unit read on its own still names what it did not know.
+    let err = TimeUnit::decode_slice(&[0x4C, 0x00, 0x00]).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("unknown time unit (union member 4)"),
+        "{err}"
+    );
+}
