@@ -152,7 +152,11 @@ pub fn read_metadata<R: ChunkReader + ?Sized>(input: &R) -> Result<FileMetaData>
         .map_err(|_| Error::invalid_argument("the reader returned a short footer tail"))?;
     let metadata_len = parse_footer_tail(&tail).map_err(|e| {
         if e.kind() == herringbone_format::ErrorKind::Encrypted {
-            Error::new(ErrorKind::Encrypted, "encrypted: keys required").with_source(e)
+            // The format error says the same thing again; one sentence is enough.
+            Error::new(
+                ErrorKind::Encrypted,
+                "encrypted: keys required (the file's footer is encrypted)",
+            )
         } else {
             Error::from(e)
         }

@@ -217,6 +217,11 @@ fn encrypted_files_say_keys_are_required() {
             error.to_string().contains("encrypted: keys required"),
             "{name}: {error}"
         );
+        assert_eq!(
+            error.to_string().matches("keys required").count(),
+            1,
+            "{name}: the message says it once: {error}"
+        );
         seen += 1;
     }
     assert!(seen > 0, "no encrypted files in the corpus");
