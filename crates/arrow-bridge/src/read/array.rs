@@ -871,12 +871,31 @@ fn bytes32_array(
     let offsets = OffsetBuffer::new(ScalarBuffer::from(offsets));
     let data = Buffer::from_vec(data);
     Ok(if matches!(target, D::Utf8) {
-        Arc::new(
-            GenericStringArray::<i32>::try_new(offsets, data, nulls).map_err(|e| {
-                Error::corrupt(format!("column {path}: invalid UTF-8 in a string column"))
-                    .with_source(e)
-            })?,
-        )
+        let bytes = data.as_slice();
+        let fits = offsets.last().is_some_and(|&o| o as usize <= bytes.len())
+            && nulls.as_ref().is_none_or(|n| n.len() == offsets.len() - 1);
+        if !fits {
+            return Err(Error::corrupt(format!(
+                "column {path}: string offsets do not match the values"
+            )));
+        }
+        // One check of all the bytes, and one of each offset being where a character
+        // starts: a tighter loop than `try_new`'s boundary check.
+        let valid = std::str::from_utf8(bytes).is_ok()
+            && offsets.iter().fold(true, |ok, &o| {
+                ok & super::views::starts_char(bytes, o as usize)
+            });
+        if !valid {
+            return Err(Error::corrupt(format!(
+                "column {path}: invalid UTF-8 in a string column"
+            )));
+        }
+        // SAFETY: `offsets` is an `OffsetBuffer` (`OffsetBuffer::new` checked that it
+        // starts at or above 0 and never decreases), its last offset is within `data`
+        // and `nulls` has a slot per value (both checked above), `data` is UTF-8 and
+        // every offset is at a character boundary (checked just above). That is
+        // everything `try_new` checks.
+        Arc::new(unsafe { GenericStringArray::<i32>::new_unchecked(offsets, data, nulls) })
     } else {
         Arc::new(GenericBinaryArray::<i32>::try_new(offsets, data, nulls).map_err(corrupt)?)
     })
