@@ -886,10 +886,18 @@ impl LeafReader {
             };
             return bytes_to_views(&offsets, data, self.utf8);
         }
+        // The previous page's views vector is refilled: its memory is already mapped,
+        // where a new one of this size would fault in every page of it again.
+        let mut out = match &mut self.pending_values {
+            Values::Views { views, .. } => std::mem::take(views),
+            _ => Vec::new(),
+        };
+        out.clear();
+        out.reserve(present.min(data.len()));
         let views = if encoding == Encoding::PLAIN {
-            plain_views(&data, present, self.utf8)?
+            plain_views(&data, present, self.utf8, out)?
         } else {
-            delta_length_views(&data, present, self.utf8)?
+            delta_length_views(&data, present, self.utf8, out)?
         };
         Ok(Values::Views {
             views,
@@ -993,15 +1001,14 @@ pub(crate) fn bytes_to_views(offsets: &[i64], data: Vec<u8>, utf8: bool) -> Resu
     })
 }
 
-/// The views (buffer 0: `page`) of a page's `present` PLAIN BYTE_ARRAY values, made in
+/// The views (buffer 0: `page`, appended to `out`) of a page's `present` PLAIN
+/// BYTE_ARRAY values, made in
 /// the pass that walks and checks the lengths; for `Utf8View` the values are then
 /// checked to be UTF-8 with one pass over the page (see [`views::utf8_views`]).
-fn plain_views(page: &[u8], present: usize, utf8: bool) -> Result<Vec<u128>> {
+fn plain_views(page: &[u8], present: usize, utf8: bool, mut out: Vec<u128>) -> Result<Vec<u128>> {
     if u32::try_from(page.len()).is_err() {
         return Err(Error::unsupported("a page of 4 GiB or more of byte arrays"));
     }
-    // A hostile page may claim more values than its bytes can hold.
-    let mut out = Vec::with_capacity(present.min(page.len() / 4));
     let mut pos = 0;
     let mut boundaries = true;
     for decoded in 0..present {
@@ -1080,11 +1087,15 @@ fn walk_delta_lengths(
     Ok((first, pos))
 }
 
-/// The views (buffer 0: `page`) of a page's `present` DELTA_LENGTH_BYTE_ARRAY values,
-/// made as the lengths are walked; the values lie back to back, so for `Utf8View` one
+/// The views (buffer 0: `page`, appended to `out`) of a page's `present`
+/// DELTA_LENGTH_BYTE_ARRAY values, made as the lengths are walked; the values lie back to back, so for `Utf8View` one
 /// UTF-8 check of them all and a look at each value's first byte suffice.
-fn delta_length_views(page: &[u8], present: usize, utf8: bool) -> Result<Vec<u128>> {
-    let mut out = Vec::with_capacity(present.min(page.len()));
+fn delta_length_views(
+    page: &[u8],
+    present: usize,
+    utf8: bool,
+    mut out: Vec<u128>,
+) -> Result<Vec<u128>> {
     let mut boundaries = true;
     let (first, end) = walk_delta_lengths(page, present, |start, len| {
         out.push(views::view_at(page, start, len, 0));
