@@ -65,10 +65,69 @@ fn write(data: &Dataset) -> Bytes {
     Bytes::from(out)
 }
 
+/// The filter given on the command line (`-- string_plain`), when it is a plain name
+/// rather than a regular expression; `None` otherwise.
+fn plain_filter() -> Option<String> {
+    // Criterion's options that take a value (the value is not a filter).
+    const WITH_VALUE: &[&str] = &[
+        "--save-baseline",
+        "--baseline",
+        "--baseline-lenient",
+        "--load-baseline",
+        "--profile-time",
+        "--warm-up-time",
+        "--measurement-time",
+        "--sample-size",
+        "--noise-threshold",
+        "--confidence-level",
+        "--significance-level",
+        "--nresamples",
+        "--output-format",
+        "--color",
+        "--plotting-backend",
+        "--format",
+        "--logfile",
+    ];
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let filter = args
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| {
+            !a.starts_with('-') && (*i == 0 || !WITH_VALUE.contains(&args[i - 1].as_str()))
+        })
+        .map(|(_, a)| a)
+        .next_back()?;
+    let filter = filter.trim_end_matches('$');
+    let regex = filter.contains(['^', '*', '+', '?', '(', '[', '|', '\\', '.', '{']);
+    (!regex).then(|| filter.to_string())
+}
+
+/// Whether criterion's filter can select a benchmark of the case `name`.
+fn wanted(filter: Option<&str>, name: &str) -> bool {
+    filter.is_none_or(|f| {
+        ["herringbone", "arrow-rs"]
+            .iter()
+            .any(|reader| format!("read/{reader}/{name}").contains(f))
+    })
+}
+
 /// The shared datasets as files; a string dataset is read both as Utf8 and as Utf8View.
-fn cases() -> Vec<Case> {
+/// With a plain `filter`, cases it cannot select are left out (neither written nor
+/// checked), which keeps the setup of a one-case run short.
+fn cases(filter: Option<&str>) -> Vec<Case> {
     let mut cases = Vec::new();
     for data in common::datasets() {
+        let names: Vec<String> = if data.strings {
+            vec![
+                format!("{}_utf8", data.name),
+                format!("{}_utf8view", data.name),
+            ]
+        } else {
+            vec![data.name.clone()]
+        };
+        if !names.iter().any(|name| wanted(filter, name)) {
+            continue;
+        }
         let file = write(&data);
         if data.strings {
             for utf8_view in [false, true] {
@@ -188,7 +247,7 @@ fn main() {
         .measurement_time(Duration::from_millis(1500))
         .configure_from_args();
 
-    let cases = cases();
+    let cases = cases(plain_filter().as_deref());
 
     let mut measured = Vec::new();
     {

@@ -601,7 +601,8 @@ impl RowGroupDecoder {
             }
         } else {
             for (reader, leaf) in self.readers.iter_mut().zip(leaves.iter_mut()) {
-                leaf.append(reader.read(rows)?);
+                leaf.append(reader.read(rows)?)
+                    .map_err(|e| e.context(format!("column {}", reader.path())))?;
             }
         }
         self.rows_left -= rows;

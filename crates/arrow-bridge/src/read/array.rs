@@ -84,16 +84,17 @@ fn assemble_at(
                 let nulls = (nulls.null_count() > 0).then_some(nulls);
                 return leaf_array(field.field.data_type(), &path, batch.values, nulls, len);
             }
-            let levels = match batch.def_levels.as_deref() {
+            let nulls = match batch.def_levels.as_deref() {
                 // Inside a list, the entries of empty or null lists above are not
-                // slots of this leaf.
-                Some(levels) if slot_def > 0 => Some(std::borrow::Cow::Owned(
-                    levels.iter().copied().filter(|&l| l >= slot_def).collect(),
-                )),
-                Some(levels) => Some(std::borrow::Cow::Borrowed(levels)),
-                None => None,
+                // slots of this leaf: one pass skips them and makes the bitmap.
+                Some(levels) if slot_def > 0 && field.def_level > 0 => {
+                    let (bits, slots) = slot_bits(levels, slot_def, field.def_level as u16);
+                    check_len(&path, slots, len)?;
+                    let nulls = NullBuffer::new(bits);
+                    (nulls.null_count() > 0).then_some(nulls)
+                }
+                levels => validity(levels, field.def_level, len, &path)?,
             };
-            let nulls = validity(levels.as_deref(), field.def_level, len, &path)?;
             leaf_array(field.field.data_type(), &path, batch.values, nulls, len)
         }
         ParquetFieldKind::Struct { children } => {
@@ -302,43 +303,100 @@ fn list_shape(
     let entry_def = level_u16(entry_def, name)?;
     let entry_rep = level_u16(entry_rep, name)?;
     let mut offsets = Vec::with_capacity(defs.len() / 2 + 1);
-    let mut valid = Vec::with_capacity(defs.len() / 2);
+    let mut valid = BitWriter::with_capacity(defs.len() / 2);
     let mut elements: i64 = 0;
-    offsets.push(0);
+    // Whether a continued list held an entry below the element level (checked once at
+    // the end, keeping the loop free of early exits).
+    let mut bad = false;
+    let mut orphan = false;
     for (&d, &r) in defs.iter().zip(reps) {
         if r <= list_rep {
             if d < slot_def {
                 continue;
             }
-            // A new list; the previous one ends here.
-            if !valid.is_empty() {
-                offsets.push(elements);
-            }
+            // A new list starts at the elements so far.
+            offsets.push(elements);
             valid.push(d >= list_def);
-            if d >= entry_def {
-                elements += 1;
-            }
+            elements += i64::from(d >= entry_def);
         } else if r <= entry_rep {
-            if valid.is_empty() {
-                return Err(Error::corrupt(format!(
-                    "list {name}: an element continues a list that never started"
-                )));
-            }
-            if d < entry_def {
-                return Err(Error::corrupt(format!(
-                    "list {name}: a continued list holds an entry with definition level {d}, \
-                     below the element level {entry_def}"
-                )));
-            }
+            bad |= d < entry_def;
+            orphan |= offsets.is_empty();
             elements += 1;
         }
     }
-    if !valid.is_empty() {
-        offsets.push(elements);
+    if orphan {
+        return Err(Error::corrupt(format!(
+            "list {name}: an element continues a list that never started"
+        )));
     }
-    let nulls = NullBuffer::from(valid);
+    if bad {
+        return Err(Error::corrupt(format!(
+            "list {name}: a continued list holds an entry with a definition level below the \
+             element level {entry_def}"
+        )));
+    }
+    offsets.push(elements);
+    let nulls = NullBuffer::new(valid.finish());
     let nulls = (nulls.null_count() > 0).then_some(nulls);
     Ok(ListShape { offsets, nulls })
+}
+
+/// A bitmap written one bit at a time into whole words.
+struct BitWriter {
+    words: Vec<u64>,
+    word: u64,
+    bits: usize,
+    len: usize,
+}
+
+impl BitWriter {
+    fn with_capacity(bits: usize) -> Self {
+        Self {
+            words: Vec::with_capacity(bits.div_ceil(64)),
+            word: 0,
+            bits: 0,
+            len: 0,
+        }
+    }
+
+    /// Appends `bit` when `take` (without a branch on either).
+    #[inline(always)]
+    fn push_if(&mut self, take: bool, bit: bool) {
+        self.word |= u64::from(bit & take) << self.bits;
+        self.bits += usize::from(take);
+        if self.bits == 64 {
+            self.words.push(self.word);
+            self.word = 0;
+            self.bits = 0;
+            self.len += 64;
+        }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, bit: bool) {
+        self.push_if(true, bit);
+    }
+
+    fn finish(mut self) -> BooleanBuffer {
+        let len = self.len + self.bits;
+        if self.bits > 0 {
+            self.words.push(self.word);
+        }
+        BooleanBuffer::new(Buffer::from_vec(self.words), 0, len)
+    }
+}
+
+/// The validity of a leaf inside a list from its definition levels: the entries at or
+/// above `slot_def` are its slots (the others belong to empty or null lists above), set
+/// where the level reaches `level`. Returns the bitmap and the number of slots.
+fn slot_bits(levels: &[u16], slot_def: u16, level: u16) -> (BooleanBuffer, usize) {
+    let mut bits = BitWriter::with_capacity(levels.len());
+    for &l in levels {
+        bits.push_if(l >= slot_def, l >= level);
+    }
+    let bits = bits.finish();
+    let slots = bits.len();
+    (bits, slots)
 }
 
 /// The list array of `field`'s Arrow type from its shape and element values.
@@ -501,7 +559,7 @@ fn cannot(path: &str, values: &Values, target: &DataType) -> Error {
         Values::I96(_) => "INT96",
         Values::F32(_) => "FLOAT",
         Values::F64(_) => "DOUBLE",
-        Values::Bytes { .. } | Values::Views { .. } => "BYTE_ARRAY",
+        Values::Bytes { .. } | Values::Bytes32 { .. } | Values::Views { .. } => "BYTE_ARRAY",
         Values::Fixed { .. } => "FIXED_LEN_BYTE_ARRAY",
     };
     Error::unsupported(format!(
@@ -558,6 +616,9 @@ fn leaf_array(
         (Values::F32(v), D::Float32) => primitive::<Float32Type>(v, nulls, len, target),
         (Values::F64(v), D::Float64) => primitive::<Float64Type>(v, nulls, len, target),
         (Values::Bytes { offsets, data }, t) => bytes_array(offsets, data, nulls, len, t, path)?,
+        (Values::Bytes32 { offsets, data }, t) => {
+            bytes32_array(offsets, data, nulls, len, t, path)?
+        }
         (Values::Views { views, buffers }, D::Utf8View) => {
             let views = ScalarBuffer::from(spread(views, nulls.as_ref(), len));
             // SAFETY: every view was made by `views::checked_views` from a value lying
@@ -772,6 +833,72 @@ fn spread_offsets<O: OffsetSizeTrait>(
         }
     };
     Ok(OffsetBuffer::new(ScalarBuffer::from(offsets)))
+}
+
+/// Full-length 32-bit offsets (null slots repeat the previous offset) from dense ones.
+fn spread_offsets32(dense: Vec<i32>, nulls: Option<&NullBuffer>, len: usize) -> Vec<i32> {
+    let Some(nulls) = nulls else {
+        return dense;
+    };
+    let mut out = Vec::with_capacity(len + 1);
+    let mut next = 0;
+    out.push(dense[0]);
+    for valid in nulls.iter() {
+        next += usize::from(valid);
+        out.push(dense[next]);
+    }
+    out
+}
+
+/// The `Utf8` / `Binary` array of values read with 32-bit offsets (any other target
+/// goes through [`bytes_array`]).
+fn bytes32_array(
+    offsets: Vec<i32>,
+    data: Vec<u8>,
+    nulls: Option<NullBuffer>,
+    len: usize,
+    target: &DataType,
+    path: &str,
+) -> Result<ArrayRef> {
+    use DataType as D;
+    if !matches!(target, D::Utf8 | D::Binary) {
+        let wide = offsets.iter().map(|&o| i64::from(o)).collect();
+        return bytes_array(wide, data, nulls, len, target, path);
+    }
+    let corrupt =
+        |e: arrow_schema::ArrowError| Error::corrupt(format!("column {path}: {e}")).with_source(e);
+    let offsets = spread_offsets32(offsets, nulls.as_ref(), len);
+    let offsets = OffsetBuffer::new(ScalarBuffer::from(offsets));
+    let data = Buffer::from_vec(data);
+    Ok(if matches!(target, D::Utf8) {
+        let bytes = data.as_slice();
+        let fits = offsets.last().is_some_and(|&o| o as usize <= bytes.len())
+            && nulls.as_ref().is_none_or(|n| n.len() == offsets.len() - 1);
+        if !fits {
+            return Err(Error::corrupt(format!(
+                "column {path}: string offsets do not match the values"
+            )));
+        }
+        // One check of all the bytes, and one of each offset being where a character
+        // starts: a tighter loop than `try_new`'s boundary check.
+        let valid = std::str::from_utf8(bytes).is_ok()
+            && offsets.iter().fold(true, |ok, &o| {
+                ok & super::views::starts_char(bytes, o as usize)
+            });
+        if !valid {
+            return Err(Error::corrupt(format!(
+                "column {path}: invalid UTF-8 in a string column"
+            )));
+        }
+        // SAFETY: `offsets` is an `OffsetBuffer` (`OffsetBuffer::new` checked that it
+        // starts at or above 0 and never decreases), its last offset is within `data`
+        // and `nulls` has a slot per value (both checked above), `data` is UTF-8 and
+        // every offset is at a character boundary (checked just above). That is
+        // everything `try_new` checks.
+        Arc::new(unsafe { GenericStringArray::<i32>::new_unchecked(offsets, data, nulls) })
+    } else {
+        Arc::new(GenericBinaryArray::<i32>::try_new(offsets, data, nulls).map_err(corrupt)?)
+    })
 }
 
 fn bytes_array(

@@ -43,6 +43,14 @@ pub(crate) enum Values {
         offsets: Vec<i64>,
         data: Vec<u8>,
     },
+    /// BYTE_ARRAY values of a column read as `Utf8` / `Binary`: the same as
+    /// [`Values::Bytes`] with the 32-bit offsets those arrays keep, built directly (no
+    /// conversion pass). A batch whose values hold more than `i32::MAX` bytes is an
+    /// error (see [`check_i32_bytes`]).
+    Bytes32 {
+        offsets: Vec<i32>,
+        data: Vec<u8>,
+    },
     /// FIXED_LEN_BYTE_ARRAY values back to back.
     Fixed {
         width: usize,
@@ -89,6 +97,7 @@ impl Values {
             Values::F32(v) => v.len(),
             Values::F64(v) => v.len(),
             Values::Bytes { offsets, .. } => offsets.len() - 1,
+            Values::Bytes32 { offsets, .. } => offsets.len() - 1,
             Values::Fixed { width, data } => data.len() / width,
             Values::Views { views, .. } => views.len(),
         }
@@ -104,6 +113,11 @@ impl Values {
             Values::F32(v) => v.clear(),
             Values::F64(v) => v.clear(),
             Values::Bytes { offsets, data } => {
+                offsets.clear();
+                offsets.push(0);
+                data.clear();
+            }
+            Values::Bytes32 { offsets, data } => {
                 offsets.clear();
                 offsets.push(0);
                 data.clear();
@@ -133,6 +147,14 @@ impl Values {
                     data: Vec::new(),
                 }
             }
+            Values::Bytes32 { .. } => {
+                let mut offsets = Vec::with_capacity(capacity + 1);
+                offsets.push(0);
+                Values::Bytes32 {
+                    offsets,
+                    data: Vec::new(),
+                }
+            }
             Values::Fixed { width, .. } => Values::Fixed {
                 width: *width,
                 data: Vec::with_capacity(capacity * width),
@@ -144,8 +166,9 @@ impl Values {
         }
     }
 
-    /// Appends values `start..start + n` of `src` (a store of the same kind).
-    fn extend_from(&mut self, src: &Values, start: usize, n: usize) {
+    /// Appends values `start..start + n` of `src` (a store of the same kind). Fails only
+    /// when 32-bit offsets would overflow.
+    fn extend_from(&mut self, src: &Values, start: usize, n: usize) -> Result<()> {
         let end = start + n;
         match (self, src) {
             (Values::Bool(d), Values::Bool(s)) => d.extend_from_slice(&s[start..end]),
@@ -167,6 +190,21 @@ impl Values {
                 offsets.extend(src_offsets[start + 1..=end].iter().map(|o| o + base));
                 data.extend_from_slice(&src_data[from as usize..to as usize]);
             }
+            (
+                Values::Bytes32 { offsets, data },
+                Values::Bytes32 {
+                    offsets: src_offsets,
+                    data: src_data,
+                },
+            ) => {
+                let from = src_offsets[start] as usize;
+                let to = src_offsets[end] as usize;
+                check_i32_bytes(data.len() + (to - from))?;
+                // Both ends fit i32 (checked just above), so the shifted offsets do.
+                let base = data.len() as i32 - from as i32;
+                offsets.extend(src_offsets[start + 1..=end].iter().map(|o| o + base));
+                data.extend_from_slice(&src_data[from..to]);
+            }
             (Values::Fixed { data, width }, Values::Fixed { data: s, .. }) => {
                 data.extend_from_slice(&s[start * *width..end * *width]);
             }
@@ -180,6 +218,7 @@ impl Values {
             // The stores of one column always share their kind.
             _ => unreachable!("values of different physical types"),
         }
+        Ok(())
     }
 }
 
@@ -198,8 +237,9 @@ pub(crate) struct LeafBatch {
 }
 
 impl LeafBatch {
-    /// Appends the entries of `other` (a batch of the same column).
-    pub(crate) fn append(&mut self, other: LeafBatch) {
+    /// Appends the entries of `other` (a batch of the same column). Fails only when the
+    /// values no longer fit 32-bit offsets.
+    pub(crate) fn append(&mut self, other: LeafBatch) -> Result<()> {
         fn join(into: &mut Option<Vec<u16>>, from: Option<Vec<u16>>) {
             if let (Some(into), Some(from)) = (into.as_mut(), from) {
                 into.extend_from_slice(&from);
@@ -214,7 +254,7 @@ impl LeafBatch {
         }
         join(&mut self.rep_levels, other.rep_levels);
         self.values
-            .extend_from(&other.values, 0, other.values.len());
+            .extend_from(&other.values, 0, other.values.len())
     }
 }
 
@@ -280,10 +320,23 @@ impl LeafReader {
             .map_err(|_| Error::corrupt(format!("column {path}: negative max repetition level")))?;
         let views = physical == Type::BYTE_ARRAY
             && matches!(target, DataType::Utf8View | DataType::BinaryView);
+        // `Utf8` / `Binary` (also as dictionary values) keep 32-bit offsets: built as
+        // such from the start.
+        let narrow = |t: &DataType| matches!(t, DataType::Utf8 | DataType::Binary);
+        let offsets32 = physical == Type::BYTE_ARRAY
+            && match target {
+                DataType::Dictionary(_, value) => narrow(value),
+                other => narrow(other),
+            };
         let pending_values = if views {
             Values::Views {
                 views: Vec::new(),
                 buffers: Vec::new(),
+            }
+        } else if offsets32 {
+            Values::Bytes32 {
+                offsets: vec![0],
+                data: Vec::new(),
             }
         } else {
             Values::empty(physical, width).map_err(|e| e.context(&path))?
@@ -373,7 +426,8 @@ impl LeafReader {
             } else {
                 take
             };
-            self.append_values(&mut values, present)?;
+            self.append_values(&mut values, present)
+                .map_err(|e| e.context(format!("column {}", self.path)))?;
             self.pending_row_pos += take;
             self.pending_value_pos += present;
             got += take;
@@ -452,7 +506,8 @@ impl LeafReader {
             rep_levels.extend_from_slice(&self.pending_rep[start..end]);
             let max = self.max_def;
             let present = defs.iter().filter(|&&l| l == max).count();
-            self.append_values(&mut values, present)?;
+            self.append_values(&mut values, present)
+                .map_err(|e| e.context(format!("column {}", self.path)))?;
             self.pending_row_pos = end;
             self.pending_value_pos += present;
             if end < self.pending_rows {
@@ -542,6 +597,11 @@ impl LeafReader {
             (&self.pending_values, &mut dictionary)
         {
             dictionary = bytes_to_views(offsets, std::mem::take(data), self.utf8)?;
+        }
+        // Zero bytes after the last value, so that gathering copies every short value
+        // as one fixed-size block (see `copy_short`).
+        if let Values::Bytes { data, .. } | Values::Bytes32 { data, .. } = &mut dictionary {
+            data.extend_from_slice(&[0; SHORT]);
         }
         self.dictionary = Some(dictionary);
         Ok(false)
@@ -680,41 +740,47 @@ impl LeafReader {
     fn append_values(&mut self, out: &mut Values, n: usize) -> Result<()> {
         match &mut self.source {
             ValueSource::Decoded => {
-                out.extend_from(&self.pending_values, self.pending_value_pos, n);
-                Ok(())
+                out.extend_from(&self.pending_values, self.pending_value_pos, n)
             }
-            ValueSource::Plain { page, byte_pos } => {
-                let rest = &page[*byte_pos..];
-                if let Values::Bytes { offsets, data } = out {
-                    let mut decoder = PlainDecoder::new(rest);
-                    let got = decoder.decode_byte_array(n, offsets, data)?;
-                    check_count(got, n)?;
-                    *byte_pos += decoder.position();
-                } else {
-                    decode_plain(rest, n, out)?;
-                    *byte_pos += n * plain_width(out);
+            ValueSource::Plain {
+                page,
+                byte_pos,
+                values,
+            } => {
+                // Room for the values' bytes, estimated from the page's average, so
+                // that the buffer is not regrown value by value.
+                let rest_values = values.saturating_sub(self.pending_value_pos).max(1);
+                let estimate = (page.len() - *byte_pos) / rest_values * n.min(rest_values);
+                match out {
+                    Values::Bytes { offsets, data } => {
+                        data.reserve(estimate);
+                        *byte_pos = plain_byte_arrays(page, *byte_pos, n, offsets, data)?;
+                    }
+                    Values::Bytes32 { offsets, data } => {
+                        data.reserve(estimate);
+                        *byte_pos = plain_byte_arrays(page, *byte_pos, n, offsets, data)?;
+                    }
+                    _ => {
+                        decode_plain(&page[*byte_pos..], n, out)?;
+                        *byte_pos += n * plain_width(out);
+                    }
                 }
                 Ok(())
             }
-            ValueSource::Contiguous { page, positions } => {
-                let (Values::Bytes { offsets, data }, Some(taken)) = (
-                    out,
-                    positions.get(self.pending_value_pos..self.pending_value_pos + n),
-                ) else {
+            ValueSource::Contiguous { page, first, ends } => {
+                let Some(taken) = ends.get(self.pending_value_pos..=self.pending_value_pos + n)
+                else {
                     return Err(Error::corrupt("page values beyond those decoded"));
                 };
-                if let (Some(first), Some(last)) = (taken.first(), taken.last()) {
-                    let from = first.0 as usize;
-                    let to = last.0 as usize + last.1 as usize;
-                    let base = data.len() as i64 - from as i64;
-                    offsets.extend(
-                        taken
-                            .iter()
-                            .map(|&(start, len)| i64::from(start) + i64::from(len) + base),
-                    );
-                    data.extend_from_slice(&page[from..to]);
+                match out {
+                    Values::Bytes { offsets, data } => {
+                        contiguous_byte_arrays(page, *first, taken, offsets, data)
+                    }
+                    Values::Bytes32 { offsets, data } => {
+                        contiguous_byte_arrays(page, *first, taken, offsets, data)
+                    }
+                    _ => Err(Error::corrupt("page values beyond those decoded")),
                 }
-                Ok(())
             }
             ValueSource::Indices(indices) => {
                 let dictionary = self.dictionary.as_ref().ok_or_else(|| {
@@ -734,7 +800,10 @@ impl LeafReader {
         present: usize,
     ) -> Result<()> {
         let width = plain_width(&self.pending_values);
-        let bytes = matches!(self.pending_values, Values::Bytes { .. });
+        let bytes = matches!(
+            self.pending_values,
+            Values::Bytes { .. } | Values::Bytes32 { .. }
+        );
         if encoding == Encoding::PLAIN && (width > 0 || bytes) {
             // A BYTE_ARRAY value takes at least its 4-byte length.
             let least = if bytes { 4 } else { width };
@@ -750,6 +819,7 @@ impl LeafReader {
             self.source = ValueSource::Plain {
                 page: data,
                 byte_pos: 0,
+                values: present,
             };
             return Ok(());
         }
@@ -774,13 +844,12 @@ impl LeafReader {
             self.pending_values = self.decode_views(data, encoding, present)?;
             return Ok(());
         }
-        if encoding == Encoding::DELTA_LENGTH_BYTE_ARRAY
-            && matches!(self.pending_values, Values::Bytes { .. })
-        {
-            let positions = value_positions(&data, encoding, present)?;
+        if encoding == Encoding::DELTA_LENGTH_BYTE_ARRAY && bytes {
+            let (first, ends) = delta_length_ends(&data, present)?;
             self.source = ValueSource::Contiguous {
                 page: data,
-                positions,
+                first,
+                ends,
             };
             return Ok(());
         }
@@ -817,8 +886,19 @@ impl LeafReader {
             };
             return bytes_to_views(&offsets, data, self.utf8);
         }
-        let positions = value_positions(&data, encoding, present)?;
-        let views = views::checked_views(&data, &positions, self.utf8).ok_or_else(invalid_utf8)?;
+        // The previous page's views vector is refilled: its memory is already mapped,
+        // where a new one of this size would fault in every page of it again.
+        let mut out = match &mut self.pending_values {
+            Values::Views { views, .. } => std::mem::take(views),
+            _ => Vec::new(),
+        };
+        out.clear();
+        out.reserve(present.min(data.len()));
+        let views = if encoding == Encoding::PLAIN {
+            plain_views(&data, present, self.utf8, out)?
+        } else {
+            delta_length_views(&data, present, self.utf8, out)?
+        };
         Ok(Values::Views {
             views,
             buffers: vec![Buffer::from(data)],
@@ -859,10 +939,25 @@ fn decode_values(
                     DeltaLengthByteArrayDecoder::new(data)?.decode(present, offsets, bytes)?;
                 check_count(got, present)?;
             }
+            Values::Bytes32 {
+                offsets,
+                data: bytes,
+            } => {
+                let got =
+                    DeltaLengthByteArrayDecoder::new(data)?.decode(present, offsets, bytes)?;
+                check_count(got, present)?;
+            }
             _ => return Err(bad_encoding(encoding, physical)),
         },
         Encoding::DELTA_BYTE_ARRAY => match out {
             Values::Bytes {
+                offsets,
+                data: bytes,
+            } => {
+                let got = DeltaByteArrayDecoder::new(data)?.decode(present, offsets, bytes)?;
+                check_count(got, present)?;
+            }
+            Values::Bytes32 {
                 offsets,
                 data: bytes,
             } => {
@@ -906,25 +1001,126 @@ pub(crate) fn bytes_to_views(offsets: &[i64], data: Vec<u8>, utf8: bool) -> Resu
     })
 }
 
-/// The (start, length) in `data` of each of a page's `present` PLAIN or
-/// DELTA_LENGTH_BYTE_ARRAY values.
-fn value_positions(data: &[u8], encoding: Encoding, present: usize) -> Result<Vec<(u32, u32)>> {
-    if u32::try_from(data.len()).is_err() {
+/// The views (buffer 0: `page`, appended to `out`) of a page's `present` PLAIN
+/// BYTE_ARRAY values, made in
+/// the pass that walks and checks the lengths; for `Utf8View` the values are then
+/// checked to be UTF-8 with one pass over the page (see [`views::utf8_views`]).
+fn plain_views(page: &[u8], present: usize, utf8: bool, mut out: Vec<u128>) -> Result<Vec<u128>> {
+    if u32::try_from(page.len()).is_err() {
         return Err(Error::unsupported("a page of 4 GiB or more of byte arrays"));
     }
-    // A hostile page may claim more values than its bytes can hold.
-    let mut positions = Vec::with_capacity(present.min(data.len()));
-    let got = match encoding {
-        Encoding::PLAIN => {
-            PlainDecoder::new(data).decode_byte_array_views(present, &mut positions)?
+    let mut pos = 0;
+    let mut boundaries = true;
+    for decoded in 0..present {
+        let Some(prefix) = page
+            .get(pos..pos + 4)
+            .and_then(|p| <[u8; 4]>::try_from(p).ok())
+        else {
+            return Err(Error::corrupt(format!(
+                "PLAIN BYTE_ARRAY: the page ends after {decoded} of {present} values"
+            )));
+        };
+        let len = u32::from_le_bytes(prefix) as usize;
+        let start = pos + 4;
+        if len > page.len() - start {
+            return Err(Error::corrupt(format!(
+                "PLAIN BYTE_ARRAY: value at byte {pos} has length {len}, only {} bytes remain",
+                page.len() - start
+            )));
         }
-        Encoding::DELTA_LENGTH_BYTE_ARRAY => {
-            DeltaLengthByteArrayDecoder::new(data)?.decode_views(present, &mut positions)?
+        out.push(views::view_at(page, start, len, 0));
+        pos = start + len;
+        if utf8 {
+            boundaries &= views::starts_char(page, start) & views::starts_char(page, pos);
         }
-        other => return Err(bad_encoding(other, Type::BYTE_ARRAY)),
-    };
-    check_count(got, present)?;
-    Ok(positions)
+    }
+    if utf8 && !views::utf8_views(page, 4.min(pos)..pos, boundaries, &out) {
+        return Err(invalid_utf8());
+    }
+    Ok(out)
+}
+
+/// Walks a page's `present` DELTA_LENGTH_BYTE_ARRAY values: the lengths are unpacked
+/// a block at a time, each checked against the page, and `each(start, len)` called per
+/// value. Returns where the values start and end.
+#[inline(always)]
+fn walk_delta_lengths(
+    page: &[u8],
+    present: usize,
+    mut each: impl FnMut(usize, usize),
+) -> Result<(usize, usize)> {
+    if u32::try_from(page.len()).is_err() {
+        return Err(Error::unsupported("a page of 4 GiB or more of byte arrays"));
+    }
+    let mut lengths = DeltaBinaryPackedDecoder::<i32>::new(page)?;
+    if lengths.len() < present {
+        return Err(Error::corrupt(format!(
+            "DELTA_LENGTH_BYTE_ARRAY holds {} values where the levels need {present}",
+            lengths.len()
+        )));
+    }
+    let first = lengths.end_offset()?;
+    let mut pos = first;
+    let mut chunk = [0i32; 256];
+    let mut done = 0;
+    while done < present {
+        let k = (present - done).min(chunk.len());
+        check_count(lengths.decode(&mut chunk[..k])?, k)?;
+        for &len in &chunk[..k] {
+            let Ok(len) = usize::try_from(len) else {
+                return Err(Error::corrupt(format!(
+                    "DELTA_LENGTH_BYTE_ARRAY: negative length {len}"
+                )));
+            };
+            if len > page.len() - pos {
+                return Err(Error::corrupt(format!(
+                    "DELTA_LENGTH_BYTE_ARRAY: value of {len} bytes at byte {pos} runs past the \
+                     end ({} bytes)",
+                    page.len()
+                )));
+            }
+            each(pos, len);
+            pos += len;
+        }
+        done += k;
+    }
+    Ok((first, pos))
+}
+
+/// The views (buffer 0: `page`, appended to `out`) of a page's `present`
+/// DELTA_LENGTH_BYTE_ARRAY values, made as the lengths are walked; the values lie back to back, so for `Utf8View` one
+/// UTF-8 check of them all and a look at each value's first byte suffice.
+fn delta_length_views(
+    page: &[u8],
+    present: usize,
+    utf8: bool,
+    mut out: Vec<u128>,
+) -> Result<Vec<u128>> {
+    let mut boundaries = true;
+    let (first, end) = walk_delta_lengths(page, present, |start, len| {
+        out.push(views::view_at(page, start, len, 0));
+        if utf8 {
+            boundaries &= views::starts_char(page, start);
+        }
+    })?;
+    if utf8 && !views::utf8_views(page, first..end, boundaries, &out) {
+        return Err(invalid_utf8());
+    }
+    Ok(out)
+}
+
+/// Where a page's DELTA_LENGTH_BYTE_ARRAY values lie: they start at `first` and value
+/// `i` ends `ends[i + 1]` bytes after it (`ends[0]` is 0).
+fn delta_length_ends(page: &[u8], present: usize) -> Result<(usize, Vec<u32>)> {
+    let mut ends = Vec::with_capacity(present.min(page.len()) + 1);
+    ends.push(0u32);
+    let mut first = None;
+    walk_delta_lengths(page, present, |start, len| {
+        // The page is under 4 GiB (checked by the walk), so are the positions.
+        let first = *first.get_or_insert(start);
+        ends.push((start + len - first) as u32);
+    })
+    .map(|(start, _)| (start, ends))
 }
 
 fn invalid_utf8() -> Error {
@@ -937,16 +1133,23 @@ enum ValueSource {
     /// Decoded whole into the pending values.
     Decoded,
     /// PLAIN values left in the page and copied straight into each batch (once, rather
-    /// than into the pending values first); `byte_pos` is where the next one starts.
-    Plain { page: Bytes, byte_pos: usize },
+    /// than into the pending values first); `byte_pos` is where the next one starts,
+    /// `values` how many the page holds.
+    Plain {
+        page: Bytes,
+        byte_pos: usize,
+        values: usize,
+    },
     /// The page's dictionary indices (checked against the dictionary), gathered into
     /// each batch.
     Indices(Vec<u32>),
-    /// DELTA_LENGTH_BYTE_ARRAY values left in the page: the (start, length) of each,
-    /// back to back, so a batch's values are one copy.
+    /// DELTA_LENGTH_BYTE_ARRAY values left in the page, back to back from byte
+    /// `first`, value `i` ending `ends[i + 1]` bytes after it: a batch's values are one
+    /// copy and its offsets a shift of `ends`.
     Contiguous {
         page: Bytes,
-        positions: Vec<(u32, u32)>,
+        first: usize,
+        ends: Vec<u32>,
     },
 }
 
@@ -968,16 +1171,14 @@ fn gather_checked(dictionary: &Values, indices: &[u32], out: &mut Values) -> Res
                 data: dict_data,
             },
             Values::Bytes { offsets, data },
-        ) => {
-            offsets.reserve(indices.len());
-            for &i in indices {
-                let i = i as usize;
-                data.extend_from_slice(
-                    &dict_data[dict_offsets[i] as usize..dict_offsets[i + 1] as usize],
-                );
-                offsets.push(data.len() as i64);
-            }
-        }
+        ) => gather_byte_arrays(dict_offsets, dict_data, indices, offsets, data)?,
+        (
+            Values::Bytes32 {
+                offsets: dict_offsets,
+                data: dict_data,
+            },
+            Values::Bytes32 { offsets, data },
+        ) => gather_byte_arrays(dict_offsets, dict_data, indices, offsets, data)?,
         (Values::Fixed { width, data: dict }, Values::Fixed { data, .. }) => {
             let width = *width;
             for &i in indices {
@@ -1005,8 +1206,168 @@ fn plain_width(values: &Values) -> usize {
         Values::I64(_) | Values::F64(_) => 8,
         Values::I96(_) => 12,
         Values::Fixed { width, .. } => *width,
-        Values::Bool(_) | Values::Bytes { .. } | Values::Views { .. } => 0,
+        Values::Bool(_) | Values::Bytes { .. } | Values::Bytes32 { .. } | Values::Views { .. } => 0,
     }
+}
+
+/// Values up to this many bytes are copied as one block of this size (when the source
+/// has that many bytes left) rather than by a copy call per value.
+const SHORT: usize = 32;
+
+/// Offsets of BYTE_ARRAY values: `i32` for `Utf8` / `Binary`, `i64` otherwise.
+trait ByteOffset: Copy {
+    /// The offset of byte position `at`, which the caller has checked to fit (or checks
+    /// right after, see [`check_i32_bytes`]).
+    fn at(at: usize) -> Self;
+    /// The byte position of the offset (offsets built here are never negative).
+    fn position(self) -> usize;
+    /// Checks that a store of `bytes` bytes has offsets that fit.
+    fn check(bytes: usize) -> Result<()>;
+}
+
+impl ByteOffset for i32 {
+    #[inline]
+    fn at(at: usize) -> Self {
+        at as i32
+    }
+    #[inline]
+    fn position(self) -> usize {
+        self as usize
+    }
+    fn check(bytes: usize) -> Result<()> {
+        check_i32_bytes(bytes)
+    }
+}
+
+impl ByteOffset for i64 {
+    #[inline]
+    fn at(at: usize) -> Self {
+        at as i64
+    }
+    #[inline]
+    fn position(self) -> usize {
+        self as usize
+    }
+    fn check(_: usize) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// Fails when `bytes` bytes of values do not fit the 32-bit offsets of a `Utf8` /
+/// `Binary` array (a batch of more than 2 GiB of strings).
+pub(crate) fn check_i32_bytes(bytes: usize) -> Result<()> {
+    if i32::try_from(bytes).is_ok() {
+        return Ok(());
+    }
+    Err(Error::new(
+        crate::ErrorKind::Unsupported,
+        format!(
+            "{bytes} bytes of values in one batch do not fit the 32-bit offsets of Utf8 / \
+             Binary; use a smaller batch size or read the column as LargeUtf8 / LargeBinary"
+        ),
+    ))
+}
+
+/// Appends `value` to `data`. A short value with at least [`SHORT`] bytes after its
+/// start in `source` is copied as one fixed-size block (a couple of vector moves, not
+/// a `memcpy` call) and the bytes past it cut off again.
+#[inline(always)]
+fn copy_short(source: &[u8], start: usize, len: usize, data: &mut Vec<u8>) {
+    let end = data.len() + len;
+    match source.get(start..start + SHORT) {
+        Some(block) if len <= SHORT => {
+            data.extend_from_slice(block);
+            data.truncate(end);
+        }
+        _ => data.extend_from_slice(&source[start..start + len]),
+    }
+}
+
+/// Appends the `n` PLAIN BYTE_ARRAY values at byte `pos` of `page` (a 4-byte length,
+/// then the bytes, each) in one pass that checks each length against the page, copies
+/// the bytes and writes the end offset. Returns the position after the last value.
+fn plain_byte_arrays<O: ByteOffset>(
+    page: &[u8],
+    mut pos: usize,
+    n: usize,
+    offsets: &mut Vec<O>,
+    data: &mut Vec<u8>,
+) -> Result<usize> {
+    if offsets.is_empty() {
+        offsets.push(O::at(data.len()));
+    }
+    offsets.reserve(n);
+    for decoded in 0..n {
+        let Some(prefix) = page
+            .get(pos..pos + 4)
+            .and_then(|p| <[u8; 4]>::try_from(p).ok())
+        else {
+            return Err(Error::corrupt(format!(
+                "PLAIN BYTE_ARRAY: the page ends after {decoded} of {n} values"
+            )));
+        };
+        let len = u32::from_le_bytes(prefix) as usize;
+        let start = pos + 4;
+        if len > page.len() - start {
+            return Err(Error::corrupt(format!(
+                "PLAIN BYTE_ARRAY: value at byte {pos} has length {len}, only {} bytes remain",
+                page.len() - start
+            )));
+        }
+        copy_short(page, start, len, data);
+        offsets.push(O::at(data.len()));
+        pos = start + len;
+    }
+    O::check(data.len())?;
+    Ok(pos)
+}
+
+/// Appends the values that end at `ends[1..]` (counted from byte `first` of `page`,
+/// the first starting at `ends[0]`), which lie back to back (DELTA_LENGTH_BYTE_ARRAY):
+/// one copy for all of them.
+fn contiguous_byte_arrays<O: ByteOffset>(
+    page: &[u8],
+    first: usize,
+    ends: &[u32],
+    offsets: &mut Vec<O>,
+    data: &mut Vec<u8>,
+) -> Result<()> {
+    let (Some(&from), Some(&to)) = (ends.first(), ends.last()) else {
+        return Ok(());
+    };
+    let (from, to) = (from as usize, to as usize);
+    let base = data.len();
+    O::check(base + (to - from))?;
+    if offsets.is_empty() {
+        offsets.push(O::at(base));
+    }
+    offsets.reserve(ends.len() - 1);
+    offsets.extend(
+        ends[1..]
+            .iter()
+            .map(|&end| O::at(end as usize - from + base)),
+    );
+    data.extend_from_slice(&page[first + from..first + to]);
+    Ok(())
+}
+
+/// Appends the dictionary values `indices` (checked against the dictionary) address.
+fn gather_byte_arrays<O: ByteOffset>(
+    dict_offsets: &[O],
+    dict_data: &[u8],
+    indices: &[u32],
+    offsets: &mut Vec<O>,
+    data: &mut Vec<u8>,
+) -> Result<()> {
+    offsets.reserve(indices.len());
+    for &i in indices {
+        let i = i as usize;
+        let start = dict_offsets[i].position();
+        let len = dict_offsets[i + 1].position() - start;
+        copy_short(dict_data, start, len, data);
+        offsets.push(O::at(data.len()));
+    }
+    O::check(data.len())
 }
 
 fn bad_encoding(encoding: Encoding, physical: Type) -> Error {
@@ -1186,8 +1547,13 @@ fn decode_plain(data: &[u8], n: usize, out: &mut Values) -> Result<()> {
             offsets,
             data: bytes,
         } => {
-            let got = PlainDecoder::new(data).decode_byte_array(n, offsets, bytes)?;
-            check_count(got, n)?;
+            plain_byte_arrays(data, 0, n, offsets, bytes)?;
+        }
+        Values::Bytes32 {
+            offsets,
+            data: bytes,
+        } => {
+            plain_byte_arrays(data, 0, n, offsets, bytes)?;
         }
         Values::Fixed { width, data: bytes } => {
             let got = PlainDecoder::new(data).decode_flba(*width, n, bytes)?;
@@ -1431,6 +1797,59 @@ mod tests {
             assert_eq!(defs, [3, 3, 3, 2, 3, 3, 0, 1, 3]);
             assert_eq!(values, [1, 2, 3, 4, 5, 6]);
         }
+    }
+
+    #[test]
+    fn values_beyond_32_bit_offsets_are_an_error_not_wrapped() {
+        assert!(check_i32_bytes(i32::MAX as usize).is_ok());
+        let error = check_i32_bytes(i32::MAX as usize + 1).unwrap_err();
+        assert!(error.to_string().contains("32-bit offsets"), "{error}");
+        // A batch already holding i32::MAX bytes (zeroed memory that is never touched,
+        // so never really allocated) cannot take one byte more.
+        let mut full = Values::Bytes32 {
+            offsets: vec![0, i32::MAX],
+            data: vec![0u8; i32::MAX as usize],
+        };
+        let one = Values::Bytes32 {
+            offsets: vec![0, 1],
+            data: vec![b'x'],
+        };
+        let error = full.extend_from(&one, 0, 1).unwrap_err().to_string();
+        assert!(error.contains("LargeUtf8"), "{error}");
+        assert_eq!(full.len(), 1, "nothing appended");
+        // Below the limit, offsets continue from the end.
+        let mut small = Values::Bytes32 {
+            offsets: vec![0, 2],
+            data: b"ab".to_vec(),
+        };
+        small.extend_from(&one, 0, 1).unwrap();
+        assert_eq!(
+            small,
+            Values::Bytes32 {
+                offsets: vec![0, 2, 3],
+                data: b"abx".to_vec()
+            }
+        );
+    }
+
+    #[test]
+    fn plain_byte_arrays_are_copied_whole_and_short_and_checked() {
+        let mut page = Vec::new();
+        let values: Vec<Vec<u8>> = (0..80).map(|i| vec![b'a' + (i % 26) as u8; i]).collect();
+        herringbone_codec::encoding::plain::encode_byte_array(&values, &mut page).unwrap();
+        let (mut offsets, mut data) = (Vec::<i32>::new(), Vec::new());
+        let end = plain_byte_arrays(&page, 0, 80, &mut offsets, &mut data).unwrap();
+        assert_eq!(end, page.len());
+        assert_eq!(data, values.concat());
+        for (i, w) in offsets.windows(2).enumerate() {
+            assert_eq!((w[1] - w[0]) as usize, i);
+        }
+        // One value more than the page holds, and a length past the end.
+        assert!(plain_byte_arrays(&page, 0, 81, &mut offsets, &mut data).is_err());
+        let mut bad = page.clone();
+        bad.truncate(page.len() - 1);
+        let error = plain_byte_arrays(&bad, 0, 80, &mut Vec::<i64>::new(), &mut Vec::new());
+        assert!(error.unwrap_err().to_string().contains("length 79"));
     }
 
     #[test]

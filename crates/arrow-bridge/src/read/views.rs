@@ -27,6 +27,70 @@ pub(crate) fn make_view(value: &[u8], buffer: u32, offset: u32) -> u128 {
     }
 }
 
+/// The view of the `len` bytes at `start` of `data` (buffer `buffer`); the caller has
+/// checked that they lie within `data` and that `data` is under 4 GiB. Where `data`
+/// holds 16 bytes from `start`, the view comes from one 16-byte load (the value inline,
+/// or its prefix) instead of a copy of each value's bytes.
+#[inline(always)]
+pub(crate) fn view_at(data: &[u8], start: usize, len: usize, buffer: u32) -> u128 {
+    match data
+        .get(start..start + 16)
+        .and_then(|block| <[u8; 16]>::try_from(block).ok())
+    {
+        Some(block) => {
+            let raw = u128::from_le_bytes(block);
+            if len <= INLINE_MAX {
+                // The value's bytes, the rest zeroed, after the 4-byte length.
+                let mask = (1u128 << (8 * len)) - 1;
+                ((raw & mask) << 32) | len as u128
+            } else {
+                len as u128
+                    | (u128::from(raw as u32) << 32)
+                    | (u128::from(buffer) << 64)
+                    | ((start as u128) << 96)
+            }
+        }
+        None => make_view(&data[start..start + len], buffer, start as u32),
+    }
+}
+
+/// Whether byte `i` of `data` may start a character (or is the end): not a UTF-8
+/// continuation byte (`0b10xx_xxxx`).
+#[inline(always)]
+pub(crate) fn starts_char(data: &[u8], i: usize) -> bool {
+    data.get(i).is_none_or(|&b| (b as i8) >= -0x40)
+}
+
+/// Whether every value `views` (over `data`, buffer 0) show is UTF-8, given that
+/// `span` of `data` covers them all and `boundaries` says whether every value starts
+/// and ends on a character boundary of it: then one check of the span settles all of
+/// them (see [`utf8_at`]); otherwise each value is checked on its own.
+pub(crate) fn utf8_views(
+    data: &[u8],
+    span: std::ops::Range<usize>,
+    boundaries: bool,
+    views: &[u128],
+) -> bool {
+    if boundaries
+        && data
+            .get(span)
+            .is_some_and(|s| std::str::from_utf8(s).is_ok())
+    {
+        return true;
+    }
+    views.iter().all(|&view| {
+        let len = view as u32 as usize;
+        if len <= INLINE_MAX {
+            let bytes = view.to_le_bytes();
+            std::str::from_utf8(&bytes[4..4 + len]).is_ok()
+        } else {
+            let start = (view >> 96) as usize;
+            data.get(start..start + len)
+                .is_some_and(|v| std::str::from_utf8(v).is_ok())
+        }
+    })
+}
+
 /// Appends the views of the values at `positions` (start, length) of `data`, which is
 /// buffer `buffer` of the array. The positions must lie within `data`.
 pub(crate) fn push_views(data: &[u8], positions: &[(u32, u32)], buffer: u32, out: &mut Vec<u128>) {
@@ -200,6 +264,38 @@ mod tests {
         assert_eq!(text(&views, &buffers), ["abc", "thirteen bytes", "xy"]);
         assert_eq!(views[1] >> 96, 3, "offset of the long value");
         assert_eq!((views[1] >> 32) as u32, u32::from_le_bytes(*b"thir"));
+    }
+
+    #[test]
+    fn views_from_one_load_match_views_from_the_bytes() {
+        let data: Vec<u8> = (0..64u8).map(|i| b'a' + i % 26).collect();
+        for start in 0..data.len() {
+            for len in 0..=(data.len() - start).min(20) {
+                let expected = make_view(&data[start..start + len], 3, start as u32);
+                assert_eq!(view_at(&data, start, len, 3), expected, "{start} {len}");
+            }
+        }
+    }
+
+    #[test]
+    fn utf8_of_views_is_settled_per_value_when_the_span_fails() {
+        // Values "ab" and "é" with a non-UTF-8 byte between them.
+        let data = [b'a', b'b', 0xff, 0xc3, 0xa9];
+        let views = [view_at(&data, 0, 2, 0), view_at(&data, 3, 2, 0)];
+        // The span is not UTF-8 (0xff), each value is.
+        assert!(utf8_views(&data, 0..5, true, &views));
+        assert!(utf8_views(&data, 0..5, false, &views));
+        let bad = [view_at(&data, 0, 2, 0), view_at(&data, 2, 2, 0)];
+        assert!(!utf8_views(&data, 0..5, false, &bad));
+        let long = "a long value of many bytes é".as_bytes();
+        let views = [view_at(long, 0, long.len(), 0)];
+        assert!(utf8_views(long, 0..long.len(), true, &views));
+        assert!(!utf8_views(
+            long,
+            0..long.len(),
+            false,
+            &[view_at(long, 0, long.len() - 1, 0)]
+        ));
     }
 
     #[test]

@@ -1,0 +1,256 @@
+//! The reader's fast paths against arrow-rs's reader on the same files: strings read as
+//! `Utf8` / `Binary` (32-bit offsets built directly), `LargeUtf8` and `Utf8View` from
+//! PLAIN, DELTA_LENGTH_BYTE_ARRAY and dictionary pages over many small pages; lists
+//! with runs of empty and null lists across page boundaries, under row selections and
+//! batch sizes that cut pages and records anywhere.
+
+use std::sync::Arc;
+
+use arrow_array::builder::{Int64Builder, ListBuilder};
+use arrow_array::{ArrayRef, BinaryArray, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use bytes::Bytes;
+use herringbone_arrow_bridge::read::{ParquetRecordBatchReaderBuilder, RowSelection, RowSelector};
+use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_reader::{
+    ArrowReaderOptions, ParquetRecordBatchReaderBuilder as ArrowBuilder,
+};
+use parquet::basic::Encoding;
+use parquet::file::properties::{WriterProperties, WriterVersion};
+use parquet::schema::types::ColumnPath;
+
+fn write(batch: &RecordBatch, properties: WriterProperties) -> Bytes {
+    let mut out = Vec::new();
+    let mut writer = ArrowWriter::try_new(&mut out, batch.schema(), Some(properties)).unwrap();
+    writer.write(batch).unwrap();
+    writer.close().unwrap();
+    Bytes::from(out)
+}
+
+/// Small pages (a few dozen values each) so that batches cross them.
+fn small_pages(version: WriterVersion) -> parquet::file::properties::WriterPropertiesBuilder {
+    WriterProperties::builder()
+        .set_writer_version(version)
+        .set_data_page_size_limit(300)
+        .set_data_page_row_count_limit(37)
+        .set_write_batch_size(16)
+        .set_max_row_group_row_count(Some(700))
+}
+
+/// Asserts that both readers read `file` alike with `schema`, `batch_size` and
+/// `selection` (the rows compared in the pieces both readers' batches cut them into).
+fn both(file: &Bytes, schema: &SchemaRef, batch_size: usize, selection: Option<RowSelection>) {
+    let what = format!("batch size {batch_size}, {selection:?}");
+    let mut ours = ParquetRecordBatchReaderBuilder::try_new(file.clone())
+        .unwrap()
+        .with_schema(schema.clone())
+        .with_batch_size(batch_size);
+    if let Some(selection) = &selection {
+        ours = ours.with_row_selection(selection.clone());
+    }
+    let ours: Vec<RecordBatch> = ours.build().unwrap().map(|b| b.unwrap()).collect();
+    let options = ArrowReaderOptions::new().with_schema(schema.clone());
+    let mut theirs = ArrowBuilder::try_new_with_options(file.clone(), options)
+        .unwrap()
+        .with_batch_size(batch_size);
+    if let Some(selection) = selection {
+        let selectors: Vec<parquet::arrow::arrow_reader::RowSelector> = selection
+            .selectors()
+            .iter()
+            .map(|s| {
+                if s.skip {
+                    parquet::arrow::arrow_reader::RowSelector::skip(s.row_count)
+                } else {
+                    parquet::arrow::arrow_reader::RowSelector::select(s.row_count)
+                }
+            })
+            .collect();
+        theirs = theirs.with_row_selection(selectors.into());
+    }
+    let theirs: Vec<RecordBatch> = theirs.build().unwrap().map(|b| b.unwrap()).collect();
+    let rows = |batches: &[RecordBatch]| batches.iter().map(|b| b.num_rows()).sum::<usize>();
+    assert_eq!(rows(&ours), rows(&theirs), "{what}");
+    let (mut i, mut j, mut at_i, mut at_j) = (0, 0, 0, 0);
+    loop {
+        while i < ours.len() && at_i == ours[i].num_rows() {
+            (i, at_i) = (i + 1, 0);
+        }
+        while j < theirs.len() && at_j == theirs[j].num_rows() {
+            (j, at_j) = (j + 1, 0);
+        }
+        if i == ours.len() || j == theirs.len() {
+            break;
+        }
+        let n = (ours[i].num_rows() - at_i).min(theirs[j].num_rows() - at_j);
+        assert_eq!(
+            ours[i].slice(at_i, n).columns(),
+            theirs[j].slice(at_j, n).columns(),
+            "{what}, rows {at_i}.. of batch {i}"
+        );
+        at_i += n;
+        at_j += n;
+    }
+}
+
+/// Values of every length around the view's inline limit (12) and the block copy (32),
+/// some non-ASCII, runs of repeats (dictionary pages until the dictionary is full) and
+/// nulls.
+fn strings(rows: usize) -> Vec<Option<String>> {
+    (0..rows)
+        .map(|i| {
+            if i % 9 == 4 {
+                return None;
+            }
+            let len = (i * 7) % 41;
+            let mut s: String = (0..len)
+                .map(|k| (b'a' + ((i + k) % 26) as u8) as char)
+                .collect();
+            if i % 5 == 0 {
+                s.push('é');
+            }
+            if i < 200 {
+                s = format!("repeat {}", i % 6);
+            }
+            Some(s)
+        })
+        .collect()
+}
+
+fn selections(rows: usize) -> Vec<Option<RowSelection>> {
+    vec![
+        None,
+        Some(RowSelection::from(vec![
+            RowSelector::skip(5),
+            RowSelector::select(40),
+            RowSelector::skip(61),
+            RowSelector::select(3),
+            RowSelector::skip(1),
+            RowSelector::select(rows - 110),
+        ])),
+        Some(RowSelection::from_consecutive_ranges(
+            (0..rows).step_by(97).map(|s| s..s + 13),
+            rows,
+        )),
+    ]
+}
+
+#[test]
+fn strings_of_every_encoding_and_type_read_like_arrow_rs() {
+    let rows = 1500;
+    let values = strings(rows);
+    let text: ArrayRef = Arc::new(StringArray::from(values.clone()));
+    let bytes: ArrayRef = Arc::new(BinaryArray::from(
+        values
+            .iter()
+            .map(|v| v.as_ref().map(|v| v.as_bytes()))
+            .collect::<Vec<_>>(),
+    ));
+    for version in [WriterVersion::PARQUET_1_0, WriterVersion::PARQUET_2_0] {
+        let properties = small_pages(version)
+            .set_dictionary_page_size_limit(200)
+            .set_column_dictionary_enabled(ColumnPath::from("plain"), false)
+            .set_column_dictionary_enabled(ColumnPath::from("delta"), false)
+            .set_column_encoding(ColumnPath::from("delta"), Encoding::DELTA_LENGTH_BYTE_ARRAY)
+            .build();
+        for (column, string_type) in [
+            (&text, DataType::Utf8),
+            (&bytes, DataType::Binary),
+            (&text, DataType::LargeUtf8),
+            (&text, DataType::Utf8View),
+            (&bytes, DataType::BinaryView),
+        ] {
+            let batch = RecordBatch::try_from_iter([
+                ("plain", column.clone()),
+                ("delta", column.clone()),
+                ("dict", column.clone()),
+            ])
+            .unwrap();
+            let file = write(&batch, properties.clone());
+            let schema = Arc::new(Schema::new(
+                ["plain", "delta", "dict"]
+                    .map(|name| Field::new(name, string_type.clone(), true))
+                    .to_vec(),
+            ));
+            for batch_size in [1, 7, 64, 333, 2000] {
+                for selection in selections(rows) {
+                    both(&file, &schema, batch_size, selection);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn invalid_utf8_in_plain_and_delta_pages_is_an_error_naming_the_column() {
+    let values: Vec<Option<&[u8]>> = (0..100)
+        .map(|i| {
+            Some(if i == 77 {
+                b"bad \xc3(".as_slice()
+            } else {
+                b"fine".as_slice()
+            })
+        })
+        .collect();
+    let column: ArrayRef = Arc::new(BinaryArray::from(values));
+    for name in ["plain", "delta"] {
+        let batch = RecordBatch::try_from_iter([(name, column.clone())]).unwrap();
+        let properties = small_pages(WriterVersion::PARQUET_1_0)
+            .set_dictionary_enabled(false)
+            .set_column_encoding(ColumnPath::from("delta"), Encoding::DELTA_LENGTH_BYTE_ARRAY)
+            .build();
+        let file = write(&batch, properties);
+        for string_type in [DataType::Utf8, DataType::Utf8View] {
+            let schema = Arc::new(Schema::new(vec![Field::new(name, string_type, true)]));
+            let error = ParquetRecordBatchReaderBuilder::try_new(file.clone())
+                .unwrap()
+                .with_schema(schema)
+                .build()
+                .unwrap()
+                .find_map(|b| b.err())
+                .expect("an error")
+                .to_string();
+            assert!(
+                error.contains("UTF-8") && error.contains(name),
+                "{name}: {error}"
+            );
+        }
+    }
+}
+
+#[test]
+fn lists_with_runs_of_empty_and_null_lists_read_like_arrow_rs_across_pages() {
+    let rows = 1200;
+    let mut lists = ListBuilder::new(Int64Builder::new());
+    for i in 0..rows {
+        // Runs: 50 null lists, 50 empty lists, 50 one-element lists, then mixed.
+        match (i / 50) % 4 {
+            0 => lists.append(false),
+            1 => lists.append(true),
+            2 => {
+                lists.values().append_value(i as i64);
+                lists.append(true);
+            }
+            _ => {
+                for k in 0..i % 5 {
+                    lists.values().append_option((k != 2).then_some(k as i64));
+                }
+                lists.append(i % 7 != 0);
+            }
+        }
+    }
+    let batch = RecordBatch::try_from_iter([("l", Arc::new(lists.finish()) as ArrayRef)]).unwrap();
+    let schema = batch.schema();
+    for version in [WriterVersion::PARQUET_1_0, WriterVersion::PARQUET_2_0] {
+        for dictionary in [false, true] {
+            let properties = small_pages(version)
+                .set_dictionary_enabled(dictionary)
+                .build();
+            let file = write(&batch, properties);
+            for batch_size in [1, 13, 50, 128, 5000] {
+                for selection in selections(rows) {
+                    both(&file, &schema, batch_size, selection);
+                }
+            }
+        }
+    }
+}
