@@ -12,6 +12,8 @@
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef};
+use arrow_buffer::BooleanBufferBuilder;
+use arrow_buffer::bit_iterator::BitSliceIterator;
 use arrow_schema::{DataType, IntervalUnit, TimeUnit};
 use herringbone_codec::bloom::{self, SplitBlockBloomFilter};
 use herringbone_codec::compression::Codec;
@@ -20,7 +22,7 @@ use herringbone_codec::encoding::{
     plain,
 };
 use herringbone_codec::page::{DataPageV1, DataPageV2, PageWriter, WrittenPage};
-use herringbone_codec::rle::{LengthPrefix, RleEncoder};
+use herringbone_codec::rle::{self, LengthPrefix, RleEncoder};
 use herringbone_format::metadata::{
     BoundaryOrder, ColumnIndex, ColumnMetaData, Encoding, LogicalType, OffsetIndex,
     PageEncodingStats, PageLocation, PageType, SizeStatistics, Statistics, Type,
@@ -544,6 +546,106 @@ fn gather_range(array: &ArrayRef, start: usize, end: usize, info: &LeafInfo) -> 
     })
 }
 
+/// The values of an Arrow array whose physical form is a plain copy (see
+/// [`ColumnWriter::write_flat`]), downcast once per batch so that each run of valid
+/// slots costs one slice copy.
+enum Direct<'a> {
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+    F32(&'a [f32]),
+    F64(&'a [f64]),
+    Bytes32(&'a [i32], &'a [u8]),
+    Bytes64(&'a [i64], &'a [u8]),
+}
+
+impl<'a> Direct<'a> {
+    /// `None` for the types (or leaf kinds) that need a conversion per value.
+    fn of(array: &'a ArrayRef, info: &LeafInfo) -> Option<Direct<'a>> {
+        if info.kind != LeafKind::Plain {
+            return None;
+        }
+        Some(match array.data_type() {
+            // Each Arrow type is read through its own primitive type.
+            DataType::Int32 => Direct::I32(array.as_primitive::<Int32Type>().values()),
+            DataType::Date32 => Direct::I32(array.as_primitive::<Date32Type>().values()),
+            DataType::Time32(TimeUnit::Millisecond) => {
+                Direct::I32(array.as_primitive::<Time32MillisecondType>().values())
+            }
+            DataType::Int64 => Direct::I64(array.as_primitive::<Int64Type>().values()),
+            DataType::Time64(TimeUnit::Microsecond) => {
+                Direct::I64(array.as_primitive::<Time64MicrosecondType>().values())
+            }
+            DataType::Time64(TimeUnit::Nanosecond) => {
+                Direct::I64(array.as_primitive::<Time64NanosecondType>().values())
+            }
+            DataType::Float32 => Direct::F32(array.as_primitive::<Float32Type>().values()),
+            DataType::Float64 => Direct::F64(array.as_primitive::<Float64Type>().values()),
+            DataType::Utf8 => {
+                let a = array.as_string::<i32>();
+                Direct::Bytes32(a.value_offsets(), a.value_data())
+            }
+            DataType::LargeUtf8 => {
+                let a = array.as_string::<i64>();
+                Direct::Bytes64(a.value_offsets(), a.value_data())
+            }
+            DataType::Binary => {
+                let a = array.as_binary::<i32>();
+                Direct::Bytes32(a.value_offsets(), a.value_data())
+            }
+            DataType::LargeBinary => {
+                let a = array.as_binary::<i64>();
+                Direct::Bytes64(a.value_offsets(), a.value_data())
+            }
+            _ => return None,
+        })
+    }
+
+    /// Appends values `start..end` (`end` at most the array's length) to `out`, which
+    /// has the matching variant.
+    fn append(&self, out: &mut Values, start: usize, end: usize) {
+        fn bytes<O: arrow_array::OffsetSizeTrait>(
+            offsets: &[O],
+            data: &[u8],
+            start: usize,
+            end: usize,
+            out_offsets: &mut Vec<usize>,
+            out_data: &mut Vec<u8>,
+        ) {
+            let first = offsets[start].as_usize();
+            let last = offsets[end].as_usize();
+            let base = out_data.len();
+            out_data.extend_from_slice(&data[first..last]);
+            out_offsets.extend(
+                offsets[start + 1..=end]
+                    .iter()
+                    .map(|o| o.as_usize() - first + base),
+            );
+        }
+        match (self, out) {
+            (Direct::I32(v), Values::I32(o)) => o.extend_from_slice(&v[start..end]),
+            (Direct::I64(v), Values::I64(o)) => o.extend_from_slice(&v[start..end]),
+            (Direct::F32(v), Values::F32(o)) => o.extend_from_slice(&v[start..end]),
+            (Direct::F64(v), Values::F64(o)) => o.extend_from_slice(&v[start..end]),
+            (
+                Direct::Bytes32(offsets, data),
+                Values::Bytes {
+                    offsets: oo,
+                    data: od,
+                },
+            ) => bytes(offsets, data, start, end, oo, od),
+            (
+                Direct::Bytes64(offsets, data),
+                Values::Bytes {
+                    offsets: oo,
+                    data: od,
+                },
+            ) => bytes(offsets, data, start, end, oo, od),
+            // The physical type follows from the Arrow type, so the variants match.
+            _ => {}
+        }
+    }
+}
+
 fn bytes_of<'a>(indices: &[usize], value: impl Fn(usize) -> &'a [u8]) -> Values {
     let mut offsets = Vec::with_capacity(indices.len() + 1);
     offsets.push(0);
@@ -646,6 +748,11 @@ pub(crate) struct ColumnWriter {
     dictionary_used: bool,
     dictionary_active: bool,
     // The open page.
+    /// Level slots in the open page.
+    page_slots: usize,
+    /// Definition levels of the open page as validity bits, when it was filled by
+    /// [`ColumnWriter::write_flat`] (maximum definition level 1); `page_def` is then empty.
+    page_valid: BooleanBufferBuilder,
     page_def: Vec<i16>,
     page_rep: Vec<i16>,
     page_values: Values,
@@ -710,6 +817,8 @@ impl ColumnWriter {
             dictionary_active: dictionary.is_some(),
             dictionary,
             dictionary_used: false,
+            page_slots: 0,
+            page_valid: BooleanBufferBuilder::new(0),
             page_def: Vec::new(),
             page_rep: Vec::new(),
             page_values: Values::empty(physical, width),
@@ -736,10 +845,10 @@ impl ColumnWriter {
     }
 
     fn page_estimate(&self) -> usize {
-        if self.page_def.is_empty() {
+        if self.page_slots == 0 {
             return 0;
         }
-        let levels = self.page_def.len() * 2 / 8 + 1;
+        let levels = self.page_slots * 2 / 8 + 1;
         let values = if self.dictionary_active {
             let bits =
                 dictionary::bit_width_for(self.dictionary.as_ref().map_or(0, |d| d.values.len()));
@@ -752,6 +861,10 @@ impl ColumnWriter {
 
     /// Appends one batch of levels and values.
     pub fn write(&mut self, levels: &LeafLevels) -> Result<()> {
+        if !self.page_valid.is_empty() {
+            // The open page holds its levels as bits: close it rather than mix forms.
+            self.flush_page()?;
+        }
         // A dictionary array: values gathered through its keys, and dictionary indices
         // found once per distinct key rather than by hashing every value.
         let mut from_keys = None;
@@ -778,10 +891,21 @@ impl ColumnWriter {
             }
             values
         } else {
-            let range = levels
-                .contiguous
-                .then(|| gather_range(&levels.values, 0, levels.indices.len(), &self.info))
-                .flatten();
+            let range = if levels.contiguous {
+                gather_range(&levels.values, 0, levels.indices.len(), &self.info)
+            } else {
+                // Values of a list or struct child without nulls are one run of the
+                // leaf array (ascending by one): a slice copy instead of a gather.
+                match (levels.indices.first(), levels.indices.last()) {
+                    (Some(&first), Some(&last))
+                        if last.checked_sub(first) == Some(levels.indices.len() - 1)
+                            && levels.indices.windows(2).all(|w| w[1] == w[0] + 1) =>
+                    {
+                        gather_range(&levels.values, first, last + 1, &self.info)
+                    }
+                    _ => None,
+                }
+            };
             match range {
                 Some(values) => values,
                 None => gather(
@@ -869,6 +993,92 @@ impl ColumnWriter {
         Ok(())
     }
 
+    /// Appends a top-level leaf column (no lists or structs above it) straight from
+    /// its array, when the type is one [`Direct`] copies: the slots are the rows, the
+    /// definition levels (maximum 1) are the validity bits, kept as a bitmap and
+    /// encoded from it, and the present values are copied into the page as one slice
+    /// per run of valid slots. `Ok(false)` (nothing written) when this path does not
+    /// apply; the caller then goes through [`ColumnWriter::write`].
+    pub fn write_flat(&mut self, array: &ArrayRef, nullable: bool) -> Result<bool> {
+        if self.max_rep != 0 || self.max_def != i16::from(nullable) {
+            return Ok(false);
+        }
+        let Some(source) = Direct::of(array, &self.info) else {
+            return Ok(false);
+        };
+        if self.max_def > 0 && !self.page_def.is_empty() {
+            // The open page holds materialised levels: close it rather than mix forms.
+            self.flush_page()?;
+        }
+        let nulls = array.logical_nulls().filter(|n| n.null_count() > 0);
+        if let Some(n) = &nulls {
+            if !nullable {
+                return Err(Error::invalid_argument(format!(
+                    "a non-nullable field of type {} holds {} nulls",
+                    array.data_type(),
+                    n.null_count()
+                )));
+            }
+        }
+        let slots = array.len();
+        let mut start = 0;
+        while start < slots {
+            let row_room = self.page_row_limit.saturating_sub(self.page_rows).max(1);
+            let end = (start + row_room.min(PIECE_SLOTS)).min(slots);
+            let first_value = self.page_values.len();
+            match &nulls {
+                None => {
+                    if self.max_def > 0 {
+                        self.page_valid.append_n(end - start, true);
+                    }
+                    source.append(&mut self.page_values, start, end);
+                }
+                Some(n) => {
+                    let bits = n.validity();
+                    let offset = n.offset();
+                    self.page_valid
+                        .append_packed_range(offset + start..offset + end, bits);
+                    for (from, to) in BitSliceIterator::new(bits, offset + start, end - start) {
+                        source.append(&mut self.page_values, start + from, start + to);
+                    }
+                }
+            }
+            let last_value = self.page_values.len();
+            self.page_slots += end - start;
+            self.page_rows += end - start;
+            if let Some(bloom) = &mut self.bloom {
+                for i in first_value..last_value {
+                    bloom.insert_hash(self.page_values.bloom_hash(i));
+                }
+            }
+            if self.dictionary_active {
+                if let Some(dict) = &mut self.dictionary {
+                    dict.insert_range(
+                        &self.page_values,
+                        first_value,
+                        last_value,
+                        &mut self.page_indices,
+                    );
+                }
+            }
+            start = end;
+            if self.page_estimate() >= self.page_size_limit || self.page_rows >= self.page_row_limit
+            {
+                self.flush_page()?;
+            }
+            if self.dictionary_active
+                && self
+                    .dictionary
+                    .as_ref()
+                    .is_some_and(|d| d.values.plain_size() > self.dictionary_limit)
+            {
+                self.flush_page()?;
+                self.dictionary_active = false;
+            }
+        }
+        Ok(true)
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn append_piece(
         &mut self,
@@ -888,6 +1098,7 @@ impl ColumnWriter {
             ));
         }
         self.page_def.extend_from_slice(&levels.def[start..end]);
+        self.page_slots += end - start;
         if self.max_rep > 0 {
             // Without repetition the levels are all 0 and never encoded.
             self.page_rep.extend_from_slice(&levels.rep[start..end]);
@@ -917,10 +1128,11 @@ impl ColumnWriter {
 
     /// Encodes, compresses and writes the open page.
     fn flush_page(&mut self) -> Result<()> {
-        if self.page_def.is_empty() {
+        if self.page_slots == 0 {
             return Ok(());
         }
-        let num_slots = self.page_def.len();
+        let num_slots = self.page_slots;
+        let bitmap_levels = self.max_def > 0 && self.page_def.is_empty();
         let non_null = self.page_values.len();
         let null_count = num_slots - non_null;
         let prefix = match self.version {
@@ -929,7 +1141,15 @@ impl ColumnWriter {
         };
         self.scratch_def.clear();
         self.scratch_rep.clear();
-        if self.max_def > 0 {
+        if bitmap_levels {
+            // Maximum level 1: the levels are the validity bits, encoded as they are.
+            rle::encode_bitmap(
+                self.page_valid.as_slice(),
+                num_slots,
+                prefix,
+                &mut self.scratch_def,
+            );
+        } else if self.max_def > 0 {
             encode_levels(&self.page_def, self.max_def, prefix, &mut self.scratch_def);
         }
         if self.max_rep > 0 {
@@ -987,11 +1207,17 @@ impl ColumnWriter {
             min_max,
             null_count: null_count as i64,
             non_null,
-            def_histogram: histogram(&self.page_def, self.max_def),
+            def_histogram: if bitmap_levels {
+                vec![null_count as i64, non_null as i64]
+            } else {
+                histogram(&self.page_def, self.max_def)
+            },
             rep_histogram: histogram(&self.page_rep, self.max_rep),
             unencoded_bytes: self.page_values.unencoded_bytes(),
         });
         self.num_values += num_slots as i64;
+        self.page_slots = 0;
+        self.page_valid.truncate(0);
         self.page_def.clear();
         self.page_rep.clear();
         self.page_values.clear();
@@ -1251,11 +1477,9 @@ fn level_bit_width(max: i16) -> usize {
 }
 
 fn encode_levels(levels: &[i16], max: i16, prefix: LengthPrefix, out: &mut Vec<u8>) {
-    let mut encoder = RleEncoder::new(level_bit_width(max));
-    for &level in levels {
-        encoder.put(level as u64);
-    }
-    encoder.append_to(out, prefix);
+    // Levels are 0..=max (never negative): as u16 for the packing kernels.
+    let unsigned: Vec<u16> = levels.iter().map(|&l| l as u16).collect();
+    rle::encode_values(&unsigned, level_bit_width(max), prefix, out);
 }
 
 fn histogram(levels: &[i16], max: i16) -> Vec<i64> {
