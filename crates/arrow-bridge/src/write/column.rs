@@ -92,6 +92,26 @@ impl Values {
         }
     }
 
+    /// An empty [`Values`] of the same variant (and width) as `other`.
+    fn empty_like(other: &Values) -> Values {
+        match other {
+            Values::Bool(_) => Values::Bool(Vec::new()),
+            Values::I32(_) => Values::I32(Vec::new()),
+            Values::I64(_) => Values::I64(Vec::new()),
+            Values::I96(_) => Values::I96(Vec::new()),
+            Values::F32(_) => Values::F32(Vec::new()),
+            Values::F64(_) => Values::F64(Vec::new()),
+            Values::Bytes { .. } => Values::Bytes {
+                offsets: vec![0],
+                data: Vec::new(),
+            },
+            Values::Fixed { width, .. } => Values::Fixed {
+                width: *width,
+                data: Vec::new(),
+            },
+        }
+    }
+
     /// Number of values.
     pub fn len(&self) -> usize {
         match self {
@@ -204,11 +224,17 @@ impl Values {
         }
     }
 
-    /// Sum of BYTE_ARRAY value lengths (for size statistics).
-    fn unencoded_bytes(&self) -> Option<i64> {
+    /// Whether there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Sum of the lengths of BYTE_ARRAY values `start..end` (0 for other types; for
+    /// size statistics).
+    fn byte_len(&self, start: usize, end: usize) -> i64 {
         match self {
-            Values::Bytes { data, .. } => Some(data.len() as i64),
-            _ => None,
+            Values::Bytes { offsets, .. } if start < end => (offsets[end] - offsets[start]) as i64,
+            _ => 0,
         }
     }
 
@@ -753,7 +779,16 @@ pub(crate) struct ColumnWriter {
     /// Definition levels of the open page as validity bits, when it was filled by
     /// [`ColumnWriter::write_flat`] (maximum definition level 1); `page_def` is then empty.
     page_valid: BooleanBufferBuilder,
+    /// The open page was filled by [`ColumnWriter::write_flat`].
+    page_flat: bool,
     page_def: Vec<i16>,
+    /// Present values in the open page (`page_values` stays empty for the dictionary
+    /// pages [`ColumnWriter::write_flat`] fills: their indices are all they need).
+    page_non_null: usize,
+    /// Sum of the BYTE_ARRAY value lengths in the open page.
+    page_unencoded: i64,
+    /// One piece's values on their way into the dictionary.
+    piece_values: Values,
     page_rep: Vec<i16>,
     page_values: Values,
     page_indices: Vec<u32>,
@@ -819,7 +854,11 @@ impl ColumnWriter {
             dictionary_used: false,
             page_slots: 0,
             page_valid: BooleanBufferBuilder::new(0),
+            page_flat: false,
             page_def: Vec::new(),
+            page_non_null: 0,
+            page_unencoded: 0,
+            piece_values: Values::empty(physical, width),
             page_rep: Vec::new(),
             page_values: Values::empty(physical, width),
             page_indices: Vec::new(),
@@ -861,8 +900,9 @@ impl ColumnWriter {
 
     /// Appends one batch of levels and values.
     pub fn write(&mut self, levels: &LeafLevels) -> Result<()> {
-        if !self.page_valid.is_empty() {
-            // The open page holds its levels as bits: close it rather than mix forms.
+        if self.page_flat {
+            // The open page holds its levels as bits (and perhaps no values, only
+            // dictionary indices): close it rather than mix forms.
             self.flush_page()?;
         }
         // A dictionary array: values gathered through its keys, and dictionary indices
@@ -1006,7 +1046,7 @@ impl ColumnWriter {
         let Some(source) = Direct::of(array, &self.info) else {
             return Ok(false);
         };
-        if self.max_def > 0 && !self.page_def.is_empty() {
+        if self.page_slots > 0 && !self.page_flat {
             // The open page holds materialised levels: close it rather than mix forms.
             self.flush_page()?;
         }
@@ -1025,13 +1065,23 @@ impl ColumnWriter {
         while start < slots {
             let row_room = self.page_row_limit.saturating_sub(self.page_rows).max(1);
             let end = (start + row_room.min(PIECE_SLOTS)).min(slots);
-            let first_value = self.page_values.len();
+            // While the dictionary is on, the page needs only the indices: the piece's
+            // values go through a scratch buffer, and the page's bounds come from the
+            // dictionary entries it uses.
+            let dictionary = self.dictionary.as_mut().filter(|_| self.dictionary_active);
+            let target = if dictionary.is_some() {
+                self.piece_values.clear();
+                &mut self.piece_values
+            } else {
+                &mut self.page_values
+            };
+            let first_value = target.len();
             match &nulls {
                 None => {
                     if self.max_def > 0 {
                         self.page_valid.append_n(end - start, true);
                     }
-                    source.append(&mut self.page_values, start, end);
+                    source.append(target, start, end);
                 }
                 Some(n) => {
                     let bits = n.validity();
@@ -1039,27 +1089,23 @@ impl ColumnWriter {
                     self.page_valid
                         .append_packed_range(offset + start..offset + end, bits);
                     for (from, to) in BitSliceIterator::new(bits, offset + start, end - start) {
-                        source.append(&mut self.page_values, start + from, start + to);
+                        source.append(target, start + from, start + to);
                     }
                 }
             }
-            let last_value = self.page_values.len();
+            let last_value = target.len();
+            self.page_flat = true;
             self.page_slots += end - start;
             self.page_rows += end - start;
+            self.page_non_null += last_value - first_value;
+            self.page_unencoded += target.byte_len(first_value, last_value);
             if let Some(bloom) = &mut self.bloom {
                 for i in first_value..last_value {
-                    bloom.insert_hash(self.page_values.bloom_hash(i));
+                    bloom.insert_hash(target.bloom_hash(i));
                 }
             }
-            if self.dictionary_active {
-                if let Some(dict) = &mut self.dictionary {
-                    dict.insert_range(
-                        &self.page_values,
-                        first_value,
-                        last_value,
-                        &mut self.page_indices,
-                    );
-                }
+            if let Some(dict) = dictionary {
+                dict.insert_range(target, first_value, last_value, &mut self.page_indices);
             }
             start = end;
             if self.page_estimate() >= self.page_size_limit || self.page_rows >= self.page_row_limit
@@ -1106,6 +1152,8 @@ impl ColumnWriter {
         self.page_rows += rows;
         self.page_values
             .extend_range(values, value_start, value_end);
+        self.page_non_null += present;
+        self.page_unencoded += values.byte_len(value_start, value_end);
         if self.dictionary_active {
             if let Some(dict) = &mut self.dictionary {
                 match from_keys {
@@ -1132,8 +1180,8 @@ impl ColumnWriter {
             return Ok(());
         }
         let num_slots = self.page_slots;
-        let bitmap_levels = self.max_def > 0 && self.page_def.is_empty();
-        let non_null = self.page_values.len();
+        let bitmap_levels = self.max_def > 0 && self.page_flat;
+        let non_null = self.page_non_null;
         let null_count = num_slots - non_null;
         let prefix = match self.version {
             DataPageVersion::V1 => LengthPrefix::With,
@@ -1169,7 +1217,12 @@ impl ColumnWriter {
         let min_max = if self.statistics == StatisticsLevel::None {
             None
         } else {
-            statistics::min_max(&self.page_values, self.order)
+            match &self.dictionary {
+                Some(dict) if self.page_values.is_empty() && !self.page_indices.is_empty() => {
+                    dictionary_min_max(&dict.values, &self.page_indices, self.order)
+                }
+                _ => statistics::min_max(&self.page_values, self.order),
+            }
         };
         let header_statistics = (self.statistics == StatisticsLevel::Page)
             .then(|| self.to_statistics(min_max.as_ref(), null_count as i64));
@@ -1213,14 +1266,17 @@ impl ColumnWriter {
                 histogram(&self.page_def, self.max_def)
             },
             rep_histogram: histogram(&self.page_rep, self.max_rep),
-            unencoded_bytes: self.page_values.unencoded_bytes(),
+            unencoded_bytes: (self.physical == Type::BYTE_ARRAY).then_some(self.page_unencoded),
         });
         self.num_values += num_slots as i64;
         self.page_slots = 0;
+        self.page_flat = false;
         self.page_valid.truncate(0);
         self.page_def.clear();
         self.page_rep.clear();
         self.page_values.clear();
+        self.page_non_null = 0;
+        self.page_unencoded = 0;
         self.page_indices.clear();
         self.page_rows = 0;
         Ok(())
@@ -1470,6 +1526,44 @@ impl ColumnWriter {
             BoundaryOrder::UNORDERED
         }
     }
+}
+
+/// Bounds of a dictionary page's values from the dictionary entries its `indices` use:
+/// the minimum and maximum over the distinct values equal those over all values, and a
+/// page of 20,000 values often uses only a few hundred entries. Each used entry is
+/// marked once, then the marked entries are gathered (in dictionary order) and bounded.
+fn dictionary_min_max(dictionary: &Values, indices: &[u32], order: SortOrder) -> Option<MinMax> {
+    let len = dictionary.len();
+    let mut distinct = Values::empty_like(dictionary);
+    if len <= indices.len() * 4 {
+        let mut used = vec![false; len];
+        for &i in indices {
+            if let Some(u) = used.get_mut(i as usize) {
+                *u = true;
+            }
+        }
+        let mut i = 0;
+        while i < len {
+            if used[i] {
+                let start = i;
+                while i < len && used[i] {
+                    i += 1;
+                }
+                distinct.extend_range(dictionary, start, i);
+            } else {
+                i += 1;
+            }
+        }
+    } else {
+        // A large dictionary and a small page: the page's own values.
+        for &i in indices {
+            let i = i as usize;
+            if i < len {
+                distinct.extend_range(dictionary, i, i + 1);
+            }
+        }
+    }
+    statistics::min_max(&distinct, order)
 }
 
 fn level_bit_width(max: i16) -> usize {
