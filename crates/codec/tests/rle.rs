@@ -345,9 +345,8 @@ proptest! {
         let mut out = vec![7u8];
         encode_values(&narrow, width, prefix, &mut out);
         let stream = if prefixed {
-            let (decoder, used) = RleDecoder::with_length_prefix(&out[1..], width).unwrap();
+            let (_, used) = RleDecoder::with_length_prefix(&out[1..], width).unwrap();
             prop_assert_eq!(used, out.len() - 1);
-            drop(decoder);
             &out[5..]
         } else {
             &out[1..]
