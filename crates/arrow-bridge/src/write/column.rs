@@ -18,8 +18,7 @@ use arrow_schema::{DataType, IntervalUnit, TimeUnit};
 use herringbone_codec::bloom::{self, SplitBlockBloomFilter};
 use herringbone_codec::compression::Codec;
 use herringbone_codec::encoding::{
-    byte_stream_split, delta_binary_packed, delta_byte_array, delta_length_byte_array, dictionary,
-    plain,
+    byte_stream_split, delta_binary_packed, delta_byte_array, dictionary, plain,
 };
 use herringbone_codec::page::{DataPageV1, DataPageV2, PageWriter, WrittenPage};
 use herringbone_codec::rle::{self, LengthPrefix, RleEncoder};
@@ -274,9 +273,21 @@ impl Values {
             }
             (Encoding::DELTA_BINARY_PACKED, Values::I32(v)) => delta_binary_packed::encode(v, out),
             (Encoding::DELTA_BINARY_PACKED, Values::I64(v)) => delta_binary_packed::encode(v, out),
-            (Encoding::DELTA_LENGTH_BYTE_ARRAY, Values::Bytes { .. }) => {
-                let slices: Vec<&[u8]> = self.byte_values().collect();
-                delta_length_byte_array::encode(&slices, out)?;
+            (Encoding::DELTA_LENGTH_BYTE_ARRAY, Values::Bytes { offsets, data }) => {
+                // The lengths from the offsets, the bytes as one block: the values are
+                // already back to back, as DELTA_LENGTH_BYTE_ARRAY stores them.
+                let lengths = offsets
+                    .windows(2)
+                    .map(|w| {
+                        i32::try_from(w[1] - w[0]).map_err(|_| {
+                            Error::invalid_argument(
+                                "DELTA_LENGTH_BYTE_ARRAY value longer than 2 GiB",
+                            )
+                        })
+                    })
+                    .collect::<Result<Vec<i32>>>()?;
+                delta_binary_packed::encode(&lengths, out);
+                out.extend_from_slice(data);
             }
             (Encoding::DELTA_BYTE_ARRAY, Values::Bytes { .. } | Values::Fixed { .. }) => {
                 let slices: Vec<&[u8]> = self.byte_values().collect();
