@@ -192,23 +192,37 @@ impl<W: Write + Send> ArrowWriter<W> {
 
     fn write_rows(&mut self, batch: &RecordBatch) -> Result<()> {
         for (field, array) in self.parquet.fields.iter().zip(batch.columns()) {
+            if let schema::WriteKind::Leaf(index) = field.kind {
+                // A top-level leaf: levels from the validity bitmap, values by the slice.
+                let written = self.columns[index]
+                    .write_flat(array, field.nullable)
+                    .map_err(|e| self.column_context(index, e))?;
+                if written {
+                    continue;
+                }
+            }
             let leaves = levels::compute_levels(field, array)?;
             let mut indices = Vec::new();
             field.leaves(&mut indices);
             for (leaf, index) in leaves.iter().zip(indices) {
-                self.columns[index].write(leaf).map_err(|e| {
-                    let path = self
-                        .parquet
-                        .descriptor
-                        .column(index)
-                        .map(|c| c.path().dotted())
-                        .unwrap_or_default();
-                    e.context(format!("column {path}"))
-                })?;
+                self.columns[index]
+                    .write(leaf)
+                    .map_err(|e| self.column_context(index, e))?;
             }
         }
         self.rows_in_group += batch.num_rows();
         Ok(())
+    }
+
+    /// `e` with the dotted path of leaf column `index` as context.
+    fn column_context(&self, index: usize, e: Error) -> Error {
+        let path = self
+            .parquet
+            .descriptor
+            .column(index)
+            .map(|c| c.path().dotted())
+            .unwrap_or_default();
+        e.context(format!("column {path}"))
     }
 
     /// Closes the row group in progress (nothing happens when it is empty).

@@ -262,3 +262,154 @@ fn statistics_page_index_and_bloom_filters_agree_with_the_data() {
         }
     }
 }
+
+/// Validity with long valid and null runs, alternating stretches and a sparse tail, so
+/// that pages and pieces start and end inside runs.
+fn flat_validity(n: usize) -> Vec<bool> {
+    (0..n)
+        .map(|i| match i {
+            0..100 => true,
+            100..137 => false,
+            137..187 => i % 2 == 0,
+            187..487 => false,
+            487..700 => true,
+            _ => i % 7 != 3,
+        })
+        .collect()
+}
+
+/// `read` (batches in file order) holds the rows of `expected`.
+fn assert_batches_eq(read: &[RecordBatch], expected: &RecordBatch, page_rows: usize) {
+    let mut offset = 0;
+    for b in read {
+        assert_eq!(
+            b,
+            &expected.slice(offset, b.num_rows()),
+            "page rows {page_rows}"
+        );
+        offset += b.num_rows();
+    }
+    assert_eq!(offset, expected.num_rows());
+}
+
+/// Top-level optional columns write their definition levels straight from the validity
+/// bitmap and copy values run by run: check the page index (null counts, definition
+/// level histograms, null pages), the chunk's size statistics and the values read back,
+/// for arrays sliced at offsets that are not byte-aligned, over several page sizes.
+#[test]
+fn flat_columns_levels_from_bitmaps_at_run_and_page_boundaries() {
+    let n = 1200;
+    let valid = flat_validity(n);
+    let ints: Int32Array = (0..n).map(|i| valid[i].then_some(i as i32 - 50)).collect();
+    let doubles: Float64Array = (0..n).map(|i| valid[i].then_some(i as f64 / 4.0)).collect();
+    let strings: LargeStringArray = (0..n)
+        .map(|i| valid[i].then(|| format!("v{}", i % 13)))
+        .collect();
+    let all_null = Int64Array::from(vec![None::<i64>; n]);
+    let no_null = Int64Array::from((0..n as i64).collect::<Vec<_>>());
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("i", DataType::Int32, true),
+        Field::new("d", DataType::Float64, true),
+        Field::new("s", DataType::LargeUtf8, true),
+        Field::new("z", DataType::Int64, true),
+        Field::new("o", DataType::Int64, true),
+        Field::new("r", DataType::Int64, false),
+    ]));
+    let whole = RecordBatch::try_new(
+        schema.clone(),
+        vec![
+            Arc::new(ints),
+            Arc::new(doubles),
+            Arc::new(strings),
+            Arc::new(all_null),
+            Arc::new(no_null.clone()),
+            Arc::new(no_null),
+        ],
+    )
+    .unwrap();
+    // Rows 3..1190 in two batches that start at bit offsets 3 and 508.
+    let expected = whole.slice(3, 1187);
+    let parts = [whole.slice(3, 505), whole.slice(508, 682)];
+    for (page_rows, dictionary, version) in [
+        (1, false, DataPageVersion::V1),
+        (7, true, DataPageVersion::V1),
+        (64, false, DataPageVersion::V2),
+        (100, true, DataPageVersion::V2),
+        (300, false, DataPageVersion::V1),
+        (20_000, true, DataPageVersion::V1),
+    ] {
+        let props = WriterProperties::builder()
+            .set_data_page_row_limit(page_rows)
+            .set_dictionary_enabled(dictionary)
+            .set_data_page_version(version)
+            .set_statistics(StatisticsLevel::Page)
+            .build();
+        let mut file = Vec::new();
+        let mut writer = ArrowWriter::try_new(&mut file, schema.clone(), Some(props)).unwrap();
+        for part in &parts {
+            writer.write(part).unwrap();
+        }
+        writer.close().unwrap();
+
+        let read: Vec<RecordBatch> =
+            parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(Bytes::from(
+                file.clone(),
+            ))
+            .unwrap()
+            .build()
+            .unwrap()
+            .map(|b| b.unwrap())
+            .collect();
+        assert_batches_eq(&read, &expected, page_rows);
+        let ours: Vec<RecordBatch> =
+            herringbone_arrow_bridge::ParquetRecordBatchReaderBuilder::try_new(Bytes::from(
+                file.clone(),
+            ))
+            .unwrap()
+            .build()
+            .unwrap()
+            .map(|b| b.unwrap())
+            .collect();
+        assert_batches_eq(&ours, &expected, page_rows);
+
+        let reader = open(file);
+        let meta = reader.metadata();
+        let column_index = meta.column_index().expect("column index");
+        let offset_index = meta.offset_index().expect("offset index");
+        for c in 0..schema.fields().len() {
+            let column = expected.column(c);
+            let chunk = meta.row_group(0).column(c);
+            let nulls = column.null_count() as i64;
+            let present = column.len() as i64 - nulls;
+            if c == 5 {
+                // Required: no definition levels at all.
+                assert!(chunk.definition_level_histogram().is_none());
+                continue;
+            }
+            assert_eq!(
+                chunk.definition_level_histogram().unwrap().values(),
+                [nulls, present],
+                "column {c}, page rows {page_rows}"
+            );
+            let locations = offset_index[0][c].page_locations();
+            let expected_pages = column.len().div_ceil(page_rows.min(column.len()));
+            assert!(locations.len() >= expected_pages, "column {c}");
+            for (p, loc) in locations.iter().enumerate() {
+                let first = loc.first_row_index as usize;
+                let last = locations
+                    .get(p + 1)
+                    .map_or(column.len(), |next| next.first_row_index as usize);
+                let page_nulls = (first..last).filter(|&i| column.is_null(i)).count() as i64;
+                let page_present = (last - first) as i64 - page_nulls;
+                let index = &column_index[0][c];
+                assert_eq!(index.null_count(p), Some(page_nulls), "column {c} page {p}");
+                assert_eq!(
+                    index.definition_level_histogram(p),
+                    Some(&[page_nulls, page_present][..]),
+                    "column {c} page {p}"
+                );
+                assert_eq!(index.is_null_page(p), page_present == 0);
+            }
+        }
+    }
+}

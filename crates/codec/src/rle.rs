@@ -688,6 +688,202 @@ impl RleEncoder {
     }
 }
 
+/// Appends the 4-byte length placeholder when `prefix` asks for one; returns where the
+/// stream starts, for [`close_prefix`].
+fn open_prefix(out: &mut Vec<u8>, prefix: LengthPrefix) -> usize {
+    if prefix == LengthPrefix::With {
+        out.extend_from_slice(&[0; 4]);
+    }
+    out.len()
+}
+
+/// Fills the length placeholder [`open_prefix`] reserved.
+fn close_prefix(out: &mut [u8], start: usize, prefix: LengthPrefix) {
+    if prefix == LengthPrefix::With {
+        let len = (out.len() - start) as u32;
+        out[start - 4..start].copy_from_slice(&len.to_le_bytes());
+    }
+}
+
+/// Appends a bit-packed run of `values` (the last group padded with zeros): the header
+/// is a ULEB128 of the group count, so one run covers any number of groups (readers
+/// take the header as a varint; the 63-group limit of [`RleEncoder`] only keeps its
+/// reserved header to one byte).
+fn literal_run<T: BitPackable>(values: &[T], bit_width: usize, out: &mut Vec<u8>) {
+    if values.is_empty() {
+        return;
+    }
+    let groups = values.len().div_ceil(8);
+    write_uleb128(((groups as u64) << 1) | 1, out);
+    let end = out.len() + groups * bit_width;
+    bitpack::pack(values, bit_width, out).expect("bit width checked by the caller");
+    // The partial last group is padded to whole groups of `bit_width` bytes.
+    out.resize(end, 0);
+}
+
+/// Appends a repeated run of `count` copies of `value`.
+fn repeated_run(value: u64, count: usize, bit_width: usize, out: &mut Vec<u8>) {
+    write_uleb128((count as u64) << 1, out);
+    out.extend_from_slice(&value.to_le_bytes()[..bit_width.div_ceil(8)]);
+}
+
+/// Appends `values` RLE / bit-packing hybrid encoded at `bit_width` bits, in one pass
+/// over the slice instead of one [`RleEncoder::put`] per value: every aligned group of 8
+/// equal values starts a repeated run that extends as far as the value repeats; the
+/// groups in between are bit-packed as one run with the width's packing kernel. With
+/// [`LengthPrefix::With`] the stream is preceded by its 4-byte length. Bits of a value
+/// above `bit_width` are ignored.
+///
+/// ```
+/// use herringbone_codec::rle::{encode_values, LengthPrefix, RleDecoder};
+/// let levels: Vec<u16> = (0..100).map(|i| if i < 50 { 1 } else { i % 3 }).collect();
+/// let mut bytes = Vec::new();
+/// encode_values(&levels, 2, LengthPrefix::Without, &mut bytes);
+/// let mut decoded = vec![0u16; 100];
+/// RleDecoder::new(&bytes, 2).unwrap().get_batch(&mut decoded).unwrap();
+/// assert_eq!(decoded, levels);
+/// ```
+///
+/// # Panics
+/// If `bit_width` exceeds the bits of `T` (a programming error, as in [`RleEncoder::new`]).
+pub fn encode_values<T: BitPackable>(
+    values: &[T],
+    bit_width: usize,
+    prefix: LengthPrefix,
+    out: &mut Vec<u8>,
+) {
+    assert!(
+        bit_width <= T::BITS,
+        "RLE bit width {bit_width} > {}",
+        T::BITS
+    );
+    let mask = bitpack::mask(bit_width);
+    let start = open_prefix(out, prefix);
+    let n = values.len();
+    let mut literal_start = 0;
+    let mut i = 0;
+    while i + 8 <= n {
+        let v = values[i];
+        if values[i + 1..i + 8].iter().all(|&x| x == v) {
+            let mut end = i + 8;
+            while end < n && values[end] == v {
+                end += 1;
+            }
+            literal_run(&values[literal_start..i], bit_width, out);
+            repeated_run(v.to_u64() & mask, end - i, bit_width, out);
+            i = end;
+            literal_start = end;
+        } else {
+            i += 8;
+        }
+    }
+    if i < n && literal_start == i && values[i..].iter().all(|&x| x == values[i]) {
+        // A short equal tail after a repeated run (or alone): one repeated run.
+        repeated_run(values[i].to_u64() & mask, n - i, bit_width, out);
+    } else {
+        literal_run(&values[literal_start..], bit_width, out);
+    }
+    close_prefix(out, start, prefix);
+}
+
+/// Appends `len` values of bit width 1 given as an LSB-first bitmap (`bits`, starting
+/// at bit 0, Arrow's validity layout), RLE / bit-packing hybrid encoded without
+/// materialising a value per bit: runs of equal bits are measured a 64-bit word at a
+/// time (trailing zeros / ones), a run of 8 or more becomes a repeated run as with the
+/// reference encoders, and each group of 8 bits in between is one byte shifted out of
+/// the bitmap into a bit-packed run. A definition level with maximum 1 is the validity
+/// bit, so this encodes such levels straight from a validity bitmap. Bits past `len`
+/// are ignored.
+///
+/// ```
+/// use herringbone_codec::rle::{encode_bitmap, LengthPrefix, RleDecoder};
+/// let bits = [0xff, 0xff, 0xff, 0b0101_0101, 0x01];
+/// let mut bytes = Vec::new();
+/// encode_bitmap(&bits, 33, LengthPrefix::Without, &mut bytes);
+/// let mut decoded = vec![0u8; 33];
+/// RleDecoder::new(&bytes, 1).unwrap().get_batch(&mut decoded).unwrap();
+/// assert!(decoded[..24].iter().all(|&b| b == 1));
+/// assert_eq!(decoded[24..], [1, 0, 1, 0, 1, 0, 1, 0, 1]);
+/// ```
+///
+/// # Panics
+/// If `bits` holds fewer than `len` bits.
+pub fn encode_bitmap(bits: &[u8], len: usize, prefix: LengthPrefix, out: &mut Vec<u8>) {
+    assert!(bits.len() * 8 >= len, "bitmap shorter than {len} bits");
+    let start = open_prefix(out, prefix);
+    // Up to 64 bits from bit `p`, zero past `len`.
+    let word_at = |p: usize| -> u64 {
+        let b = p / 8;
+        let shift = p % 8;
+        let mut raw = [0u8; 16];
+        let avail = bits.len().saturating_sub(b).min(9);
+        raw[..avail].copy_from_slice(&bits[b..b + avail]);
+        let lo = u64::from_le_bytes(raw[..8].try_into().expect("8 bytes"));
+        let mut word = lo >> shift;
+        if shift > 0 {
+            word |= u64::from(raw[8]) << (64 - shift);
+        }
+        let left = len - p;
+        if left < 64 {
+            word & bitpack::mask(left)
+        } else {
+            word
+        }
+    };
+    // Length of the run of equal bits at `p` (at least 1), and the bit.
+    let run_at = |p: usize| -> (usize, bool) {
+        let bit = word_at(p) & 1 == 1;
+        let mut q = p;
+        loop {
+            let word = word_at(q);
+            let same = if bit {
+                (!word).trailing_zeros()
+            } else {
+                word.trailing_zeros()
+            } as usize;
+            let left = len - q;
+            if same < 64 || left <= 64 {
+                return ((q + same).min(len) - p, bit);
+            }
+            q += 64;
+        }
+    };
+    let mut literal_groups = 0usize;
+    let mut header_pos = out.len();
+    let close_literal = |groups: &mut usize, header_pos: usize, out: &mut Vec<u8>| {
+        if *groups > 0 {
+            // The header was reserved as one byte; a longer varint shifts the bytes.
+            let mut header = Vec::with_capacity(4);
+            write_uleb128(((*groups as u64) << 1) | 1, &mut header);
+            out[header_pos] = header[0];
+            if header.len() > 1 {
+                let tail = header[1..].to_vec();
+                out.splice(header_pos + 1..header_pos + 1, tail);
+            }
+            *groups = 0;
+        }
+    };
+    let mut p = 0;
+    while p < len {
+        let (run, bit) = run_at(p);
+        if run >= 8 {
+            close_literal(&mut literal_groups, header_pos, out);
+            repeated_run(u64::from(bit), run, 1, out);
+            p += run;
+            continue;
+        }
+        if literal_groups == 0 {
+            header_pos = out.len();
+            out.push(0);
+        }
+        out.push(word_at(p) as u8);
+        literal_groups += 1;
+        p += 8;
+    }
+    close_literal(&mut literal_groups, header_pos, out);
+    close_prefix(out, start, prefix);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

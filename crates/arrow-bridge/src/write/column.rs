@@ -12,15 +12,16 @@
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef};
+use arrow_buffer::BooleanBufferBuilder;
+use arrow_buffer::bit_iterator::BitSliceIterator;
 use arrow_schema::{DataType, IntervalUnit, TimeUnit};
 use herringbone_codec::bloom::{self, SplitBlockBloomFilter};
 use herringbone_codec::compression::Codec;
 use herringbone_codec::encoding::{
-    byte_stream_split, delta_binary_packed, delta_byte_array, delta_length_byte_array, dictionary,
-    plain,
+    byte_stream_split, delta_binary_packed, delta_byte_array, dictionary, plain,
 };
 use herringbone_codec::page::{DataPageV1, DataPageV2, PageWriter, WrittenPage};
-use herringbone_codec::rle::{LengthPrefix, RleEncoder};
+use herringbone_codec::rle::{self, LengthPrefix, RleEncoder};
 use herringbone_format::metadata::{
     BoundaryOrder, ColumnIndex, ColumnMetaData, Encoding, LogicalType, OffsetIndex,
     PageEncodingStats, PageLocation, PageType, SizeStatistics, Statistics, Type,
@@ -85,6 +86,26 @@ impl Values {
             },
             _ => Values::Fixed {
                 width: width.max(1),
+                data: Vec::new(),
+            },
+        }
+    }
+
+    /// An empty [`Values`] of the same variant (and width) as `other`.
+    fn empty_like(other: &Values) -> Values {
+        match other {
+            Values::Bool(_) => Values::Bool(Vec::new()),
+            Values::I32(_) => Values::I32(Vec::new()),
+            Values::I64(_) => Values::I64(Vec::new()),
+            Values::I96(_) => Values::I96(Vec::new()),
+            Values::F32(_) => Values::F32(Vec::new()),
+            Values::F64(_) => Values::F64(Vec::new()),
+            Values::Bytes { .. } => Values::Bytes {
+                offsets: vec![0],
+                data: Vec::new(),
+            },
+            Values::Fixed { width, .. } => Values::Fixed {
+                width: *width,
                 data: Vec::new(),
             },
         }
@@ -202,11 +223,17 @@ impl Values {
         }
     }
 
-    /// Sum of BYTE_ARRAY value lengths (for size statistics).
-    fn unencoded_bytes(&self) -> Option<i64> {
+    /// Whether there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Sum of the lengths of BYTE_ARRAY values `start..end` (0 for other types; for
+    /// size statistics).
+    fn byte_len(&self, start: usize, end: usize) -> i64 {
         match self {
-            Values::Bytes { data, .. } => Some(data.len() as i64),
-            _ => None,
+            Values::Bytes { offsets, .. } if start < end => (offsets[end] - offsets[start]) as i64,
+            _ => 0,
         }
     }
 
@@ -246,9 +273,21 @@ impl Values {
             }
             (Encoding::DELTA_BINARY_PACKED, Values::I32(v)) => delta_binary_packed::encode(v, out),
             (Encoding::DELTA_BINARY_PACKED, Values::I64(v)) => delta_binary_packed::encode(v, out),
-            (Encoding::DELTA_LENGTH_BYTE_ARRAY, Values::Bytes { .. }) => {
-                let slices: Vec<&[u8]> = self.byte_values().collect();
-                delta_length_byte_array::encode(&slices, out)?;
+            (Encoding::DELTA_LENGTH_BYTE_ARRAY, Values::Bytes { offsets, data }) => {
+                // The lengths from the offsets, the bytes as one block: the values are
+                // already back to back, as DELTA_LENGTH_BYTE_ARRAY stores them.
+                let lengths = offsets
+                    .windows(2)
+                    .map(|w| {
+                        i32::try_from(w[1] - w[0]).map_err(|_| {
+                            Error::invalid_argument(
+                                "DELTA_LENGTH_BYTE_ARRAY value longer than 2 GiB",
+                            )
+                        })
+                    })
+                    .collect::<Result<Vec<i32>>>()?;
+                delta_binary_packed::encode(&lengths, out);
+                out.extend_from_slice(data);
             }
             (Encoding::DELTA_BYTE_ARRAY, Values::Bytes { .. } | Values::Fixed { .. }) => {
                 let slices: Vec<&[u8]> = self.byte_values().collect();
@@ -544,6 +583,106 @@ fn gather_range(array: &ArrayRef, start: usize, end: usize, info: &LeafInfo) -> 
     })
 }
 
+/// The values of an Arrow array whose physical form is a plain copy (see
+/// [`ColumnWriter::write_flat`]), downcast once per batch so that each run of valid
+/// slots costs one slice copy.
+enum Direct<'a> {
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+    F32(&'a [f32]),
+    F64(&'a [f64]),
+    Bytes32(&'a [i32], &'a [u8]),
+    Bytes64(&'a [i64], &'a [u8]),
+}
+
+impl<'a> Direct<'a> {
+    /// `None` for the types (or leaf kinds) that need a conversion per value.
+    fn of(array: &'a ArrayRef, info: &LeafInfo) -> Option<Direct<'a>> {
+        if info.kind != LeafKind::Plain {
+            return None;
+        }
+        Some(match array.data_type() {
+            // Each Arrow type is read through its own primitive type.
+            DataType::Int32 => Direct::I32(array.as_primitive::<Int32Type>().values()),
+            DataType::Date32 => Direct::I32(array.as_primitive::<Date32Type>().values()),
+            DataType::Time32(TimeUnit::Millisecond) => {
+                Direct::I32(array.as_primitive::<Time32MillisecondType>().values())
+            }
+            DataType::Int64 => Direct::I64(array.as_primitive::<Int64Type>().values()),
+            DataType::Time64(TimeUnit::Microsecond) => {
+                Direct::I64(array.as_primitive::<Time64MicrosecondType>().values())
+            }
+            DataType::Time64(TimeUnit::Nanosecond) => {
+                Direct::I64(array.as_primitive::<Time64NanosecondType>().values())
+            }
+            DataType::Float32 => Direct::F32(array.as_primitive::<Float32Type>().values()),
+            DataType::Float64 => Direct::F64(array.as_primitive::<Float64Type>().values()),
+            DataType::Utf8 => {
+                let a = array.as_string::<i32>();
+                Direct::Bytes32(a.value_offsets(), a.value_data())
+            }
+            DataType::LargeUtf8 => {
+                let a = array.as_string::<i64>();
+                Direct::Bytes64(a.value_offsets(), a.value_data())
+            }
+            DataType::Binary => {
+                let a = array.as_binary::<i32>();
+                Direct::Bytes32(a.value_offsets(), a.value_data())
+            }
+            DataType::LargeBinary => {
+                let a = array.as_binary::<i64>();
+                Direct::Bytes64(a.value_offsets(), a.value_data())
+            }
+            _ => return None,
+        })
+    }
+
+    /// Appends values `start..end` (`end` at most the array's length) to `out`, which
+    /// has the matching variant.
+    fn append(&self, out: &mut Values, start: usize, end: usize) {
+        fn bytes<O: arrow_array::OffsetSizeTrait>(
+            offsets: &[O],
+            data: &[u8],
+            start: usize,
+            end: usize,
+            out_offsets: &mut Vec<usize>,
+            out_data: &mut Vec<u8>,
+        ) {
+            let first = offsets[start].as_usize();
+            let last = offsets[end].as_usize();
+            let base = out_data.len();
+            out_data.extend_from_slice(&data[first..last]);
+            out_offsets.extend(
+                offsets[start + 1..=end]
+                    .iter()
+                    .map(|o| o.as_usize() - first + base),
+            );
+        }
+        match (self, out) {
+            (Direct::I32(v), Values::I32(o)) => o.extend_from_slice(&v[start..end]),
+            (Direct::I64(v), Values::I64(o)) => o.extend_from_slice(&v[start..end]),
+            (Direct::F32(v), Values::F32(o)) => o.extend_from_slice(&v[start..end]),
+            (Direct::F64(v), Values::F64(o)) => o.extend_from_slice(&v[start..end]),
+            (
+                Direct::Bytes32(offsets, data),
+                Values::Bytes {
+                    offsets: oo,
+                    data: od,
+                },
+            ) => bytes(offsets, data, start, end, oo, od),
+            (
+                Direct::Bytes64(offsets, data),
+                Values::Bytes {
+                    offsets: oo,
+                    data: od,
+                },
+            ) => bytes(offsets, data, start, end, oo, od),
+            // The physical type follows from the Arrow type, so the variants match.
+            _ => {}
+        }
+    }
+}
+
 fn bytes_of<'a>(indices: &[usize], value: impl Fn(usize) -> &'a [u8]) -> Values {
     let mut offsets = Vec::with_capacity(indices.len() + 1);
     offsets.push(0);
@@ -646,7 +785,21 @@ pub(crate) struct ColumnWriter {
     dictionary_used: bool,
     dictionary_active: bool,
     // The open page.
+    /// Level slots in the open page.
+    page_slots: usize,
+    /// Definition levels of the open page as validity bits, when it was filled by
+    /// [`ColumnWriter::write_flat`] (maximum definition level 1); `page_def` is then empty.
+    page_valid: BooleanBufferBuilder,
+    /// The open page was filled by [`ColumnWriter::write_flat`].
+    page_flat: bool,
     page_def: Vec<i16>,
+    /// Present values in the open page (`page_values` stays empty for the dictionary
+    /// pages [`ColumnWriter::write_flat`] fills: their indices are all they need).
+    page_non_null: usize,
+    /// Sum of the BYTE_ARRAY value lengths in the open page.
+    page_unencoded: i64,
+    /// One piece's values on their way into the dictionary.
+    piece_values: Values,
     page_rep: Vec<i16>,
     page_values: Values,
     page_indices: Vec<u32>,
@@ -710,7 +863,13 @@ impl ColumnWriter {
             dictionary_active: dictionary.is_some(),
             dictionary,
             dictionary_used: false,
+            page_slots: 0,
+            page_valid: BooleanBufferBuilder::new(0),
+            page_flat: false,
             page_def: Vec::new(),
+            page_non_null: 0,
+            page_unencoded: 0,
+            piece_values: Values::empty(physical, width),
             page_rep: Vec::new(),
             page_values: Values::empty(physical, width),
             page_indices: Vec::new(),
@@ -736,10 +895,10 @@ impl ColumnWriter {
     }
 
     fn page_estimate(&self) -> usize {
-        if self.page_def.is_empty() {
+        if self.page_slots == 0 {
             return 0;
         }
-        let levels = self.page_def.len() * 2 / 8 + 1;
+        let levels = self.page_slots * 2 / 8 + 1;
         let values = if self.dictionary_active {
             let bits =
                 dictionary::bit_width_for(self.dictionary.as_ref().map_or(0, |d| d.values.len()));
@@ -752,6 +911,11 @@ impl ColumnWriter {
 
     /// Appends one batch of levels and values.
     pub fn write(&mut self, levels: &LeafLevels) -> Result<()> {
+        if self.page_flat {
+            // The open page holds its levels as bits (and perhaps no values, only
+            // dictionary indices): close it rather than mix forms.
+            self.flush_page()?;
+        }
         // A dictionary array: values gathered through its keys, and dictionary indices
         // found once per distinct key rather than by hashing every value.
         let mut from_keys = None;
@@ -778,10 +942,21 @@ impl ColumnWriter {
             }
             values
         } else {
-            let range = levels
-                .contiguous
-                .then(|| gather_range(&levels.values, 0, levels.indices.len(), &self.info))
-                .flatten();
+            let range = if levels.contiguous {
+                gather_range(&levels.values, 0, levels.indices.len(), &self.info)
+            } else {
+                // Values of a list or struct child without nulls are one run of the
+                // leaf array (ascending by one): a slice copy instead of a gather.
+                match (levels.indices.first(), levels.indices.last()) {
+                    (Some(&first), Some(&last))
+                        if last.checked_sub(first) == Some(levels.indices.len() - 1)
+                            && levels.indices.windows(2).all(|w| w[1] == w[0] + 1) =>
+                    {
+                        gather_range(&levels.values, first, last + 1, &self.info)
+                    }
+                    _ => None,
+                }
+            };
             match range {
                 Some(values) => values,
                 None => gather(
@@ -869,6 +1044,98 @@ impl ColumnWriter {
         Ok(())
     }
 
+    /// Appends a top-level leaf column (no lists or structs above it) straight from
+    /// its array, when the type is one [`Direct`] copies: the slots are the rows, the
+    /// definition levels (maximum 1) are the validity bits, kept as a bitmap and
+    /// encoded from it, and the present values are copied into the page as one slice
+    /// per run of valid slots. `Ok(false)` (nothing written) when this path does not
+    /// apply; the caller then goes through [`ColumnWriter::write`].
+    pub fn write_flat(&mut self, array: &ArrayRef, nullable: bool) -> Result<bool> {
+        if self.max_rep != 0 || self.max_def != i16::from(nullable) {
+            return Ok(false);
+        }
+        let Some(source) = Direct::of(array, &self.info) else {
+            return Ok(false);
+        };
+        if self.page_slots > 0 && !self.page_flat {
+            // The open page holds materialised levels: close it rather than mix forms.
+            self.flush_page()?;
+        }
+        let nulls = array.logical_nulls().filter(|n| n.null_count() > 0);
+        if let Some(n) = &nulls {
+            if !nullable {
+                return Err(Error::invalid_argument(format!(
+                    "a non-nullable field of type {} holds {} nulls",
+                    array.data_type(),
+                    n.null_count()
+                )));
+            }
+        }
+        let slots = array.len();
+        let mut start = 0;
+        while start < slots {
+            let row_room = self.page_row_limit.saturating_sub(self.page_rows).max(1);
+            let end = (start + row_room.min(PIECE_SLOTS)).min(slots);
+            // While the dictionary is on, the page needs only the indices: the piece's
+            // values go through a scratch buffer, and the page's bounds come from the
+            // dictionary entries it uses.
+            let dictionary = self.dictionary.as_mut().filter(|_| self.dictionary_active);
+            let target = if dictionary.is_some() {
+                self.piece_values.clear();
+                &mut self.piece_values
+            } else {
+                &mut self.page_values
+            };
+            let first_value = target.len();
+            match &nulls {
+                None => {
+                    if self.max_def > 0 {
+                        self.page_valid.append_n(end - start, true);
+                    }
+                    source.append(target, start, end);
+                }
+                Some(n) => {
+                    let bits = n.validity();
+                    let offset = n.offset();
+                    self.page_valid
+                        .append_packed_range(offset + start..offset + end, bits);
+                    for (from, to) in BitSliceIterator::new(bits, offset + start, end - start) {
+                        source.append(target, start + from, start + to);
+                    }
+                }
+            }
+            let last_value = target.len();
+            self.page_flat = true;
+            self.page_slots += end - start;
+            self.page_rows += end - start;
+            self.page_non_null += last_value - first_value;
+            self.page_unencoded += target.byte_len(first_value, last_value);
+            if let Some(bloom) = &mut self.bloom {
+                for i in first_value..last_value {
+                    bloom.insert_hash(target.bloom_hash(i));
+                }
+            }
+            if let Some(dict) = dictionary {
+                dict.insert_range(target, first_value, last_value, &mut self.page_indices);
+            }
+            start = end;
+            if self.page_estimate() >= self.page_size_limit || self.page_rows >= self.page_row_limit
+            {
+                self.flush_page()?;
+            }
+            if self.dictionary_active
+                && self
+                    .dictionary
+                    .as_ref()
+                    .is_some_and(|d| d.values.plain_size() > self.dictionary_limit)
+            {
+                self.flush_page()?;
+                self.dictionary_active = false;
+            }
+        }
+        Ok(true)
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn append_piece(
         &mut self,
@@ -888,6 +1155,7 @@ impl ColumnWriter {
             ));
         }
         self.page_def.extend_from_slice(&levels.def[start..end]);
+        self.page_slots += end - start;
         if self.max_rep > 0 {
             // Without repetition the levels are all 0 and never encoded.
             self.page_rep.extend_from_slice(&levels.rep[start..end]);
@@ -895,6 +1163,8 @@ impl ColumnWriter {
         self.page_rows += rows;
         self.page_values
             .extend_range(values, value_start, value_end);
+        self.page_non_null += present;
+        self.page_unencoded += values.byte_len(value_start, value_end);
         if self.dictionary_active {
             if let Some(dict) = &mut self.dictionary {
                 match from_keys {
@@ -917,11 +1187,12 @@ impl ColumnWriter {
 
     /// Encodes, compresses and writes the open page.
     fn flush_page(&mut self) -> Result<()> {
-        if self.page_def.is_empty() {
+        if self.page_slots == 0 {
             return Ok(());
         }
-        let num_slots = self.page_def.len();
-        let non_null = self.page_values.len();
+        let num_slots = self.page_slots;
+        let bitmap_levels = self.max_def > 0 && self.page_flat;
+        let non_null = self.page_non_null;
         let null_count = num_slots - non_null;
         let prefix = match self.version {
             DataPageVersion::V1 => LengthPrefix::With,
@@ -929,7 +1200,15 @@ impl ColumnWriter {
         };
         self.scratch_def.clear();
         self.scratch_rep.clear();
-        if self.max_def > 0 {
+        if bitmap_levels {
+            // Maximum level 1: the levels are the validity bits, encoded as they are.
+            rle::encode_bitmap(
+                self.page_valid.as_slice(),
+                num_slots,
+                prefix,
+                &mut self.scratch_def,
+            );
+        } else if self.max_def > 0 {
             encode_levels(&self.page_def, self.max_def, prefix, &mut self.scratch_def);
         }
         if self.max_rep > 0 {
@@ -949,7 +1228,12 @@ impl ColumnWriter {
         let min_max = if self.statistics == StatisticsLevel::None {
             None
         } else {
-            statistics::min_max(&self.page_values, self.order)
+            match &self.dictionary {
+                Some(dict) if self.page_values.is_empty() && !self.page_indices.is_empty() => {
+                    dictionary_min_max(&dict.values, &self.page_indices, self.order)
+                }
+                _ => statistics::min_max(&self.page_values, self.order),
+            }
         };
         let header_statistics = (self.statistics == StatisticsLevel::Page)
             .then(|| self.to_statistics(min_max.as_ref(), null_count as i64));
@@ -987,14 +1271,23 @@ impl ColumnWriter {
             min_max,
             null_count: null_count as i64,
             non_null,
-            def_histogram: histogram(&self.page_def, self.max_def),
+            def_histogram: if bitmap_levels {
+                vec![null_count as i64, non_null as i64]
+            } else {
+                histogram(&self.page_def, self.max_def)
+            },
             rep_histogram: histogram(&self.page_rep, self.max_rep),
-            unencoded_bytes: self.page_values.unencoded_bytes(),
+            unencoded_bytes: (self.physical == Type::BYTE_ARRAY).then_some(self.page_unencoded),
         });
         self.num_values += num_slots as i64;
+        self.page_slots = 0;
+        self.page_flat = false;
+        self.page_valid.truncate(0);
         self.page_def.clear();
         self.page_rep.clear();
         self.page_values.clear();
+        self.page_non_null = 0;
+        self.page_unencoded = 0;
         self.page_indices.clear();
         self.page_rows = 0;
         Ok(())
@@ -1246,16 +1539,52 @@ impl ColumnWriter {
     }
 }
 
+/// Bounds of a dictionary page's values from the dictionary entries its `indices` use:
+/// the minimum and maximum over the distinct values equal those over all values, and a
+/// page of 20,000 values often uses only a few hundred entries. Each used entry is
+/// marked once, then the marked entries are gathered (in dictionary order) and bounded.
+fn dictionary_min_max(dictionary: &Values, indices: &[u32], order: SortOrder) -> Option<MinMax> {
+    let len = dictionary.len();
+    let mut distinct = Values::empty_like(dictionary);
+    if len <= indices.len() * 4 {
+        let mut used = vec![false; len];
+        for &i in indices {
+            if let Some(u) = used.get_mut(i as usize) {
+                *u = true;
+            }
+        }
+        let mut i = 0;
+        while i < len {
+            if used[i] {
+                let start = i;
+                while i < len && used[i] {
+                    i += 1;
+                }
+                distinct.extend_range(dictionary, start, i);
+            } else {
+                i += 1;
+            }
+        }
+    } else {
+        // A large dictionary and a small page: the page's own values.
+        for &i in indices {
+            let i = i as usize;
+            if i < len {
+                distinct.extend_range(dictionary, i, i + 1);
+            }
+        }
+    }
+    statistics::min_max(&distinct, order)
+}
+
 fn level_bit_width(max: i16) -> usize {
     (16 - (max as u16).leading_zeros()) as usize
 }
 
 fn encode_levels(levels: &[i16], max: i16, prefix: LengthPrefix, out: &mut Vec<u8>) {
-    let mut encoder = RleEncoder::new(level_bit_width(max));
-    for &level in levels {
-        encoder.put(level as u64);
-    }
-    encoder.append_to(out, prefix);
+    // Levels are 0..=max (never negative): as u16 for the packing kernels.
+    let unsigned: Vec<u16> = levels.iter().map(|&l| l as u16).collect();
+    rle::encode_values(&unsigned, level_bit_width(max), prefix, out);
 }
 
 fn histogram(levels: &[i16], max: i16) -> Vec<i64> {

@@ -334,6 +334,22 @@ impl Walker {
                 let ranges = ListRanges::of(array)?;
                 let values = list_values(array)?;
                 let nulls = array.nulls().filter(|n| n.null_count() > 0);
+                if let Some(leaves) = self.null_free_leaves(child, values.as_ref(), present_def + 1)
+                {
+                    return self.list_of_leaves(
+                        field,
+                        array,
+                        &ranges,
+                        values.len(),
+                        &leaves,
+                        start,
+                        end,
+                        def,
+                        first_rep,
+                        rest_rep,
+                        depth,
+                    );
+                }
                 for i in start..end {
                     let rep = rep_of(i);
                     if nulls.is_some_and(|n| n.is_null(i)) {
@@ -364,6 +380,105 @@ impl Walker {
                         depth + 1,
                         depth + 1,
                     )?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// When `field` (the element of a list, defined at `def` when present) is a leaf,
+    /// or a struct of leaves, none of which holds a null: each leaf's index into
+    /// `self.out` and the definition level of its present values.
+    fn null_free_leaves(
+        &self,
+        field: &WriteField,
+        array: &dyn Array,
+        def: i16,
+    ) -> Option<Vec<(usize, i16)>> {
+        let leaf_def = def + i16::from(field.nullable);
+        let null_free = |k: usize| {
+            self.out
+                .get(k.checked_sub(self.base)?)
+                .filter(|l| l.nulls.as_ref().is_none_or(|n| n.null_count() == 0))
+                .map(|_| k - self.base)
+        };
+        match &field.kind {
+            WriteKind::Leaf(k) => Some(vec![(null_free(*k)?, leaf_def)]),
+            WriteKind::Struct(children) => {
+                let s = array.as_struct_opt()?;
+                if s.nulls().is_some_and(|n| n.null_count() > 0)
+                    || s.num_columns() != children.len()
+                {
+                    return None;
+                }
+                children
+                    .iter()
+                    .map(|c| match c.kind {
+                        WriteKind::Leaf(k) => {
+                            Some((null_free(k)?, leaf_def + i16::from(c.nullable)))
+                        }
+                        _ => None,
+                    })
+                    .collect()
+            }
+            WriteKind::List(_) => None,
+        }
+    }
+
+    /// [`Walker::visit_range`] of a list whose elements are null-free leaves (see
+    /// [`Walker::null_free_leaves`]): per list slot, each leaf gets its levels as bulk
+    /// fills and its value indices as one range, without a call per element.
+    #[allow(clippy::too_many_arguments)]
+    fn list_of_leaves(
+        &mut self,
+        field: &WriteField,
+        array: &dyn Array,
+        ranges: &ListRanges<'_>,
+        num_values: usize,
+        leaves: &[(usize, i16)],
+        start: usize,
+        end: usize,
+        def: i16,
+        first_rep: i16,
+        rest_rep: i16,
+        depth: i16,
+    ) -> Result<()> {
+        let present_def = def + i16::from(field.nullable);
+        let nulls = array.nulls().filter(|n| n.null_count() > 0);
+        let element_rep = depth + 1;
+        for i in start..end {
+            let rep = if i == start { first_rep } else { rest_rep };
+            let slot_def = if nulls.is_some_and(|n| n.is_null(i)) {
+                if !field.nullable {
+                    return Err(non_nullable(array, i));
+                }
+                Some(def)
+            } else {
+                let (from, to) = ranges.range(i)?;
+                if from >= to {
+                    Some(present_def)
+                } else if to > num_values {
+                    return Err(Error::invalid_argument(format!(
+                        "list slot {i} ends at {to}, past its {num_values} values"
+                    )));
+                } else {
+                    for &(k, leaf_def) in leaves {
+                        let leaf = &mut self.out[k];
+                        leaf.def.resize(leaf.def.len() + (to - from), leaf_def);
+                        leaf.rep.push(rep);
+                        leaf.rep
+                            .resize(leaf.rep.len() + (to - from - 1), element_rep);
+                        leaf.indices.extend(from..to);
+                    }
+                    None
+                }
+            };
+            if let Some(d) = slot_def {
+                // A null or empty list: one undefined level pair per leaf.
+                for &(k, _) in leaves {
+                    let leaf = &mut self.out[k];
+                    leaf.def.push(d);
+                    leaf.rep.push(rep);
                 }
             }
         }
@@ -465,6 +580,59 @@ mod tests {
         assert_eq!(
             levels(a, true),
             vec![(vec![3, 3, 2, 3], vec![0, 0, 1, 1], vec![2, 3, 5])]
+        );
+    }
+
+    #[test]
+    fn list_of_null_free_leaves_in_bulk() {
+        // [[1, 2], null, [], [3]]: no null elements, so each list is one bulk fill.
+        let mut b = ListBuilder::new(Int32Builder::new());
+        b.append_value([Some(1), Some(2)]);
+        b.append_null();
+        b.append_value([] as [Option<i32>; 0]);
+        b.append_value([Some(3)]);
+        let list = b.finish();
+        let a: ArrayRef = Arc::new(list.clone());
+        assert_eq!(
+            levels(a, true),
+            vec![(vec![3, 3, 0, 1, 3], vec![0, 1, 0, 0, 0], vec![0, 1, 2])]
+        );
+        // Sliced: the null, the empty list and [3] (index 2 of the values).
+        let a: ArrayRef = Arc::new(list.slice(1, 3));
+        assert_eq!(
+            levels(a, true),
+            vec![(vec![0, 1, 3], vec![0, 0, 0], vec![2])]
+        );
+    }
+
+    #[test]
+    fn list_of_struct_of_null_free_leaves_in_bulk() {
+        // [[{1, 10}, {2, 20}], [], [{3, 30}]]: optional list (1), repeated (2), required
+        // struct, required a (2), optional b without nulls (3).
+        let fields = Fields::from(vec![
+            Field::new("a", DataType::Int32, false),
+            Field::new("b", DataType::Int32, true),
+        ]);
+        let entries = StructArray::new(
+            fields.clone(),
+            vec![
+                Arc::new(Int32Array::from(vec![1, 2, 3])),
+                Arc::new(Int32Array::from(vec![10, 20, 30])),
+            ],
+            None,
+        );
+        let list = ListArray::new(
+            Arc::new(Field::new("item", DataType::Struct(fields), false)),
+            OffsetBuffer::new(ScalarBuffer::from(vec![0, 2, 2, 3])),
+            Arc::new(entries),
+            None,
+        );
+        assert_eq!(
+            levels(Arc::new(list), true),
+            vec![
+                (vec![2, 2, 1, 2], vec![0, 1, 0, 0], vec![0, 1, 2]),
+                (vec![3, 3, 1, 3], vec![0, 1, 0, 0], vec![0, 1, 2]),
+            ]
         );
     }
 

@@ -15,7 +15,7 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::rle::{LengthPrefix, RleDecoder, RleEncoder, Run};
+use crate::rle::{LengthPrefix, RleDecoder, Run};
 
 /// The bit width the reference writers use for a dictionary of `len` values: the bits
 /// of the largest index (0 for a dictionary of 0 or 1 values).
@@ -94,9 +94,5 @@ impl<'a> DictionaryIndexDecoder<'a> {
 pub fn encode_indices(indices: &[u32], dictionary_len: usize, out: &mut Vec<u8>) {
     let width = bit_width_for(dictionary_len).min(32);
     out.push(width as u8);
-    let mut encoder = RleEncoder::new(width);
-    for &index in indices {
-        encoder.put(u64::from(index));
-    }
-    encoder.append_to(out, LengthPrefix::Without);
+    crate::rle::encode_values(indices, width, LengthPrefix::Without, out);
 }
