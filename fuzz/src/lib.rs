@@ -154,24 +154,14 @@ fn run_case(which: u8, input: &[u8]) {
             d.skip(s).ok()?;
             let (mut offsets, mut values) = (Vec::<i32>::new(), Vec::new());
             d.decode(k, &mut offsets, &mut values).ok()?;
-            Some(
-                offsets
-                    .windows(2)
-                    .map(|w| values[w[0] as usize..w[1] as usize].to_vec())
-                    .collect(),
-            )
+            Some(split_values(&offsets, &values))
         }),
         6 => check_skip(skip, n, |s, k| {
             let mut d = DeltaByteArrayDecoder::new(data).ok()?;
             d.skip(s).ok()?;
             let (mut offsets, mut values) = (Vec::<i64>::new(), Vec::new());
             d.decode(k, &mut offsets, &mut values).ok()?;
-            Some(
-                offsets
-                    .windows(2)
-                    .map(|w| values[w[0] as usize..w[1] as usize].to_vec())
-                    .collect(),
-            )
+            Some(split_values(&offsets, &values))
         }),
         7 => check_skip(skip, n, |s, k| {
             let mut d = DeltaByteArrayDecoder::new(data).ok()?;
@@ -238,4 +228,13 @@ fn run_case(which: u8, input: &[u8]) {
             let _ = bitpack::unpack_msb_first(data, w, skip, &mut msb);
         }
     }
+}
+
+/// The byte arrays between consecutive `offsets` into `values`, one vector each.
+fn split_values<O: Copy + TryInto<usize>>(offsets: &[O], values: &[u8]) -> Vec<Vec<u8>> {
+    let at = |o: O| o.try_into().unwrap_or(usize::MAX);
+    offsets
+        .windows(2)
+        .map(|w| values[at(w[0])..at(w[1])].to_vec())
+        .collect()
 }

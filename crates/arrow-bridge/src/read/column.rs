@@ -1012,22 +1012,7 @@ fn plain_views(page: &[u8], present: usize, utf8: bool, mut out: Vec<u128>) -> R
     let mut pos = 0;
     let mut boundaries = true;
     for decoded in 0..present {
-        let Some(prefix) = page
-            .get(pos..pos + 4)
-            .and_then(|p| <[u8; 4]>::try_from(p).ok())
-        else {
-            return Err(Error::corrupt(format!(
-                "PLAIN BYTE_ARRAY: the page ends after {decoded} of {present} values"
-            )));
-        };
-        let len = u32::from_le_bytes(prefix) as usize;
-        let start = pos + 4;
-        if len > page.len() - start {
-            return Err(Error::corrupt(format!(
-                "PLAIN BYTE_ARRAY: value at byte {pos} has length {len}, only {} bytes remain",
-                page.len() - start
-            )));
-        }
+        let (start, len) = plain_value_at(page, pos, decoded, present)?;
         out.push(views::view_at(page, start, len, 0));
         pos = start + len;
         if utf8 {
@@ -1283,6 +1268,30 @@ fn copy_short(source: &[u8], start: usize, len: usize, data: &mut Vec<u8>) {
     }
 }
 
+/// Where the PLAIN BYTE_ARRAY value whose 4-byte length is at byte `pos` of `page`
+/// starts, and its length, checked against the page (`decoded` of `n` values read so
+/// far, for the error).
+#[inline(always)]
+fn plain_value_at(page: &[u8], pos: usize, decoded: usize, n: usize) -> Result<(usize, usize)> {
+    let Some(prefix) = page
+        .get(pos..pos + 4)
+        .and_then(|p| <[u8; 4]>::try_from(p).ok())
+    else {
+        return Err(Error::corrupt(format!(
+            "PLAIN BYTE_ARRAY: the page ends after {decoded} of {n} values"
+        )));
+    };
+    let len = u32::from_le_bytes(prefix) as usize;
+    let start = pos + 4;
+    if len > page.len() - start {
+        return Err(Error::corrupt(format!(
+            "PLAIN BYTE_ARRAY: value at byte {pos} has length {len}, only {} bytes remain",
+            page.len() - start
+        )));
+    }
+    Ok((start, len))
+}
+
 /// Appends the `n` PLAIN BYTE_ARRAY values at byte `pos` of `page` (a 4-byte length,
 /// then the bytes, each) in one pass that checks each length against the page, copies
 /// the bytes and writes the end offset. Returns the position after the last value.
@@ -1298,22 +1307,7 @@ fn plain_byte_arrays<O: ByteOffset>(
     }
     offsets.reserve(n);
     for decoded in 0..n {
-        let Some(prefix) = page
-            .get(pos..pos + 4)
-            .and_then(|p| <[u8; 4]>::try_from(p).ok())
-        else {
-            return Err(Error::corrupt(format!(
-                "PLAIN BYTE_ARRAY: the page ends after {decoded} of {n} values"
-            )));
-        };
-        let len = u32::from_le_bytes(prefix) as usize;
-        let start = pos + 4;
-        if len > page.len() - start {
-            return Err(Error::corrupt(format!(
-                "PLAIN BYTE_ARRAY: value at byte {pos} has length {len}, only {} bytes remain",
-                page.len() - start
-            )));
-        }
+        let (start, len) = plain_value_at(page, pos, decoded, n)?;
         copy_short(page, start, len, data);
         offsets.push(O::at(data.len()));
         pos = start + len;

@@ -1025,21 +1025,7 @@ impl ColumnWriter {
             )?;
             value_start += present;
             start = end;
-            if self.page_estimate() >= self.page_size_limit || self.page_rows >= self.page_row_limit
-            {
-                self.flush_page()?;
-            }
-            if self.dictionary_active
-                && self
-                    .dictionary
-                    .as_ref()
-                    .is_some_and(|d| d.values.plain_size() > self.dictionary_limit)
-            {
-                // Fallback mid-chunk: the pages so far keep the dictionary (written in
-                // front of them at close), the rest use the fallback encoding.
-                self.flush_page()?;
-                self.dictionary_active = false;
-            }
+            self.after_piece()?;
         }
         Ok(())
     }
@@ -1119,21 +1105,29 @@ impl ColumnWriter {
                 dict.insert_range(target, first_value, last_value, &mut self.page_indices);
             }
             start = end;
-            if self.page_estimate() >= self.page_size_limit || self.page_rows >= self.page_row_limit
-            {
-                self.flush_page()?;
-            }
-            if self.dictionary_active
-                && self
-                    .dictionary
-                    .as_ref()
-                    .is_some_and(|d| d.values.plain_size() > self.dictionary_limit)
-            {
-                self.flush_page()?;
-                self.dictionary_active = false;
-            }
+            self.after_piece()?;
         }
         Ok(true)
+    }
+
+    /// After a piece of a batch: closes the page when it is full, and falls back from
+    /// the dictionary mid-chunk when it outgrew its limit (the pages so far keep the
+    /// dictionary, written in front of them at close; the rest use the fallback
+    /// encoding).
+    fn after_piece(&mut self) -> Result<()> {
+        if self.page_estimate() >= self.page_size_limit || self.page_rows >= self.page_row_limit {
+            self.flush_page()?;
+        }
+        if self.dictionary_active
+            && self
+                .dictionary
+                .as_ref()
+                .is_some_and(|d| d.values.plain_size() > self.dictionary_limit)
+        {
+            self.flush_page()?;
+            self.dictionary_active = false;
+        }
+        Ok(())
     }
 
     #[allow(clippy::too_many_arguments)]
