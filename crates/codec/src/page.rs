@@ -609,6 +609,25 @@ fn header_size(value: usize, field: &str) -> Result<i32> {
     })
 }
 
+/// The header of a v1 data page whose sections take `uncompressed` bytes, stored in
+/// `compressed` bytes.
+fn v1_header(page: &DataPageV1<'_>, uncompressed: usize, compressed: usize) -> Result<PageHeader> {
+    Ok(PageHeader {
+        type_: PageType::DATA_PAGE,
+        uncompressed_page_size: header_size(uncompressed, "uncompressed_page_size")?,
+        compressed_page_size: header_size(compressed, "compressed_page_size")?,
+        crc: None,
+        data_page_header: Some(DataPageHeader {
+            num_values: header_size(page.num_values, "num_values")?,
+            encoding: page.encoding,
+            definition_level_encoding: page.def_level_encoding,
+            repetition_level_encoding: page.rep_level_encoding,
+            statistics: page.statistics.clone(),
+        }),
+        ..PageHeader::default()
+    })
+}
+
 /// The sections of a v1 data page to write.
 #[derive(Debug, Clone)]
 pub struct DataPageV1<'a> {
@@ -776,20 +795,7 @@ impl PageWriter {
         if self.codec == Codec::Uncompressed {
             // The sections go to the sink as they are: no concatenation, no copy through
             // the codec.
-            let header = PageHeader {
-                type_: PageType::DATA_PAGE,
-                uncompressed_page_size: header_size(uncompressed, "uncompressed_page_size")?,
-                compressed_page_size: header_size(uncompressed, "compressed_page_size")?,
-                crc: None,
-                data_page_header: Some(DataPageHeader {
-                    num_values: header_size(page.num_values, "num_values")?,
-                    encoding: page.encoding,
-                    definition_level_encoding: page.def_level_encoding,
-                    repetition_level_encoding: page.rep_level_encoding,
-                    statistics: page.statistics.clone(),
-                }),
-                ..PageHeader::default()
-            };
+            let header = v1_header(page, uncompressed, uncompressed)?;
             return self.append(
                 sink,
                 header,
@@ -807,20 +813,7 @@ impl PageWriter {
         self.scratch.extend_from_slice(page.values);
         self.compressed.clear();
         self.codec.compress(&self.scratch, &mut self.compressed)?;
-        let header = PageHeader {
-            type_: PageType::DATA_PAGE,
-            uncompressed_page_size: header_size(self.scratch.len(), "uncompressed_page_size")?,
-            compressed_page_size: header_size(self.compressed.len(), "compressed_page_size")?,
-            crc: None,
-            data_page_header: Some(DataPageHeader {
-                num_values: header_size(page.num_values, "num_values")?,
-                encoding: page.encoding,
-                definition_level_encoding: page.def_level_encoding,
-                repetition_level_encoding: page.rep_level_encoding,
-                statistics: page.statistics.clone(),
-            }),
-            ..PageHeader::default()
-        };
+        let header = v1_header(page, self.scratch.len(), self.compressed.len())?;
         let compressed = std::mem::take(&mut self.compressed);
         let written = self.append(
             sink,
