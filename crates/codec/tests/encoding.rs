@@ -474,3 +474,70 @@ proptest! {
         }
     }
 }
+
+fn uleb(mut v: u64, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// An INT32 stream whose deltas were taken in 64 bits (as a writer may): the miniblock
+/// is 33 bits wide, and the values still come out wrapped in 32 bits.
+#[test]
+fn delta_binary_packed_int32_with_a_33_bit_miniblock_wraps() {
+    let values = [i32::MAX, i32::MIN, i32::MAX, 0, -1, 7, i32::MIN, 3];
+    // Header: block 8, 1 miniblock, 8 values, first value; then the block by hand.
+    let mut page = Vec::new();
+    for v in [8u64, 1, 8] {
+        uleb(v, &mut page);
+    }
+    let zigzag = |v: i64| ((v << 1) ^ (v >> 63)) as u64;
+    uleb(zigzag(i64::from(values[0])), &mut page);
+    let deltas: Vec<i64> = values
+        .windows(2)
+        .map(|w| i64::from(w[1]) - i64::from(w[0]))
+        .collect();
+    let min = *deltas.iter().min().unwrap();
+    uleb(zigzag(min), &mut page);
+    let packed: Vec<u64> = deltas.iter().map(|d| (d - min) as u64).chain([0]).collect();
+    let width = 64 - packed.iter().max().unwrap().leading_zeros() as usize;
+    assert_eq!(width, 33);
+    page.push(width as u8);
+    herringbone_codec::bitpack::pack(&packed, width, &mut page).unwrap();
+    assert_eq!(dbp_decode::<i32>(&page), values);
+    let mut decoder = DeltaBinaryPackedDecoder::<i32>::new(&page).unwrap();
+    assert_eq!(decoder.skip(5).unwrap(), 5);
+    let mut rest = [0i32; 3];
+    assert_eq!(decoder.decode(&mut rest).unwrap(), 3);
+    assert_eq!(rest, values[5..]);
+}
+
+#[test]
+fn delta_length_value_ends_locate_every_value_and_check_the_lengths() {
+    let values: Vec<Vec<u8>> = (0..700).map(|i| vec![b'x'; i % 37]).collect();
+    let mut page = Vec::new();
+    delta_length_byte_array::encode(&values, &mut page).unwrap();
+    let (start, ends) = delta_length_byte_array::value_ends(&page, values.len()).unwrap();
+    assert_eq!(ends.len(), values.len() + 1);
+    for (i, value) in values.iter().enumerate() {
+        let (from, to) = (start + ends[i] as usize, start + ends[i + 1] as usize);
+        assert_eq!(&page[from..to], &value[..], "value {i}");
+    }
+    assert_eq!(start + *ends.last().unwrap() as usize, page.len());
+    // Fewer than all values is fine; more than the stream holds is not.
+    let (_, some) = delta_length_byte_array::value_ends(&page, 10).unwrap();
+    assert_eq!(some, ends[..11]);
+    let err = delta_length_byte_array::value_ends(&page, 701).unwrap_err();
+    assert!(err.to_string().contains("holds 700 values"), "{err}");
+    // Lengths running past the bytes present.
+    let err = delta_length_byte_array::value_ends(&page[..page.len() - 1], 700).unwrap_err();
+    assert!(err.to_string().contains("past the end"), "{err}");
+    // A negative length.
+    let mut negative = Vec::new();
+    delta_binary_packed::encode(&[3i32, -2, 4], &mut negative);
+    negative.extend_from_slice(b"abcdefgh");
+    let err = delta_length_byte_array::value_ends(&negative, 3).unwrap_err();
+    assert!(err.to_string().contains("negative length -2"), "{err}");
+}

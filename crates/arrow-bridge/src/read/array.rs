@@ -868,31 +868,39 @@ fn bytes32_array(
     let corrupt =
         |e: arrow_schema::ArrowError| Error::corrupt(format!("column {path}: {e}")).with_source(e);
     let offsets = spread_offsets32(offsets, nulls.as_ref(), len);
-    let offsets = OffsetBuffer::new(ScalarBuffer::from(offsets));
+    // The offsets are checked here, in one branch-free pass that vectorises, so that a
+    // bad one is an error (`OffsetBuffer::new` would panic) and is not checked twice.
+    let ordered = offsets.first().is_some_and(|&o| o >= 0)
+        && offsets.windows(2).fold(true, |ok, w| ok & (w[0] <= w[1]));
+    let fits = ordered
+        && offsets.last().is_some_and(|&o| o as usize <= data.len())
+        && nulls.as_ref().is_none_or(|n| n.len() == offsets.len() - 1);
+    if !fits {
+        return Err(Error::corrupt(format!(
+            "column {path}: string offsets do not match the values"
+        )));
+    }
+    // SAFETY: the offsets are not empty, start at or above 0 and never decrease
+    // (checked just above): what `OffsetBuffer::new` asserts.
+    let offsets = unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(offsets)) };
     let data = Buffer::from_vec(data);
     Ok(if matches!(target, D::Utf8) {
         let bytes = data.as_slice();
-        let fits = offsets.last().is_some_and(|&o| o as usize <= bytes.len())
-            && nulls.as_ref().is_none_or(|n| n.len() == offsets.len() - 1);
-        if !fits {
-            return Err(Error::corrupt(format!(
-                "column {path}: string offsets do not match the values"
-            )));
-        }
-        // One check of all the bytes, and one of each offset being where a character
-        // starts: a tighter loop than `try_new`'s boundary check.
-        let valid = std::str::from_utf8(bytes).is_ok()
-            && offsets.iter().fold(true, |ok, &o| {
-                ok & super::views::starts_char(bytes, o as usize)
-            });
+        // ASCII bytes are UTF-8 and every offset into them is a character boundary;
+        // otherwise one check of all the bytes, and one of each offset being where a
+        // character starts (a tighter loop than `try_new`'s boundary check).
+        let valid = bytes.is_ascii()
+            || (std::str::from_utf8(bytes).is_ok()
+                && offsets.iter().fold(true, |ok, &o| {
+                    ok & super::views::starts_char(bytes, o as usize)
+                }));
         if !valid {
             return Err(Error::corrupt(format!(
                 "column {path}: invalid UTF-8 in a string column"
             )));
         }
-        // SAFETY: `offsets` is an `OffsetBuffer` (`OffsetBuffer::new` checked that it
-        // starts at or above 0 and never decreases), its last offset is within `data`
-        // and `nulls` has a slot per value (both checked above), `data` is UTF-8 and
+        // SAFETY: the offsets start at or above 0, never decrease, end within `data`,
+        // and `nulls` has a slot per value (all checked above); `data` is UTF-8 and
         // every offset is at a character boundary (checked just above). That is
         // everything `try_new` checks.
         Arc::new(unsafe { GenericStringArray::<i32>::new_unchecked(offsets, data, nulls) })

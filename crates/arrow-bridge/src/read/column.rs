@@ -14,7 +14,7 @@ use herringbone_codec::encoding::FixedWidth;
 use herringbone_codec::encoding::byte_stream_split::ByteStreamSplitDecoder;
 use herringbone_codec::encoding::delta_binary_packed::{DeltaBinaryPackedDecoder, DeltaInt};
 use herringbone_codec::encoding::delta_byte_array::DeltaByteArrayDecoder;
-use herringbone_codec::encoding::delta_length_byte_array::DeltaLengthByteArrayDecoder;
+use herringbone_codec::encoding::delta_length_byte_array::{self, DeltaLengthByteArrayDecoder};
 use herringbone_codec::encoding::dictionary::DictionaryIndexDecoder;
 use herringbone_codec::encoding::plain::{PlainBooleanDecoder, PlainDecoder};
 use herringbone_codec::page::{Page, PageReader};
@@ -752,6 +752,10 @@ impl LeafReader {
                 let rest_values = values.saturating_sub(self.pending_value_pos).max(1);
                 let estimate = (page.len() - *byte_pos) / rest_values * n.min(rest_values);
                 match out {
+                    Values::Views { views, buffers } => {
+                        let buffer = page_buffer(buffers, page)?;
+                        *byte_pos = plain_views(page, *byte_pos, n, self.utf8, buffer, views)?;
+                    }
                     Values::Bytes { offsets, data } => {
                         data.reserve(estimate);
                         *byte_pos = plain_byte_arrays(page, *byte_pos, n, offsets, data)?;
@@ -779,6 +783,10 @@ impl LeafReader {
                     Values::Bytes32 { offsets, data } => {
                         contiguous_byte_arrays(page, *first, taken, offsets, data)
                     }
+                    Values::Views { views, buffers } => {
+                        let buffer = page_buffer(buffers, page)?;
+                        contiguous_views(page, *first, taken, self.utf8, buffer, views)
+                    }
                     _ => Err(Error::corrupt("page values beyond those decoded")),
                 }
             }
@@ -802,8 +810,14 @@ impl LeafReader {
         let width = plain_width(&self.pending_values);
         let bytes = matches!(
             self.pending_values,
-            Values::Bytes { .. } | Values::Bytes32 { .. }
+            Values::Bytes { .. } | Values::Bytes32 { .. } | Values::Views { .. }
         );
+        if matches!(self.pending_values, Values::Views { .. }) && u32::try_from(data.len()).is_err()
+        {
+            return Err(Error::unsupported(
+                "a page of 4 GiB or more of byte arrays read as views",
+            ));
+        }
         if encoding == Encoding::PLAIN && (width > 0 || bytes) {
             // A BYTE_ARRAY value takes at least its 4-byte length.
             let least = if bytes { 4 } else { width };
@@ -840,12 +854,8 @@ impl LeafReader {
             self.source = ValueSource::Indices(indices);
             return Ok(());
         }
-        if let Values::Views { .. } = self.pending_values {
-            self.pending_values = self.decode_views(data, encoding, present)?;
-            return Ok(());
-        }
         if encoding == Encoding::DELTA_LENGTH_BYTE_ARRAY && bytes {
-            let (first, ends) = delta_length_ends(&data, present)?;
+            let (first, ends) = delta_length_byte_array::value_ends(&data, present)?;
             self.source = ValueSource::Contiguous {
                 page: data,
                 first,
@@ -862,6 +872,10 @@ impl LeafReader {
             })?;
             return gather(dictionary, &data, present, &mut self.pending_values);
         }
+        if let Values::Views { .. } = self.pending_values {
+            self.pending_values = self.decode_views(&data, encoding, present)?;
+            return Ok(());
+        }
         decode_values(
             &data,
             encoding,
@@ -871,38 +885,17 @@ impl LeafReader {
         )
     }
 
-    /// Decodes a page's `present` BYTE_ARRAY values as views: PLAIN and
-    /// DELTA_LENGTH_BYTE_ARRAY values are viewed where they lie in the page; other
-    /// encodings are decoded into one new buffer and viewed there.
-    fn decode_views(&mut self, data: Bytes, encoding: Encoding, present: usize) -> Result<Values> {
-        if !matches!(
-            encoding,
-            Encoding::PLAIN | Encoding::DELTA_LENGTH_BYTE_ARRAY
-        ) {
-            let mut bytes = Values::empty(Type::BYTE_ARRAY, 0)?;
-            decode_values(&data, encoding, present, self.physical, &mut bytes)?;
-            let Values::Bytes { offsets, data } = bytes else {
-                return Err(bad_encoding(encoding, self.physical));
-            };
-            return bytes_to_views(&offsets, data, self.utf8);
-        }
-        // The previous page's views vector is refilled: its memory is already mapped,
-        // where a new one of this size would fault in every page of it again.
-        let mut out = match &mut self.pending_values {
-            Values::Views { views, .. } => std::mem::take(views),
-            _ => Vec::new(),
+    /// Decodes a page's `present` BYTE_ARRAY values as views for an encoding whose
+    /// values do not lie in the page as they are (PLAIN and DELTA_LENGTH_BYTE_ARRAY
+    /// values are viewed in place, batch by batch, see [`Self::append_values`]): they
+    /// are decoded into one new buffer and viewed there.
+    fn decode_views(&mut self, data: &[u8], encoding: Encoding, present: usize) -> Result<Values> {
+        let mut bytes = Values::empty(Type::BYTE_ARRAY, 0)?;
+        decode_values(data, encoding, present, self.physical, &mut bytes)?;
+        let Values::Bytes { offsets, data } = bytes else {
+            return Err(bad_encoding(encoding, self.physical));
         };
-        out.clear();
-        out.reserve(present.min(data.len()));
-        let views = if encoding == Encoding::PLAIN {
-            plain_views(&data, present, self.utf8, out)?
-        } else {
-            delta_length_views(&data, present, self.utf8, out)?
-        };
-        Ok(Values::Views {
-            views,
-            buffers: vec![Buffer::from(data)],
-        })
+        bytes_to_views(&offsets, data, self.utf8)
     }
 }
 
@@ -1001,111 +994,83 @@ pub(crate) fn bytes_to_views(offsets: &[i64], data: Vec<u8>, utf8: bool) -> Resu
     })
 }
 
-/// The views (buffer 0: `page`, appended to `out`) of a page's `present` PLAIN
-/// BYTE_ARRAY values, made in
-/// the pass that walks and checks the lengths; for `Utf8View` the values are then
-/// checked to be UTF-8 with one pass over the page (see [`views::utf8_views`]).
-fn plain_views(page: &[u8], present: usize, utf8: bool, mut out: Vec<u128>) -> Result<Vec<u128>> {
-    if u32::try_from(page.len()).is_err() {
-        return Err(Error::unsupported("a page of 4 GiB or more of byte arrays"));
+/// The index in `buffers` of the page a batch's views point into: the last buffer
+/// when that is already this page, otherwise the page added at the end.
+fn page_buffer(buffers: &mut Vec<Buffer>, page: &Bytes) -> Result<u32> {
+    let shown = buffers
+        .last()
+        .is_some_and(|b| b.as_ptr() == page.as_ptr() && b.len() == page.len());
+    if !shown {
+        buffers.push(Buffer::from(page.clone()));
     }
-    let mut pos = 0;
+    u32::try_from(buffers.len() - 1)
+        .map_err(|_| Error::unsupported("more than 4 billion pages in one batch of views"))
+}
+
+/// Appends to `out` the views (into buffer `buffer`, which is `page`) of the `n` PLAIN
+/// BYTE_ARRAY values from byte `pos` of the page, made in the pass that walks and
+/// checks their lengths; for `Utf8View` the values are then checked to be UTF-8 with
+/// one pass over their span (see [`views::utf8_views`]). Returns where the next value
+/// starts. The page is under 4 GiB (checked when it was loaded).
+fn plain_views(
+    page: &[u8],
+    mut pos: usize,
+    n: usize,
+    utf8: bool,
+    buffer: u32,
+    out: &mut Vec<u128>,
+) -> Result<usize> {
+    let added = out.len();
+    let span_start = (pos + 4).min(page.len());
+    // Filled through a slice rather than pushed: no capacity check per value.
+    out.resize(added + n, 0);
     let mut boundaries = true;
-    for decoded in 0..present {
-        let (start, len) = plain_value_at(page, pos, decoded, present)?;
-        out.push(views::view_at(page, start, len, 0));
+    for (decoded, view) in out[added..].iter_mut().enumerate() {
+        let (start, len) = plain_value_at(page, pos, decoded, n)?;
+        *view = views::view_at(page, start, len, buffer);
         pos = start + len;
         if utf8 {
             boundaries &= views::starts_char(page, start) & views::starts_char(page, pos);
         }
     }
-    if utf8 && !views::utf8_views(page, 4.min(pos)..pos, boundaries, &out) {
+    if utf8 && !views::utf8_views(page, span_start.min(pos)..pos, boundaries, &out[added..]) {
         return Err(invalid_utf8());
     }
-    Ok(out)
+    Ok(pos)
 }
 
-/// Walks a page's `present` DELTA_LENGTH_BYTE_ARRAY values: the lengths are unpacked
-/// a block at a time, each checked against the page, and `each(start, len)` called per
-/// value. Returns where the values start and end.
-#[inline(always)]
-fn walk_delta_lengths(
+/// Appends to `out` the views (into buffer `buffer`, which is `page`) of the
+/// DELTA_LENGTH_BYTE_ARRAY values that end at `ends[1..]` (counted from byte `first`
+/// of the page, the first starting at `ends[0]`); the values lie back to back, so for
+/// `Utf8View` one UTF-8 check of them all and a look at each value's first byte
+/// suffice.
+fn contiguous_views(
     page: &[u8],
-    present: usize,
-    mut each: impl FnMut(usize, usize),
-) -> Result<(usize, usize)> {
-    if u32::try_from(page.len()).is_err() {
-        return Err(Error::unsupported("a page of 4 GiB or more of byte arrays"));
-    }
-    let mut lengths = DeltaBinaryPackedDecoder::<i32>::new(page)?;
-    if lengths.len() < present {
-        return Err(Error::corrupt(format!(
-            "DELTA_LENGTH_BYTE_ARRAY holds {} values where the levels need {present}",
-            lengths.len()
-        )));
-    }
-    let first = lengths.end_offset()?;
-    let mut pos = first;
-    let mut chunk = [0i32; 256];
-    let mut done = 0;
-    while done < present {
-        let k = (present - done).min(chunk.len());
-        check_count(lengths.decode(&mut chunk[..k])?, k)?;
-        for &len in &chunk[..k] {
-            let Ok(len) = usize::try_from(len) else {
-                return Err(Error::corrupt(format!(
-                    "DELTA_LENGTH_BYTE_ARRAY: negative length {len}"
-                )));
-            };
-            if len > page.len() - pos {
-                return Err(Error::corrupt(format!(
-                    "DELTA_LENGTH_BYTE_ARRAY: value of {len} bytes at byte {pos} runs past the \
-                     end ({} bytes)",
-                    page.len()
-                )));
-            }
-            each(pos, len);
-            pos += len;
-        }
-        done += k;
-    }
-    Ok((first, pos))
-}
-
-/// The views (buffer 0: `page`, appended to `out`) of a page's `present`
-/// DELTA_LENGTH_BYTE_ARRAY values, made as the lengths are walked; the values lie back to back, so for `Utf8View` one
-/// UTF-8 check of them all and a look at each value's first byte suffice.
-fn delta_length_views(
-    page: &[u8],
-    present: usize,
+    first: usize,
+    ends: &[u32],
     utf8: bool,
-    mut out: Vec<u128>,
-) -> Result<Vec<u128>> {
+    buffer: u32,
+    out: &mut Vec<u128>,
+) -> Result<()> {
+    let (Some(&from), Some(&to)) = (ends.first(), ends.last()) else {
+        return Ok(());
+    };
+    let added = out.len();
     let mut boundaries = true;
-    let (first, end) = walk_delta_lengths(page, present, |start, len| {
-        out.push(views::view_at(page, start, len, 0));
+    // Filled through a slice rather than pushed: no capacity check per value.
+    out.resize(added + ends.len() - 1, 0);
+    for (view, end) in out[added..].iter_mut().zip(ends.windows(2)) {
+        let start = first + end[0] as usize;
         if utf8 {
             boundaries &= views::starts_char(page, start);
         }
-    })?;
-    if utf8 && !views::utf8_views(page, first..end, boundaries, &out) {
+        *view = views::view_at(page, start, (end[1] - end[0]) as usize, buffer);
+    }
+    let span = first + from as usize..first + to as usize;
+    if utf8 && !views::utf8_views(page, span, boundaries, &out[added..]) {
         return Err(invalid_utf8());
     }
-    Ok(out)
-}
-
-/// Where a page's DELTA_LENGTH_BYTE_ARRAY values lie: they start at `first` and value
-/// `i` ends `ends[i + 1]` bytes after it (`ends[0]` is 0).
-fn delta_length_ends(page: &[u8], present: usize) -> Result<(usize, Vec<u32>)> {
-    let mut ends = Vec::with_capacity(present.min(page.len()) + 1);
-    ends.push(0u32);
-    let mut first = None;
-    walk_delta_lengths(page, present, |start, len| {
-        // The page is under 4 GiB (checked by the walk), so are the positions.
-        let first = *first.get_or_insert(start);
-        ends.push((start + len - first) as u32);
-    })
-    .map(|(start, _)| (start, ends))
+    Ok(())
 }
 
 fn invalid_utf8() -> Error {

@@ -20,7 +20,7 @@
 
 use std::marker::PhantomData;
 
-use crate::bitpack;
+use crate::bitpack::{self, BitPackable};
 use crate::error::{Error, Result};
 use crate::rle::{read_uleb128, write_uleb128};
 
@@ -214,18 +214,27 @@ impl<'a, T: DeltaInt> DeltaBinaryPackedDecoder<'a, T> {
         Ok(())
     }
 
-    /// Decodes up to `n` values, handing each to `sink` in chunks.
-    fn run(&mut self, n: usize, mut sink: impl FnMut(usize, &[u64])) -> Result<usize> {
+    /// Decodes up to `n` values, handing each to `sink` in chunks of words of type `W`.
+    /// `W` is `u32` for INT32, whose arithmetic wraps in 32 bits: the deltas are then
+    /// unpacked and summed in 32-bit lanes, twice as many per vector as in 64-bit ones.
+    /// A miniblock wider than `W` (a writer that took INT32 deltas in 64 bits) is
+    /// unpacked in 64 bits and truncated, which wraps the same way.
+    fn run<W: BitPackable>(
+        &mut self,
+        n: usize,
+        mut sink: impl FnMut(usize, &[W]),
+    ) -> Result<usize> {
         let n = n.min(self.remaining);
         let mut done = 0;
         if n > 0 {
             if let Some(first) = self.first_value.take() {
                 self.last = first;
-                sink(0, &[first]);
+                sink(0, &[W::from_u64(first)]);
                 done = 1;
             }
         }
-        let mut buf = [0u64; 256];
+        let mut buf = [W::default(); 256];
+        let mut wide = [0u64; 256];
         while done < n {
             if self.mb_next == self.mb_len {
                 self.load_miniblock()?;
@@ -233,19 +242,27 @@ impl<'a, T: DeltaInt> DeltaBinaryPackedDecoder<'a, T> {
             }
             let k = (n - done).min(self.mb_len - self.mb_next).min(buf.len());
             let chunk = &mut buf[..k];
-            bitpack::unpack_from(
-                &self.data[self.mb_start..self.pos],
-                self.mb_width,
-                self.mb_next,
-                chunk,
-            )?;
-            let min_delta = self.min_delta;
-            let mut last = self.last;
+            let packed = &self.data[self.mb_start..self.pos];
+            if self.mb_width <= W::BITS {
+                bitpack::unpack_from(packed, self.mb_width, self.mb_next, chunk)?;
+            } else {
+                bitpack::unpack_from(packed, self.mb_width, self.mb_next, &mut wide[..k])?;
+                for (c, &w) in chunk.iter_mut().zip(&wide[..k]) {
+                    *c = W::from_u64(w);
+                }
+            }
+            // Truncating the 64-bit state to `W` keeps it exact modulo 2^BITS of `W`.
+            let min_delta = W::from_u64(self.min_delta);
+            let mut last = W::from_u64(self.last);
             for v in chunk.iter_mut() {
-                last = last.wrapping_add(min_delta).wrapping_add(*v);
+                last = W::from_u64(
+                    last.to_u64()
+                        .wrapping_add(min_delta.to_u64())
+                        .wrapping_add(v.to_u64()),
+                );
                 *v = last;
             }
-            self.last = last;
+            self.last = last.to_u64();
             sink(done, chunk);
             self.mb_next += k;
             done += k;
@@ -256,16 +273,28 @@ impl<'a, T: DeltaInt> DeltaBinaryPackedDecoder<'a, T> {
 
     /// Decodes up to `out.len()` values; returns how many (fewer only at the end).
     pub fn decode(&mut self, out: &mut [T]) -> Result<usize> {
-        self.run(out.len(), |at, values| {
-            for (o, &v) in out[at..at + values.len()].iter_mut().zip(values) {
-                *o = T::from_u64(v);
-            }
-        })
+        if T::BITS == 32 {
+            self.run::<u32>(out.len(), |at, values| {
+                for (o, &v) in out[at..at + values.len()].iter_mut().zip(values) {
+                    *o = T::from_u64(u64::from(v));
+                }
+            })
+        } else {
+            self.run::<u64>(out.len(), |at, values| {
+                for (o, &v) in out[at..at + values.len()].iter_mut().zip(values) {
+                    *o = T::from_u64(v);
+                }
+            })
+        }
     }
 
     /// Skips up to `n` values (their deltas are still summed); returns how many.
     pub fn skip(&mut self, n: usize) -> Result<usize> {
-        self.run(n, |_, _| {})
+        if T::BITS == 32 {
+            self.run::<u32>(n, |_, _| {})
+        } else {
+            self.run::<u64>(n, |_, _| {})
+        }
     }
 
     /// Byte offset just past the stream (after the last miniblock holding values),

@@ -124,6 +124,83 @@ impl<'a> DeltaLengthByteArrayDecoder<'a> {
     }
 }
 
+/// Where the first `n` values of DELTA_LENGTH_BYTE_ARRAY `data` lie, found in one pass
+/// over the lengths: returns the byte offset in `data` at which the values start, and
+/// `n + 1` ends counted from there (`ends[0]` is 0; value `i` is
+/// `data[start + ends[i] as usize..start + ends[i + 1] as usize]`).
+///
+/// Every length is checked: none negative, all of them together within `data`. Data of
+/// 4 GiB or more is an error (the ends are `u32`).
+///
+/// ```
+/// use herringbone_codec::encoding::delta_length_byte_array::{encode, value_ends};
+/// let mut page = Vec::new();
+/// encode(&["ab", "", "cde"], &mut page).unwrap();
+/// let (start, ends) = value_ends(&page, 3).unwrap();
+/// assert_eq!(ends, [0, 2, 2, 5]);
+/// assert_eq!(&page[start..start + 5], b"abcde");
+/// ```
+pub fn value_ends(data: &[u8], n: usize) -> Result<(usize, Vec<u32>)> {
+    if u32::try_from(data.len()).is_err() {
+        return Err(Error::invalid_argument(
+            "DELTA_LENGTH_BYTE_ARRAY data of 4 GiB or more",
+        ));
+    }
+    let mut lengths = DeltaBinaryPackedDecoder::<i32>::new(data)?;
+    if lengths.len() < n {
+        return Err(Error::corrupt(format!(
+            "DELTA_LENGTH_BYTE_ARRAY holds {} values where {n} are needed",
+            lengths.len()
+        )));
+    }
+    let start = lengths.end_offset()?;
+    let available = (data.len() - start) as u64;
+    // Capacity grows with the values actually decoded: a hostile count costs nothing
+    // up front.
+    let mut ends = Vec::with_capacity(n.min(data.len()) + 1);
+    ends.push(0u32);
+    let mut chunk = [0i32; CHUNK];
+    let mut end = 0u64;
+    let mut done = 0;
+    while done < n {
+        let k = (n - done).min(CHUNK);
+        let got = lengths.decode(&mut chunk[..k])?;
+        if got < k {
+            return Err(Error::corrupt(format!(
+                "DELTA_LENGTH_BYTE_ARRAY: lengths end after {} of {n} values",
+                done + got
+            )));
+        }
+        // No branch per value: the sign bits are gathered and the sum checked once per
+        // chunk (it cannot overflow 64 bits), so the loop is a plain prefix sum.
+        let mut signs = 0i32;
+        let mut sum = end;
+        let base = ends.len();
+        ends.resize(base + k, 0);
+        for (out, &len) in ends[base..].iter_mut().zip(&chunk[..k]) {
+            signs |= len;
+            sum += u64::from(len as u32);
+            *out = sum as u32;
+        }
+        end = sum;
+        if signs < 0 {
+            let len = chunk[..k].iter().find(|&&l| l < 0).copied().unwrap_or(-1);
+            return Err(Error::corrupt(format!(
+                "DELTA_LENGTH_BYTE_ARRAY: negative length {len}"
+            )));
+        }
+        if end > available {
+            return Err(Error::corrupt(format!(
+                "DELTA_LENGTH_BYTE_ARRAY: {} values take {end} bytes from byte {start}, past the end ({} bytes)",
+                done + k,
+                data.len()
+            )));
+        }
+        done += k;
+    }
+    Ok((start, ends))
+}
+
 /// Appends `values` DELTA_LENGTH_BYTE_ARRAY encoded.
 pub fn encode<V: AsRef<[u8]>>(values: &[V], out: &mut Vec<u8>) -> Result<()> {
     let lengths = values
