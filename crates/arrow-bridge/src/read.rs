@@ -39,6 +39,7 @@
 
 mod array;
 mod column;
+mod dictionary;
 mod selection;
 mod views;
 
