@@ -297,7 +297,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
     /// Reads the (projected) columns as this Arrow schema (see
     /// [`ArrowSchemaMapping::with_supplied_schema`] for what may differ). A `Dictionary`
     /// field over a dictionary-encoded chunk keeps the chunk's dictionary (see the
-    /// [module documentation](self)); over plain data each batch is cast to it.
+    /// [module documentation](crate::read)); over plain data each batch is cast to it.
     pub fn with_schema(mut self, schema: SchemaRef) -> Self {
         self.supplied_schema = Some(schema);
         self
