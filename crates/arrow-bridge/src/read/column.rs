@@ -4,7 +4,8 @@
 //! Pages are decoded whole into a pending buffer (levels and values); a read hands out
 //! the next rows from it and loads pages as needed. The dictionary page is decoded once
 //! per chunk and data pages gather through it; a chunk may switch from dictionary to
-//! plain (or any other) encoding from one page to the next.
+//! plain (or any other) encoding from one page to the next. A column read as
+//! `Dictionary` hands out the indices as keys instead (see [`super::dictionary`]).
 
 use std::sync::Arc;
 
