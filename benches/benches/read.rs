@@ -17,7 +17,9 @@ mod common;
 use std::hint::black_box;
 use std::time::{Duration, SystemTime};
 
-use arrow_array::RecordBatch;
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int32Type;
+use arrow_array::{ArrayRef, DictionaryArray, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use bytes::Bytes;
 use criterion::{BenchmarkId, Criterion};
@@ -125,6 +127,9 @@ fn cases(filter: Option<&str>) -> Vec<Case> {
         } else {
             vec![data.name.clone()]
         };
+        if data.name == "string_dict" && wanted(filter, DICTIONARY_CASE) {
+            cases.push(as_dictionary(&data));
+        }
         if !names.iter().any(|name| wanted(filter, name)) {
             continue;
         }
@@ -147,6 +152,44 @@ fn cases(filter: Option<&str>) -> Vec<Case> {
         }
     }
     cases
+}
+
+/// The `string_dict` data with its column typed `Dictionary(Int32, Utf8)`: the file's
+/// `ARROW:schema` says so, and both readers (with their default options, which honour
+/// it) read the dictionary chunks as `DictionaryArray`s.
+const DICTIONARY_CASE: &str = "string_dict_as_dictionary";
+
+fn as_dictionary(data: &Dataset) -> Case {
+    let dictionary = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+    let fields: Vec<Field> = data
+        .batch
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone().with_data_type(dictionary.clone()))
+        .collect();
+    let columns = data
+        .batch
+        .columns()
+        .iter()
+        .map(|c| {
+            let keys: DictionaryArray<Int32Type> = c.as_string::<i32>().iter().collect();
+            Arc::new(keys) as ArrayRef
+        })
+        .collect();
+    let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).expect("batch");
+    Case {
+        name: DICTIONARY_CASE.to_string(),
+        file: write(&Dataset {
+            name: DICTIONARY_CASE.to_string(),
+            batch,
+            dictionary: data.dictionary,
+            zstd: data.zstd,
+            delta_length_column: data.delta_length_column,
+            strings: data.strings,
+        }),
+        utf8_view: false,
+    }
 }
 
 /// The Arrow schema with every `Utf8` field (at any depth of structs) as `Utf8View`.

@@ -13,6 +13,16 @@
 //! It reads leaf columns of every physical type, encoding and codec under any nesting of
 //! structs, lists (every backward-compatible list shape) and maps.
 //!
+//! A column read as `Dictionary(K, V)` (the file's `ARROW:schema` hint says so, or a
+//! schema supplied with [`ParquetRecordBatchReaderBuilder::with_schema`]) keeps its
+//! dictionary-encoded chunks as they are: the chunk's dictionary page is decoded once
+//! into an array of type `V`, and every batch is a `DictionaryArray` of the pages'
+//! indices over that one array (nothing is hashed). A batch that also takes values from
+//! a non-dictionary page (a writer's fallback to PLAIN midway through a chunk), a chunk
+//! that is not dictionary-encoded, and a dictionary with more entries than `K` indexes
+//! are read as plain values and cast to the dictionary type, batch by batch; a batch
+//! whose own distinct values do not fit `K` is then an error naming the column.
+//!
 //! ```
 //! # use std::sync::Arc;
 //! # use arrow_array::{ArrayRef, Int32Array, RecordBatch};
@@ -39,6 +49,7 @@
 
 mod array;
 mod column;
+mod dictionary;
 mod selection;
 mod views;
 
@@ -284,7 +295,9 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
     }
 
     /// Reads the (projected) columns as this Arrow schema (see
-    /// [`ArrowSchemaMapping::with_supplied_schema`] for what may differ).
+    /// [`ArrowSchemaMapping::with_supplied_schema`] for what may differ). A `Dictionary`
+    /// field over a dictionary-encoded chunk keeps the chunk's dictionary (see the
+    /// [module documentation](crate::read)); over plain data each batch is cast to it.
     pub fn with_schema(mut self, schema: SchemaRef) -> Self {
         self.supplied_schema = Some(schema);
         self

@@ -43,7 +43,9 @@
 //! keeps the Parquet mapping. An explicit option ([`SchemaOptions::with_strings`], ...)
 //! wins over the hint. A hint that cannot be decoded is ignored (the reason is kept in
 //! [`ArrowSchemaMapping::arrow_schema_hint_error`]): it is an optional optimisation,
-//! never a reason not to read the data.
+//! never a reason not to read the data. A `Dictionary` type (from the hint or a
+//! supplied schema) keeps dictionary-encoded chunks as `DictionaryArray`s without
+//! re-hashing their values (see [`crate::read`]).
 //!
 //! ```
 //! use std::sync::Arc;

@@ -496,7 +496,11 @@ pub(crate) fn bits_at_or_above(levels: &[u16], level: u16) -> BooleanBuffer {
 /// a default. Works in place from the end (a value only ever moves up), 64 slots at a
 /// time: a word of valid slots is one move, a word of nulls one fill, and a mixed word
 /// is stepped through without branching on each slot.
-fn spread<T: Copy + Default>(mut values: Vec<T>, nulls: Option<&NullBuffer>, len: usize) -> Vec<T> {
+pub(crate) fn spread<T: Copy + Default>(
+    mut values: Vec<T>,
+    nulls: Option<&NullBuffer>,
+    len: usize,
+) -> Vec<T> {
     let Some(nulls) = nulls else {
         return values;
     };
@@ -561,6 +565,7 @@ fn cannot(path: &str, values: &Values, target: &DataType) -> Error {
         Values::F64(_) => "DOUBLE",
         Values::Bytes { .. } | Values::Bytes32 { .. } | Values::Views { .. } => "BYTE_ARRAY",
         Values::Fixed { .. } => "FIXED_LEN_BYTE_ARRAY",
+        Values::Dict(_) => "dictionary-encoded",
     };
     Error::unsupported(format!(
         "column {path}: reading {physical} values as {target} is not supported"
@@ -568,7 +573,7 @@ fn cannot(path: &str, values: &Values, target: &DataType) -> Error {
 }
 
 /// The Arrow array of type `target` holding a leaf's values.
-fn leaf_array(
+pub(crate) fn leaf_array(
     target: &DataType,
     path: &str,
     values: Values,
@@ -585,10 +590,18 @@ fn leaf_array(
     use DataType as D;
     Ok(match (values, target) {
         (_, D::Null) => Arc::new(NullArray::new(len)),
+        // Keys of the chunk's dictionary, kept as such (no value is hashed).
+        (Values::Dict(keys), D::Dictionary(key, value)) => {
+            super::dictionary::dictionary_array(keys, key, value, nulls, len, path)?
+        }
+        (Values::Dict(keys), _) => leaf_array(target, path, keys.materialise()?, nulls, len)?,
+        // Plain values (a chunk that is not dictionary-encoded, a batch that reaches
+        // into a page of another encoding, a dictionary not kept): the batch's values
+        // are hashed into a new dictionary.
         (values, D::Dictionary(_, value_type)) => {
             let plain = leaf_array(value_type, path, values, nulls, len)?;
             arrow_cast::cast(&plain, target)
-                .map_err(|e| Error::from(e).context(format!("column {path}")))?
+                .map_err(|e| Error::from(e).context(format!("column {path}, read as {target}")))?
         }
         (Values::Bool(v), D::Boolean) => {
             let values = spread(v, nulls.as_ref(), len);

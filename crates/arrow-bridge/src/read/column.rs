@@ -4,7 +4,10 @@
 //! Pages are decoded whole into a pending buffer (levels and values); a read hands out
 //! the next rows from it and loads pages as needed. The dictionary page is decoded once
 //! per chunk and data pages gather through it; a chunk may switch from dictionary to
-//! plain (or any other) encoding from one page to the next.
+//! plain (or any other) encoding from one page to the next. A column read as
+//! `Dictionary` hands out the indices as keys instead (see [`super::dictionary`]).
+
+use std::sync::Arc;
 
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, Buffer};
 use arrow_schema::DataType;
@@ -22,6 +25,7 @@ use herringbone_codec::rle::{RleDecoder, Run};
 use herringbone_format::metadata::{Encoding, Type};
 use herringbone_format::schema::ColumnDescriptor;
 
+use super::dictionary::{self, DictKeys, KeptDictionary};
 use super::views;
 use crate::error::{Error, Result};
 
@@ -63,6 +67,9 @@ pub(crate) enum Values {
         views: Vec<u128>,
         buffers: Vec<Buffer>,
     },
+    /// Dictionary indices of a column read as `Dictionary` (see [`dictionary`]): only
+    /// in a batch, never in a page's pending values.
+    Dict(DictKeys),
 }
 
 impl Values {
@@ -100,6 +107,7 @@ impl Values {
             Values::Bytes32 { offsets, .. } => offsets.len() - 1,
             Values::Fixed { width, data } => data.len() / width,
             Values::Views { views, .. } => views.len(),
+            Values::Dict(d) => d.keys.len(),
         }
     }
 
@@ -127,11 +135,12 @@ impl Values {
                 views.clear();
                 buffers.clear();
             }
+            Values::Dict(d) => d.keys.clear(),
         }
     }
 
     /// An empty store of the same kind, with room for `capacity` values.
-    fn empty_like(&self, capacity: usize) -> Values {
+    pub(crate) fn empty_like(&self, capacity: usize) -> Values {
         match self {
             Values::Bool(_) => Values::Bool(Vec::with_capacity(capacity)),
             Values::I32(_) => Values::I32(Vec::with_capacity(capacity)),
@@ -163,12 +172,19 @@ impl Values {
                 views: Vec::with_capacity(capacity),
                 buffers: Vec::new(),
             },
+            Values::Dict(d) => Values::Dict(DictKeys {
+                keys: Vec::with_capacity(capacity),
+                dictionary: d.dictionary.clone(),
+            }),
         }
     }
 
     /// Appends values `start..start + n` of `src` (a store of the same kind). Fails only
     /// when 32-bit offsets would overflow.
-    fn extend_from(&mut self, src: &Values, start: usize, n: usize) -> Result<()> {
+    pub(crate) fn extend_from(&mut self, src: &Values, start: usize, n: usize) -> Result<()> {
+        if matches!(self, Values::Dict(_)) || matches!(src, Values::Dict(_)) {
+            return dictionary::extend(self, src, start, n);
+        }
         let end = start + n;
         match (self, src) {
             (Values::Bool(d), Values::Bool(s)) => d.extend_from_slice(&s[start..end]),
@@ -275,7 +291,10 @@ pub(crate) struct LeafReader {
     pages: PageReader,
     /// Rows of the row group not yet decoded into `pending`.
     rows_left_in_chunk: usize,
-    dictionary: Option<Values>,
+    dictionary: Option<Arc<Values>>,
+    /// For a column read as `Dictionary`: the chunk's dictionary as Arrow values, whose
+    /// indices batches hand out as keys.
+    kept: Option<KeptDictionary>,
     /// The decoded rest of the current page (`pending_rows` counts level entries).
     pending_levels: Vec<u16>,
     /// The current page's definition levels as a bitmap, for a column whose maximum
@@ -353,6 +372,7 @@ impl LeafReader {
             pending_rep: Vec::new(),
             rows_left_in_chunk: num_rows,
             dictionary: None,
+            kept: KeptDictionary::for_target(target, physical),
             pending_levels: Vec::new(),
             pending_bits: None,
             pending_values,
@@ -598,10 +618,18 @@ impl LeafReader {
         {
             dictionary = bytes_to_views(offsets, std::mem::take(data), self.utf8)?;
         }
+        let kept = self
+            .kept
+            .as_ref()
+            .map(|k| k.array_of(&self.path, &dictionary));
         // Zero bytes after the last value, so that gathering copies every short value
         // as one fixed-size block (see `copy_short`).
         if let Values::Bytes { data, .. } | Values::Bytes32 { data, .. } = &mut dictionary {
             data.extend_from_slice(&[0; SHORT]);
+        }
+        let dictionary = Arc::new(dictionary);
+        if let (Some(keeper), Some(array)) = (&mut self.kept, kept) {
+            keeper.set(array, &dictionary);
         }
         self.dictionary = Some(dictionary);
         Ok(false)
@@ -738,6 +766,17 @@ impl LeafReader {
 
     /// Appends the next `n` values of the current page to `out`.
     fn append_values(&mut self, out: &mut Values, n: usize) -> Result<()> {
+        if let Some(kept) = &self.kept {
+            let indices = match &self.source {
+                ValueSource::Indices(indices) => {
+                    Some(&indices[self.pending_value_pos..self.pending_value_pos + n])
+                }
+                _ => None,
+            };
+            if kept.append(indices, out)? {
+                return Ok(());
+            }
+        }
         match &mut self.source {
             ValueSource::Decoded => {
                 out.extend_from(&self.pending_values, self.pending_value_pos, n)
@@ -1104,7 +1143,7 @@ enum ValueSource {
 }
 
 /// Appends the dictionary values `indices` (already checked) address.
-fn gather_checked(dictionary: &Values, indices: &[u32], out: &mut Values) -> Result<()> {
+pub(crate) fn gather_checked(dictionary: &Values, indices: &[u32], out: &mut Values) -> Result<()> {
     fn pick<T: Copy>(dictionary: &[T], indices: &[u32], out: &mut Vec<T>) {
         out.extend(indices.iter().map(|&i| dictionary[i as usize]));
     }
@@ -1156,7 +1195,11 @@ fn plain_width(values: &Values) -> usize {
         Values::I64(_) | Values::F64(_) => 8,
         Values::I96(_) => 12,
         Values::Fixed { width, .. } => *width,
-        Values::Bool(_) | Values::Bytes { .. } | Values::Bytes32 { .. } | Values::Views { .. } => 0,
+        Values::Bool(_)
+        | Values::Bytes { .. }
+        | Values::Bytes32 { .. }
+        | Values::Views { .. }
+        | Values::Dict(_) => 0,
     }
 }
 
@@ -1523,6 +1566,13 @@ fn decode_plain(data: &[u8], n: usize, out: &mut Values) -> Result<()> {
         Values::Views { .. } => {
             return Err(Error::unsupported(
                 "PLAIN values decoded into views without their page",
+            ));
+        }
+        // Batches holding keys are made plain before other values are appended to them
+        // (`KeptDictionary::append`).
+        Values::Dict(_) => {
+            return Err(Error::unsupported(
+                "PLAIN values decoded into dictionary keys",
             ));
         }
     }
