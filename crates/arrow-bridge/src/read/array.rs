@@ -309,19 +309,33 @@ fn list_shape(
     // the end, keeping the loop free of early exits).
     let mut bad = false;
     let mut orphan = false;
-    for (&d, &r) in defs.iter().zip(reps) {
-        if r <= list_rep {
-            if d < slot_def {
-                continue;
-            }
-            // A new list starts at the elements so far.
-            offsets.push(elements);
-            valid.push(d >= list_def);
-            elements += i64::from(d >= entry_def);
-        } else if r <= entry_rep {
-            bad |= d < entry_def;
-            orphan |= offsets.is_empty();
-            elements += 1;
+    // Branch-free over each entry (list lengths vary, so branches on the levels would
+    // mispredict): every entry writes an offset and a validity bit into staging blocks,
+    // whose end advances only where a list starts; the blocks are then appended. The
+    // loop keeps its state in registers (the bitmap is built after it).
+    const BLOCK: usize = 1024;
+    let mut staged = [0i64; BLOCK];
+    let mut staged_valid = [false; BLOCK];
+    for (defs, reps) in defs.chunks(BLOCK).zip(reps.chunks(BLOCK)) {
+        let none_yet = offsets.is_empty();
+        let mut started = 0;
+        for (&d, &r) in defs.iter().zip(reps) {
+            let new_list = r <= list_rep;
+            // A list starts at the elements so far (unless it belongs to an empty or
+            // null list further up, below `slot_def`).
+            let counted = new_list & (d >= slot_def);
+            let continued = !new_list & (r <= entry_rep);
+            // `started` is at most the entry's index in the block, below BLOCK.
+            staged[started % BLOCK] = elements;
+            staged_valid[started % BLOCK] = d >= list_def;
+            started += usize::from(counted);
+            elements += i64::from((counted & (d >= entry_def)) | continued);
+            bad |= continued & (d < entry_def);
+            orphan |= continued & none_yet & (started == 0);
+        }
+        offsets.extend_from_slice(&staged[..started]);
+        for &bit in &staged_valid[..started] {
+            valid.push(bit);
         }
     }
     if orphan {

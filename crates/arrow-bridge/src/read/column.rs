@@ -511,15 +511,28 @@ impl LeafReader {
                     self.path, reps[0]
                 )));
             }
+            // Records start where the repetition level is 0. Blocks that cannot hold
+            // the end are counted without a branch per level; the block that holds it
+            // is walked level by level.
             let mut end = self.pending_rows;
-            for (i, &rep) in reps.iter().enumerate() {
-                if rep == 0 {
-                    if started == records {
-                        end = start + i;
-                        break;
-                    }
-                    started += 1;
+            let mut at = 0;
+            for block in reps.chunks(64) {
+                let starts = block.iter().filter(|&&rep| rep == 0).count();
+                if started + starts <= records {
+                    started += starts;
+                    at += block.len();
+                    continue;
                 }
+                for (i, &rep) in block.iter().enumerate() {
+                    if rep == 0 {
+                        if started == records {
+                            end = start + at + i;
+                            break;
+                        }
+                        started += 1;
+                    }
+                }
+                break;
             }
             let defs = &self.pending_levels[start..end];
             def_levels.extend_from_slice(defs);
@@ -1589,9 +1602,7 @@ fn decode_plain_fixed<T: FixedWidth>(data: &[u8], n: usize, out: &mut Vec<T>) ->
             data.len()
         )));
     }
-    let start = out.len();
-    out.resize(start + n, T::default());
-    let got = PlainDecoder::new(data).decode_fixed(&mut out[start..])?;
+    let got = PlainDecoder::new(data).append_fixed(n, out);
     check_count(got, n)
 }
 

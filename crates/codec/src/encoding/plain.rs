@@ -55,6 +55,17 @@ impl<'a> PlainDecoder<'a> {
         Ok(n)
     }
 
+    /// Appends up to `n` fixed-width values to `out`; returns how many. Unlike
+    /// [`Self::decode_fixed`] the output needs no zero-filling first: the values are
+    /// written once, straight after the vector's length.
+    pub fn append_fixed<T: FixedWidth>(&mut self, n: usize, out: &mut Vec<T>) -> usize {
+        let n = n.min(self.remaining_bytes() / T::SIZE);
+        let bytes = &self.data[self.pos..self.pos + n * T::SIZE];
+        out.extend(bytes.chunks_exact(T::SIZE).map(T::from_le_slice));
+        self.pos += n * T::SIZE;
+        n
+    }
+
     /// Skips up to `n` fixed-width values.
     pub fn skip_fixed<T: FixedWidth>(&mut self, n: usize) -> Result<usize> {
         self.skip_flba(T::SIZE, n)
