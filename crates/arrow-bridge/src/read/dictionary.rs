@@ -216,7 +216,7 @@ pub(crate) fn dictionary_array(
         return arrow_cast::cast(&plain, &target)
             .map_err(|e| Error::from(e).context(format!("column {path}, read as {target}")));
     }
-    let keys = &keys.keys;
+    let keys = keys.keys;
     match key {
         DataType::Int8 => build::<Int8Type>(keys, values, nulls, len, path),
         DataType::Int16 => build::<Int16Type>(keys, values, nulls, len, path),
@@ -233,22 +233,36 @@ pub(crate) fn dictionary_array(
 }
 
 fn build<K: ArrowDictionaryKeyType>(
-    keys: &[u32],
+    keys: Vec<u32>,
     values: ArrayRef,
     nulls: Option<NullBuffer>,
     len: usize,
     path: &str,
 ) -> Result<ArrayRef> {
+    if nulls.as_ref().map_or(len, |n| n.len()) != len
+        || keys.len() != len - nulls.as_ref().map_or(0, |n| n.null_count())
+    {
+        return Err(Error::corrupt(format!(
+            "column {path}: {} dictionary keys for {len} slots",
+            keys.len()
+        )));
+    }
     // Every key is below the dictionary's length, which fits `K` (checked by the
-    // caller), so the conversion does not wrap.
+    // caller), so the conversion does not wrap. Mapped in place: for 32-bit keys the
+    // allocation is reused.
     let dense: Vec<K::Native> = keys
-        .iter()
-        .map(|&k| K::Native::usize_as(k as usize))
+        .into_iter()
+        .map(|k| K::Native::usize_as(k as usize))
         .collect();
     let keys = super::array::spread(dense, nulls.as_ref(), len);
     let keys = PrimitiveArray::<K>::new(ScalarBuffer::from(keys), nulls);
-    let array = DictionaryArray::<K>::try_new(keys, values)
-        .map_err(|e| Error::corrupt(format!("column {path}: {e}")).with_source(e))?;
+    // SAFETY: every key of a valid slot is below `values.len()`: each index was checked
+    // against the chunk's dictionary when its page was decoded
+    // (`decode_checked`), and `values` is that dictionary's array (same length, checked
+    // by `ChunkDictionary` being built from it); null slots hold 0 from `spread`, which
+    // `new_unchecked` allows for null slots. That is what `try_new` checks, value by
+    // value.
+    let array = unsafe { DictionaryArray::<K>::new_unchecked(keys, values) };
     Ok(Arc::new(array))
 }
 
