@@ -92,7 +92,7 @@ fn rle_decode(c: &mut Criterion) {
         (
             "levels_bit_packed",
             1,
-            rle_stream(1, (0..N).map(|i| u64::from(noise(i) % 3 != 0))),
+            rle_stream(1, (0..N).map(|i| u64::from(!noise(i).is_multiple_of(3)))),
         ),
         // Dictionary ids of a 1000-value dictionary.
         (

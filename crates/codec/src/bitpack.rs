@@ -385,7 +385,7 @@ pub fn unpack_from<T: BitPackable>(
     let mut first = first;
     let mut output = output;
     // Values before the next multiple of 8 do not start on a byte boundary.
-    while first % 8 != 0 && !output.is_empty() {
+    while !first.is_multiple_of(8) && !output.is_empty() {
         output[0] = T::from_u64(read_value(input, first * width, width));
         output = &mut output[1..];
         first += 1;

@@ -219,7 +219,7 @@ impl SplitBlockBloomFilter {
     ///
     /// `max_bytes` bounds what the caller is willing to hold in memory.
     pub fn from_bitset(bitset: &[u8], max_bytes: usize) -> Result<Self> {
-        if bitset.is_empty() || bitset.len() % BLOCK_BYTES != 0 {
+        if bitset.is_empty() || !bitset.len().is_multiple_of(BLOCK_BYTES) {
             return Err(Error::corrupt(format!(
                 "Bloom filter bitset of {} bytes is not a positive multiple of the {BLOCK_BYTES}-byte block",
                 bitset.len()

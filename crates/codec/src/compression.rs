@@ -561,12 +561,12 @@ thread_local! {
 }
 
 fn decompress_zstd(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<()> {
-    if let Ok(Some(content_size)) = zstd::zstd_safe::get_frame_content_size(input) {
-        if content_size > expected as u64 {
-            return Err(Error::corrupt(format!(
-                "ZSTD frame declares {content_size} bytes, more than the {expected} the page header declares"
-            )));
-        }
+    if let Ok(Some(content_size)) = zstd::zstd_safe::get_frame_content_size(input)
+        && content_size > expected as u64
+    {
+        return Err(Error::corrupt(format!(
+            "ZSTD frame declares {content_size} bytes, more than the {expected} the page header declares"
+        )));
     }
     if expected / ZSTD_UPFRONT_RATIO > input.len() {
         return read_exact_size(

@@ -441,11 +441,11 @@ impl PageReader {
         if !is_data_or_dictionary {
             return Ok(None);
         }
-        if self.options.verify_crc {
-            if let Some(expected) = header.crc {
-                crc::verify_page_crc(&body, expected)
-                    .map_err(|e| e.context(format!("{page_type:?}")))?;
-            }
+        if self.options.verify_crc
+            && let Some(expected) = header.crc
+        {
+            crc::verify_page_crc(&body, expected)
+                .map_err(|e| e.context(format!("{page_type:?}")))?;
         }
         match page_type {
             PageType::DICTIONARY_PAGE => {

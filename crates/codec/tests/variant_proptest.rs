@@ -213,14 +213,13 @@ proptest! {
 
     #[test]
     fn arbitrary_bytes_never_panic(metadata in prop::collection::vec(any::<u8>(), 0..24), value in prop::collection::vec(any::<u8>(), 0..64)) {
-        if let Ok(metadata) = VariantMetadata::try_new(&metadata) {
-            if let Ok(variant) = Variant::try_new(metadata, &value) {
+        if let Ok(metadata) = VariantMetadata::try_new(&metadata)
+            && let Ok(variant) = Variant::try_new(metadata, &value) {
                 let _ = variant.validate();
                 let _ = variant.to_json();
                 let _ = variant.get_path("$.a[0].b");
                 let _ = variant.to_owned_value();
             }
-        }
     }
 
     #[test]
@@ -232,8 +231,8 @@ proptest! {
             let i = index.index(target.len());
             target[i] ^= byte;
         }
-        if let Ok(metadata) = VariantMetadata::try_new(&metadata) {
-            if let Ok(variant) = Variant::try_new(metadata, &bytes) {
+        if let Ok(metadata) = VariantMetadata::try_new(&metadata)
+            && let Ok(variant) = Variant::try_new(metadata, &bytes) {
                 let _ = variant.get_path("$.a[1]");
                 let json = variant.to_json();
                 if let Ok(owned) = variant.to_owned_value() {
@@ -247,7 +246,6 @@ proptest! {
                     }
                 }
             }
-        }
     }
 }
 

@@ -80,8 +80,7 @@ fn assemble_at(
                         bits.len()
                     )));
                 }
-                let nulls = NullBuffer::new(bits);
-                let nulls = (nulls.null_count() > 0).then_some(nulls);
+                let nulls = (batch.def_nulls > 0).then(|| NullBuffer::new(bits));
                 return leaf_array(field.field.data_type(), &path, batch.values, nulls, len);
             }
             let nulls = match batch.def_levels.as_deref() {
@@ -99,13 +98,12 @@ fn assemble_at(
         }
         ParquetFieldKind::Struct { children } => {
             let nulls = if i32::from(field.def_level) > i32::from(slot_def) {
-                let bits = representative(field, leaves)?.def_bits.clone();
-                if let Some(bits) = bits {
+                let first = representative(field, leaves)?;
+                if let Some(bits) = first.def_bits.clone() {
                     // The first leaf is a required field of this (top-level, optional)
                     // struct: present exactly where the struct is.
                     check_len(name, bits.len(), len)?;
-                    let nulls = NullBuffer::new(bits);
-                    (nulls.null_count() > 0).then_some(nulls)
+                    (first.def_nulls > 0).then(|| NullBuffer::new(bits))
                 } else {
                     let levels = instance_levels(field, leaves, slot_def)?;
                     validity(Some(levels.as_ref()), field.def_level, len, name)?
@@ -507,53 +505,19 @@ pub(crate) fn bits_at_or_above(levels: &[u16], level: u16) -> BooleanBuffer {
 }
 
 /// Dense values spread to `len` slots: valid slots take the values in order, null slots
-/// a default. Works in place from the end (a value only ever moves up), 64 slots at a
-/// time: a word of valid slots is one move, a word of nulls one fill, and a mixed word
-/// is stepped through without branching on each slot.
-pub(crate) fn spread<T: Copy + Default>(
+/// a default (see [`herringbone_codec::spread`], which does it in place). The values
+/// must number the valid slots (checked by the callers: a mismatch is an error there).
+pub(crate) fn spread<T: Copy + Default + 'static>(
     mut values: Vec<T>,
     nulls: Option<&NullBuffer>,
     len: usize,
-) -> Vec<T> {
+) -> Result<Vec<T>> {
     let Some(nulls) = nulls else {
-        return values;
+        return Ok(values);
     };
-    let mut next = values.len();
-    values.resize(len, T::default());
-    let chunks = nulls.inner().bit_chunks();
-    let words: Vec<u64> = chunks.iter_padded().collect();
-    for (w, &word) in words.iter().enumerate().rev() {
-        let start = w * 64;
-        let stop = (start + 64).min(len);
-        let count = stop - start;
-        let mask = if count == 64 {
-            u64::MAX
-        } else {
-            (1u64 << count) - 1
-        };
-        let word = word & mask;
-        if word == mask {
-            values.copy_within(next - count..next, start);
-            next -= count;
-        } else if word == 0 {
-            values[start..stop].fill(T::default());
-        } else {
-            // The word's values are set aside, its slots cleared, and each value put
-            // at its set bit (the sources may overlap the word's own slots).
-            let present = word.count_ones() as usize;
-            let mut word_values = [T::default(); 64];
-            word_values[..present].copy_from_slice(&values[next - present..next]);
-            next -= present;
-            values[start..stop].fill(T::default());
-            let mut bits = word;
-            for &value in &word_values[..present] {
-                let bit = bits.trailing_zeros() as usize;
-                values[start + bit] = value;
-                bits &= bits - 1;
-            }
-        }
-    }
-    values
+    let bits = nulls.inner();
+    herringbone_codec::spread::spread(&mut values, bits.values(), bits.offset(), len)?;
+    Ok(values)
 }
 
 fn primitive<T: ArrowPrimitiveType>(
@@ -561,12 +525,12 @@ fn primitive<T: ArrowPrimitiveType>(
     nulls: Option<NullBuffer>,
     len: usize,
     data_type: &DataType,
-) -> ArrayRef {
-    let values = spread(dense, nulls.as_ref(), len);
-    Arc::new(
+) -> Result<ArrayRef> {
+    let values = spread(dense, nulls.as_ref(), len)?;
+    Ok(Arc::new(
         PrimitiveArray::<T>::new(ScalarBuffer::from(values), nulls)
             .with_data_type(data_type.clone()),
-    )
+    ))
 }
 
 fn cannot(path: &str, values: &Values, target: &DataType) -> Error {
@@ -618,12 +582,12 @@ pub(crate) fn leaf_array(
                 .map_err(|e| Error::from(e).context(format!("column {path}, read as {target}")))?
         }
         (Values::Bool(v), D::Boolean) => {
-            let values = spread(v, nulls.as_ref(), len);
+            let values = spread(v, nulls.as_ref(), len)?;
             Arc::new(BooleanArray::new(BooleanBuffer::from(values), nulls))
         }
-        (Values::I32(v), t) => int32_array(v, nulls, len, t)
+        (Values::I32(v), t) => int32_array(v, nulls, len, t)?
             .ok_or_else(|| cannot(path, &Values::I32(Vec::new()), target))?,
-        (Values::I64(v), t) => int64_array(v, nulls, len, t)
+        (Values::I64(v), t) => int64_array(v, nulls, len, t)?
             .ok_or_else(|| cannot(path, &Values::I64(Vec::new()), target))?,
         (Values::I96(v), D::Timestamp(unit, _)) => {
             let mut converted = Vec::with_capacity(v.len());
@@ -638,16 +602,16 @@ pub(crate) fn leaf_array(
                     )
                 })?);
             }
-            timestamp_array(converted, nulls, len, target, *unit)
+            timestamp_array(converted, nulls, len, target, *unit)?
         }
-        (Values::F32(v), D::Float32) => primitive::<Float32Type>(v, nulls, len, target),
-        (Values::F64(v), D::Float64) => primitive::<Float64Type>(v, nulls, len, target),
+        (Values::F32(v), D::Float32) => primitive::<Float32Type>(v, nulls, len, target)?,
+        (Values::F64(v), D::Float64) => primitive::<Float64Type>(v, nulls, len, target)?,
         (Values::Bytes { offsets, data }, t) => bytes_array(offsets, data, nulls, len, t, path)?,
         (Values::Bytes32 { offsets, data }, t) => {
             bytes32_array(offsets, data, nulls, len, t, path)?
         }
         (Values::Views { views, buffers }, D::Utf8View) => {
-            let views = ScalarBuffer::from(spread(views, nulls.as_ref(), len));
+            let views = ScalarBuffer::from(spread(views, nulls.as_ref(), len)?);
             // SAFETY: every view was made by `views::checked_views` from a value lying
             // in one of `buffers` (buffer index, offset and length within it, prefix
             // copied from it, short values inline and zero-padded), null slots are zero
@@ -657,7 +621,7 @@ pub(crate) fn leaf_array(
             Arc::new(unsafe { StringViewArray::new_unchecked(views, buffers, nulls) })
         }
         (Values::Views { views, buffers }, D::BinaryView) => {
-            let views = ScalarBuffer::from(spread(views, nulls.as_ref(), len));
+            let views = ScalarBuffer::from(spread(views, nulls.as_ref(), len)?);
             Arc::new(BinaryViewArray::try_new(views, buffers, nulls)?)
         }
         (Values::Fixed { width, data }, t) => fixed_array(width, data, nulls, len, t, path)?,
@@ -670,62 +634,62 @@ fn int32_array(
     nulls: Option<NullBuffer>,
     len: usize,
     target: &DataType,
-) -> Option<ArrayRef> {
+) -> Result<Option<ArrayRef>> {
     use DataType as D;
-    Some(match target {
-        D::Int32 => primitive::<Int32Type>(v, nulls, len, target),
-        D::Date32 => primitive::<Date32Type>(v, nulls, len, target),
-        D::Time32(TimeUnit::Second) => primitive::<Time32SecondType>(v, nulls, len, target),
+    Ok(Some(match target {
+        D::Int32 => primitive::<Int32Type>(v, nulls, len, target)?,
+        D::Date32 => primitive::<Date32Type>(v, nulls, len, target)?,
+        D::Time32(TimeUnit::Second) => primitive::<Time32SecondType>(v, nulls, len, target)?,
         D::Time32(TimeUnit::Millisecond) => {
-            primitive::<Time32MillisecondType>(v, nulls, len, target)
+            primitive::<Time32MillisecondType>(v, nulls, len, target)?
         }
-        D::Decimal32(_, _) => primitive::<Decimal32Type>(v, nulls, len, target),
+        D::Decimal32(_, _) => primitive::<Decimal32Type>(v, nulls, len, target)?,
         // Narrow integer annotations keep the low bits, as the reference readers do.
-        D::Int8 => primitive::<Int8Type>(v.iter().map(|&x| x as i8).collect(), nulls, len, target),
+        D::Int8 => primitive::<Int8Type>(v.iter().map(|&x| x as i8).collect(), nulls, len, target)?,
         D::Int16 => {
-            primitive::<Int16Type>(v.iter().map(|&x| x as i16).collect(), nulls, len, target)
+            primitive::<Int16Type>(v.iter().map(|&x| x as i16).collect(), nulls, len, target)?
         }
         D::UInt8 => {
-            primitive::<UInt8Type>(v.iter().map(|&x| x as u8).collect(), nulls, len, target)
+            primitive::<UInt8Type>(v.iter().map(|&x| x as u8).collect(), nulls, len, target)?
         }
         D::UInt16 => {
-            primitive::<UInt16Type>(v.iter().map(|&x| x as u16).collect(), nulls, len, target)
+            primitive::<UInt16Type>(v.iter().map(|&x| x as u16).collect(), nulls, len, target)?
         }
         D::UInt32 => {
-            primitive::<UInt32Type>(v.iter().map(|&x| x as u32).collect(), nulls, len, target)
+            primitive::<UInt32Type>(v.iter().map(|&x| x as u32).collect(), nulls, len, target)?
         }
         D::Int64 => primitive::<Int64Type>(
             v.iter().map(|&x| i64::from(x)).collect(),
             nulls,
             len,
             target,
-        ),
+        )?,
         D::Date64 => primitive::<Date64Type>(
             v.iter().map(|&x| i64::from(x) * 86_400_000).collect(),
             nulls,
             len,
             target,
-        ),
+        )?,
         D::Decimal64(_, _) => primitive::<Decimal64Type>(
             v.iter().map(|&x| i64::from(x)).collect(),
             nulls,
             len,
             target,
-        ),
+        )?,
         D::Decimal128(_, _) => primitive::<Decimal128Type>(
             v.iter().map(|&x| i128::from(x)).collect(),
             nulls,
             len,
             target,
-        ),
+        )?,
         D::Decimal256(_, _) => primitive::<Decimal256Type>(
             v.iter().map(|&x| i256::from_i128(i128::from(x))).collect(),
             nulls,
             len,
             target,
-        ),
-        _ => return None,
-    })
+        )?,
+        _ => return Ok(None),
+    }))
 }
 
 fn int64_array(
@@ -733,44 +697,46 @@ fn int64_array(
     nulls: Option<NullBuffer>,
     len: usize,
     target: &DataType,
-) -> Option<ArrayRef> {
+) -> Result<Option<ArrayRef>> {
     use DataType as D;
-    Some(match target {
-        D::Int64 => primitive::<Int64Type>(v, nulls, len, target),
+    Ok(Some(match target {
+        D::Int64 => primitive::<Int64Type>(v, nulls, len, target)?,
         D::UInt64 => {
-            primitive::<UInt64Type>(v.iter().map(|&x| x as u64).collect(), nulls, len, target)
+            primitive::<UInt64Type>(v.iter().map(|&x| x as u64).collect(), nulls, len, target)?
         }
-        D::Timestamp(unit, _) => timestamp_array(v, nulls, len, target, *unit),
+        D::Timestamp(unit, _) => timestamp_array(v, nulls, len, target, *unit)?,
         D::Time64(TimeUnit::Microsecond) => {
-            primitive::<Time64MicrosecondType>(v, nulls, len, target)
+            primitive::<Time64MicrosecondType>(v, nulls, len, target)?
         }
-        D::Time64(TimeUnit::Nanosecond) => primitive::<Time64NanosecondType>(v, nulls, len, target),
-        D::Duration(TimeUnit::Second) => primitive::<DurationSecondType>(v, nulls, len, target),
+        D::Time64(TimeUnit::Nanosecond) => {
+            primitive::<Time64NanosecondType>(v, nulls, len, target)?
+        }
+        D::Duration(TimeUnit::Second) => primitive::<DurationSecondType>(v, nulls, len, target)?,
         D::Duration(TimeUnit::Millisecond) => {
-            primitive::<DurationMillisecondType>(v, nulls, len, target)
+            primitive::<DurationMillisecondType>(v, nulls, len, target)?
         }
         D::Duration(TimeUnit::Microsecond) => {
-            primitive::<DurationMicrosecondType>(v, nulls, len, target)
+            primitive::<DurationMicrosecondType>(v, nulls, len, target)?
         }
         D::Duration(TimeUnit::Nanosecond) => {
-            primitive::<DurationNanosecondType>(v, nulls, len, target)
+            primitive::<DurationNanosecondType>(v, nulls, len, target)?
         }
-        D::Date64 => primitive::<Date64Type>(v, nulls, len, target),
-        D::Decimal64(_, _) => primitive::<Decimal64Type>(v, nulls, len, target),
+        D::Date64 => primitive::<Date64Type>(v, nulls, len, target)?,
+        D::Decimal64(_, _) => primitive::<Decimal64Type>(v, nulls, len, target)?,
         D::Decimal128(_, _) => primitive::<Decimal128Type>(
             v.iter().map(|&x| i128::from(x)).collect(),
             nulls,
             len,
             target,
-        ),
+        )?,
         D::Decimal256(_, _) => primitive::<Decimal256Type>(
             v.iter().map(|&x| i256::from_i128(i128::from(x))).collect(),
             nulls,
             len,
             target,
-        ),
-        _ => return None,
-    })
+        )?,
+        _ => return Ok(None),
+    }))
 }
 
 fn timestamp_array(
@@ -779,13 +745,13 @@ fn timestamp_array(
     len: usize,
     target: &DataType,
     unit: TimeUnit,
-) -> ArrayRef {
-    match unit {
-        TimeUnit::Second => primitive::<TimestampSecondType>(v, nulls, len, target),
-        TimeUnit::Millisecond => primitive::<TimestampMillisecondType>(v, nulls, len, target),
-        TimeUnit::Microsecond => primitive::<TimestampMicrosecondType>(v, nulls, len, target),
-        TimeUnit::Nanosecond => primitive::<TimestampNanosecondType>(v, nulls, len, target),
-    }
+) -> Result<ArrayRef> {
+    Ok(match unit {
+        TimeUnit::Second => primitive::<TimestampSecondType>(v, nulls, len, target)?,
+        TimeUnit::Millisecond => primitive::<TimestampMillisecondType>(v, nulls, len, target)?,
+        TimeUnit::Microsecond => primitive::<TimestampMicrosecondType>(v, nulls, len, target)?,
+        TimeUnit::Nanosecond => primitive::<TimestampNanosecondType>(v, nulls, len, target)?,
+    })
 }
 
 /// An INT96 timestamp (nanoseconds of the day, then the Julian day, little-endian) in
@@ -1039,7 +1005,7 @@ fn decimal_array<'a>(
                 let b = be_sign_extend::<32>(bytes).ok_or_else(|| too_wide(bytes))?;
                 dense.push(i256::from_be_bytes(b));
             }
-            primitive::<Decimal256Type>(dense, nulls, len, target)
+            primitive::<Decimal256Type>(dense, nulls, len, target)?
         }
         _ => {
             let mut dense = Vec::new();
@@ -1052,15 +1018,15 @@ fn decimal_array<'a>(
                     let narrowed: Option<Vec<i32>> =
                         dense.iter().map(|&x| i32::try_from(x).ok()).collect();
                     let narrowed = narrowed.ok_or_else(|| too_wide(&[0; 17]))?;
-                    primitive::<Decimal32Type>(narrowed, nulls, len, target)
+                    primitive::<Decimal32Type>(narrowed, nulls, len, target)?
                 }
                 DataType::Decimal64(_, _) => {
                     let narrowed: Option<Vec<i64>> =
                         dense.iter().map(|&x| i64::try_from(x).ok()).collect();
                     let narrowed = narrowed.ok_or_else(|| too_wide(&[0; 17]))?;
-                    primitive::<Decimal64Type>(narrowed, nulls, len, target)
+                    primitive::<Decimal64Type>(narrowed, nulls, len, target)?
                 }
-                _ => primitive::<Decimal128Type>(dense, nulls, len, target),
+                _ => primitive::<Decimal128Type>(dense, nulls, len, target)?,
             }
         }
     })
@@ -1095,7 +1061,7 @@ fn fixed_array(
             nulls,
             len,
             target,
-        ),
+        )?,
         D::Interval(unit) if width == 12 => {
             let parts = data.chunks_exact(12).map(|b| {
                 (
@@ -1114,13 +1080,13 @@ fn fixed_array(
                     nulls,
                     len,
                     target,
-                ),
+                )?,
                 IntervalUnit::YearMonth => primitive::<IntervalYearMonthType>(
                     parts.map(|(m, _, _)| m).collect(),
                     nulls,
                     len,
                     target,
-                ),
+                )?,
                 IntervalUnit::DayTime => primitive::<IntervalDayTimeType>(
                     parts
                         .map(|(_, d, ms)| IntervalDayTime::new(d, ms as i32))
@@ -1128,7 +1094,7 @@ fn fixed_array(
                     nulls,
                     len,
                     target,
-                ),
+                )?,
             }
         }
         _ => {
@@ -1272,7 +1238,7 @@ mod tests {
     fn nulls_spread_in_runs() {
         let nulls = NullBuffer::from(vec![false, true, true, false, false, true]);
         assert_eq!(
-            spread(vec![1, 2, 3], Some(&nulls), 6),
+            spread(vec![1, 2, 3], Some(&nulls), 6).unwrap(),
             vec![0, 1, 2, 0, 0, 3]
         );
         let offsets = spread_offsets::<i32>(&[0, 2, 5, 6], Some(&nulls), 6, "c").unwrap();
@@ -1306,7 +1272,11 @@ mod tests {
                     }
                 })
                 .collect();
-            assert_eq!(spread(dense, Some(&bits), len), expected, "offset {offset}");
+            assert_eq!(
+                spread(dense, Some(&bits), len).unwrap(),
+                expected,
+                "offset {offset}"
+            );
         }
     }
 

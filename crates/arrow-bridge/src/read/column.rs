@@ -248,6 +248,9 @@ pub(crate) struct LeafBatch {
     /// 1, no repetition): the definition levels as a bitmap, set where the value is
     /// present; `def_levels` is then `None`.
     pub(crate) def_bits: Option<BooleanBuffer>,
+    /// How many bits of `def_bits` are unset (nulls), counted as the pages were
+    /// decoded; 0 without `def_bits`.
+    pub(crate) def_nulls: usize,
     pub(crate) rep_levels: Option<Vec<u16>>,
     pub(crate) values: Values,
 }
@@ -268,6 +271,7 @@ impl LeafBatch {
             joined.append_buffer(&from);
             *into = joined.finish();
         }
+        self.def_nulls += other.def_nulls;
         join(&mut self.rep_levels, other.rep_levels);
         self.values
             .extend_from(&other.values, 0, other.values.len())
@@ -300,6 +304,9 @@ pub(crate) struct LeafReader {
     /// The current page's definition levels as a bitmap, for a column whose maximum
     /// definition level is 1 and which has no repetition (see [`LeafBatch::def_bits`]).
     pending_bits: Option<BooleanBuffer>,
+    /// How many bits of `pending_bits` are unset: 0 (a page without nulls, the common
+    /// case) spares counting the bits of each batch.
+    pending_page_nulls: usize,
     pending_rep: Vec<u16>,
     pending_values: Values,
     /// Where the current page's values come from.
@@ -375,6 +382,7 @@ impl LeafReader {
             kept: KeptDictionary::for_target(target, physical),
             pending_levels: Vec::new(),
             pending_bits: None,
+            pending_page_nulls: 0,
             pending_values,
             source: ValueSource::Decoded,
             pending_rows: 0,
@@ -410,6 +418,11 @@ impl LeafReader {
                 .then(|| std::mem::take(&mut self.pending_levels));
             return Ok(LeafBatch {
                 def_levels,
+                def_nulls: if def_bits.is_some() {
+                    self.pending_page_nulls
+                } else {
+                    0
+                },
                 def_bits,
                 rep_levels: None,
                 values,
@@ -418,6 +431,7 @@ impl LeafReader {
         let bitmap = self.bitmap_levels();
         let mut levels = Vec::with_capacity(if self.max_def > 0 && !bitmap { rows } else { 0 });
         let mut bit_slices: Vec<BooleanBuffer> = Vec::new();
+        let mut def_nulls = 0;
         // Room for every row, so that spreading nulls later does not reallocate; a row
         // count beyond what the pages hold (a hostile footer) is not trusted.
         let mut values = self
@@ -435,8 +449,12 @@ impl LeafReader {
             let take = (rows - got).min(self.pending_rows - self.pending_row_pos);
             let present = if let Some(bits) = &self.pending_bits {
                 let slice = bits.slice(self.pending_row_pos, take);
-                let present = slice.count_set_bits();
+                let present = match self.pending_page_nulls {
+                    0 => take,
+                    _ => slice.count_set_bits(),
+                };
                 bit_slices.push(slice);
+                def_nulls += take - present;
                 present
             } else if self.max_def > 0 {
                 let slice = &self.pending_levels[self.pending_row_pos..self.pending_row_pos + take];
@@ -467,6 +485,7 @@ impl LeafReader {
         Ok(LeafBatch {
             def_levels: (self.max_def > 0 && !bitmap).then_some(levels),
             def_bits,
+            def_nulls,
             rep_levels: None,
             values,
         })
@@ -485,6 +504,7 @@ impl LeafReader {
             return Ok(LeafBatch {
                 def_levels: Some(def_levels),
                 def_bits: None,
+                def_nulls: 0,
                 rep_levels: Some(rep_levels),
                 values,
             });
@@ -550,6 +570,7 @@ impl LeafReader {
         Ok(LeafBatch {
             def_levels: Some(def_levels),
             def_bits: None,
+            def_nulls: 0,
             rep_levels: Some(rep_levels),
             values,
         })
@@ -710,6 +731,7 @@ impl LeafReader {
                 RleDecoder::with_length_prefix(&buffer[values_at..], self.def_bit_width)?;
             let (bits, count) = decode_level_bits(&mut decoder, num_values)?;
             self.pending_bits = Some(bits);
+            self.pending_page_nulls = num_values - count;
             present = count;
             values_at += used;
         } else if self.max_def > 0 {
@@ -726,6 +748,7 @@ impl LeafReader {
             values_at += used;
             if self.bitmap_levels() {
                 self.pending_bits = Some(super::array::bits_at_or_above(&self.pending_levels, 1));
+                self.pending_page_nulls = num_values - count;
             }
         }
         self.decode_page_values(buffer.slice(values_at..), encoding, present)?;
@@ -756,6 +779,7 @@ impl LeafReader {
             let mut decoder = RleDecoder::new(def_levels, self.def_bit_width)?;
             let (bits, count) = decode_level_bits(&mut decoder, num_values)?;
             self.pending_bits = Some(bits);
+            self.pending_page_nulls = num_values - count;
             present = count;
         } else if self.max_def > 0 {
             self.pending_levels.resize(num_values, 0);

@@ -254,7 +254,7 @@ fn build<K: ArrowDictionaryKeyType>(
         .into_iter()
         .map(|k| K::Native::usize_as(k as usize))
         .collect();
-    let keys = super::array::spread(dense, nulls.as_ref(), len);
+    let keys = super::array::spread(dense, nulls.as_ref(), len)?;
     let keys = PrimitiveArray::<K>::new(ScalarBuffer::from(keys), nulls);
     // SAFETY: every key of a valid slot is below `values.len()`: each index was checked
     // against the chunk's dictionary when its page was decoded

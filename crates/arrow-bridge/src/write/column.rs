@@ -1048,14 +1048,14 @@ impl ColumnWriter {
             self.flush_page()?;
         }
         let nulls = array.logical_nulls().filter(|n| n.null_count() > 0);
-        if let Some(n) = &nulls {
-            if !nullable {
-                return Err(Error::invalid_argument(format!(
-                    "a non-nullable field of type {} holds {} nulls",
-                    array.data_type(),
-                    n.null_count()
-                )));
-            }
+        if let Some(n) = &nulls
+            && !nullable
+        {
+            return Err(Error::invalid_argument(format!(
+                "a non-nullable field of type {} holds {} nulls",
+                array.data_type(),
+                n.null_count()
+            )));
         }
         let slots = array.len();
         let mut start = 0;
@@ -1159,21 +1159,19 @@ impl ColumnWriter {
             .extend_range(values, value_start, value_end);
         self.page_non_null += present;
         self.page_unencoded += values.byte_len(value_start, value_end);
-        if self.dictionary_active {
-            if let Some(dict) = &mut self.dictionary {
-                match from_keys {
-                    Some(keyed) => {
-                        for &key in &keyed.keys[value_start..value_end] {
-                            if keyed.index_of[key] == u32::MAX {
-                                keyed.index_of[key] = dict.insert(&keyed.distinct, key);
-                            }
-                            self.page_indices.push(keyed.index_of[key]);
+        if self.dictionary_active
+            && let Some(dict) = &mut self.dictionary
+        {
+            match from_keys {
+                Some(keyed) => {
+                    for &key in &keyed.keys[value_start..value_end] {
+                        if keyed.index_of[key] == u32::MAX {
+                            keyed.index_of[key] = dict.insert(&keyed.distinct, key);
                         }
-                    }
-                    None => {
-                        dict.insert_range(values, value_start, value_end, &mut self.page_indices)
+                        self.page_indices.push(keyed.index_of[key]);
                     }
                 }
+                None => dict.insert_range(values, value_start, value_end, &mut self.page_indices),
             }
         }
         Ok(())
@@ -1320,17 +1318,17 @@ impl ColumnWriter {
         self.flush_page()?;
         let mut bytes = Vec::new();
         let mut dictionary_page = None;
-        if self.dictionary_used {
-            if let Some(dict) = &self.dictionary {
-                let mut plain_values = Vec::with_capacity(dict.values.plain_size());
-                dict.values.encode_plain(&mut plain_values)?;
-                dictionary_page = Some(self.page_writer.write_dictionary_page(
-                    &mut bytes,
-                    &plain_values,
-                    dict.values.len(),
-                    false,
-                )?);
-            }
+        if self.dictionary_used
+            && let Some(dict) = &self.dictionary
+        {
+            let mut plain_values = Vec::with_capacity(dict.values.plain_size());
+            dict.values.encode_plain(&mut plain_values)?;
+            dictionary_page = Some(self.page_writer.write_dictionary_page(
+                &mut bytes,
+                &plain_values,
+                dict.values.len(),
+                false,
+            )?);
         }
         let shift = bytes.len();
         if shift == 0 {

@@ -287,22 +287,20 @@ pub(crate) fn truncate_max(max: &[u8], len: usize, is_text: bool) -> (Vec<u8>, b
     if max.len() <= len {
         return (max.to_vec(), true);
     }
-    if is_text {
-        if let Ok(text) = std::str::from_utf8(max) {
-            let cut = text_boundary(max, len);
-            let mut prefix: Vec<char> = text[..cut].chars().collect();
-            while let Some(last) = prefix.pop() {
-                if let Some(next) = next_char(last) {
-                    prefix.push(next);
-                    let s: String = prefix.into_iter().collect();
-                    if s.len() <= len {
-                        return (s.into_bytes(), false);
-                    }
-                    return (max.to_vec(), true);
+    if is_text && let Ok(text) = std::str::from_utf8(max) {
+        let cut = text_boundary(max, len);
+        let mut prefix: Vec<char> = text[..cut].chars().collect();
+        while let Some(last) = prefix.pop() {
+            if let Some(next) = next_char(last) {
+                prefix.push(next);
+                let s: String = prefix.into_iter().collect();
+                if s.len() <= len {
+                    return (s.into_bytes(), false);
                 }
+                return (max.to_vec(), true);
             }
-            return (max.to_vec(), true);
         }
+        return (max.to_vec(), true);
     }
     let mut prefix = max[..len].to_vec();
     while let Some(last) = prefix.pop() {

@@ -382,7 +382,7 @@ fn bloom_probe(batch: &RecordBatch, column: &str) -> Option<Value> {
 
 /// Null at every `k`-th row (offset by `phase`), so each column has nulls in other places.
 fn valid(i: usize, k: usize, phase: usize) -> bool {
-    (i + phase) % k != 0
+    !(i + phase).is_multiple_of(k)
 }
 
 fn opt<T>(i: usize, k: usize, phase: usize, v: T) -> Option<T> {
@@ -778,7 +778,7 @@ fn scalars() -> Result<RecordBatch, BoxError> {
         (
             field("bool", DataType::Boolean),
             Arc::new(BooleanArray::from_iter(
-                idx().map(|i| opt(i, 3, 0, m(i) % 2 == 0)),
+                idx().map(|i| opt(i, 3, 0, m(i).is_multiple_of(2))),
             )),
         ),
         (

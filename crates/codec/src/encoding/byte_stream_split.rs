@@ -31,7 +31,7 @@ impl<'a> ByteStreamSplitDecoder<'a> {
                 "BYTE_STREAM_SPLIT value width must be positive",
             ));
         }
-        if data.len() % width != 0 {
+        if !data.len().is_multiple_of(width) {
             return Err(Error::corrupt(format!(
                 "BYTE_STREAM_SPLIT: {} bytes are not whole {width}-byte values",
                 data.len()
@@ -126,7 +126,7 @@ impl<'a> ByteStreamSplitDecoder<'a> {
 
 /// Appends values of `width` bytes given back to back in `values`, split into streams.
 pub fn encode_bytes(values: &[u8], width: usize, out: &mut Vec<u8>) -> Result<()> {
-    if width == 0 || values.len() % width != 0 {
+    if width == 0 || !values.len().is_multiple_of(width) {
         return Err(Error::invalid_argument(format!(
             "{} bytes are not whole {width}-byte values",
             values.len()

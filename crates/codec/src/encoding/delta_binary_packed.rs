@@ -226,12 +226,12 @@ impl<'a, T: DeltaInt> DeltaBinaryPackedDecoder<'a, T> {
     ) -> Result<usize> {
         let n = n.min(self.remaining);
         let mut done = 0;
-        if n > 0 {
-            if let Some(first) = self.first_value.take() {
-                self.last = first;
-                sink(0, &[W::from_u64(first)]);
-                done = 1;
-            }
+        if n > 0
+            && let Some(first) = self.first_value.take()
+        {
+            self.last = first;
+            sink(0, &[W::from_u64(first)]);
+            done = 1;
         }
         let mut buf = [W::default(); 256];
         let mut wide = [0u64; 256];
@@ -326,8 +326,8 @@ pub fn encode_with_layout<T: DeltaInt>(
     out: &mut Vec<u8>,
 ) -> Result<()> {
     if miniblocks == 0
-        || block_size % miniblocks != 0
-        || (block_size / miniblocks) % 8 != 0
+        || !block_size.is_multiple_of(miniblocks)
+        || !(block_size / miniblocks).is_multiple_of(8)
         || block_size / miniblocks > 1024
         || block_size > MAX_BLOCK_SIZE
     {

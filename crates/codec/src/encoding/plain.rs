@@ -249,7 +249,7 @@ pub fn encode_byte_array<V: AsRef<[u8]>>(values: &[V], out: &mut Vec<u8>) -> Res
 /// Appends FIXED_LEN_BYTE_ARRAY values given back to back in `values`
 /// (`values.len()` a multiple of `width`).
 pub fn encode_flba(values: &[u8], width: usize, out: &mut Vec<u8>) -> Result<()> {
-    if width == 0 || values.len() % width != 0 {
+    if width == 0 || !values.len().is_multiple_of(width) {
         return Err(Error::invalid_argument(format!(
             "{} bytes are not whole FIXED_LEN_BYTE_ARRAY({width}) values",
             values.len()

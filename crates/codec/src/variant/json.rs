@@ -489,18 +489,16 @@ impl VariantValue {
 
 fn number_to_variant(text: &str) -> Result<VariantValue> {
     let is_integer = !text.contains(['.', 'e', 'E']);
-    if is_integer {
-        if let Ok(v) = text.parse::<i64>() {
-            return Ok(if let Ok(v) = i8::try_from(v) {
-                VariantValue::Int8(v)
-            } else if let Ok(v) = i16::try_from(v) {
-                VariantValue::Int16(v)
-            } else if let Ok(v) = i32::try_from(v) {
-                VariantValue::Int32(v)
-            } else {
-                VariantValue::Int64(v)
-            });
-        }
+    if is_integer && let Ok(v) = text.parse::<i64>() {
+        return Ok(if let Ok(v) = i8::try_from(v) {
+            VariantValue::Int8(v)
+        } else if let Ok(v) = i16::try_from(v) {
+            VariantValue::Int16(v)
+        } else if let Ok(v) = i32::try_from(v) {
+            VariantValue::Int32(v)
+        } else {
+            VariantValue::Int64(v)
+        });
     }
     if let Some((unscaled, scale)) = parse_exact_decimal(text) {
         // A DECIMAL(precision, scale) has precision >= scale: 0.001 needs precision 3.

@@ -129,13 +129,13 @@ impl<'m> VariantMetadata<'m> {
                 ))
             })?;
             if sorted {
-                if let Some(prev) = previous {
-                    if prev.as_bytes() >= text.as_bytes() {
-                        return Err(corrupt(format!(
-                            "header says sorted_strings but string {id} {text:?} does not sort after string {} {prev:?}",
-                            id - 1
-                        )));
-                    }
+                if let Some(prev) = previous
+                    && prev.as_bytes() >= text.as_bytes()
+                {
+                    return Err(corrupt(format!(
+                        "header says sorted_strings but string {id} {text:?} does not sort after string {} {prev:?}",
+                        id - 1
+                    )));
                 }
                 previous = Some(text);
             }

@@ -704,8 +704,8 @@ impl<'m, 'v> VariantObject<'m, 'v> {
         let mut previous: Option<&'m str> = None;
         (0..self.len).map(move |index| {
             let name = self.field_name(index)?;
-            if let Some(prev) = previous {
-                if prev.as_bytes() >= name.as_bytes() {
+            if let Some(prev) = previous
+                && prev.as_bytes() >= name.as_bytes() {
                     return Err(corrupt_at(
                         self.base,
                         format!(
@@ -714,7 +714,6 @@ impl<'m, 'v> VariantObject<'m, 'v> {
                         ),
                     ));
                 }
-            }
             previous = Some(name);
             Ok((name, self.field_value(index)?))
         })

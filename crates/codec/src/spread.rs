@@ -1,0 +1,400 @@
+//! Spreading dense values to their slots: the values of a page hold only the non-null
+//! slots, a column's buffer holds every slot. Given the slots' validity bitmap, the
+//! dense values move (in place, from the end, so a value only ever moves up) to the
+//! slots whose bit is set and every other slot becomes zero.
+//!
+//! This is the last step of reading any nullable fixed-width column, so it is a hot
+//! kernel: whole words of valid slots are one move and whole words of null slots one
+//! fill; mixed words go through the AVX-512 `vpexpand` instructions (one load and one
+//! expand per 8 or 16 slots) where the CPU has them, and through a loop over the set
+//! bits otherwise.
+//!
+//! ```
+//! use herringbone_codec::spread::spread;
+//!
+//! let mut values = vec![1i64, 2, 3];
+//! // Slots 0, 2 and 3 are valid (bits are least significant first).
+//! spread(&mut values, &[0b0000_1101], 0, 5).unwrap();
+//! assert_eq!(values, [1, 0, 2, 3, 0]);
+//! ```
+
+use std::any::TypeId;
+
+use crate::error::{Error, Result};
+
+/// The width of the SIMD lanes values of type `T` move in: their size for the plain
+/// numbers of 4, 8 or 16 bytes (whose all-zero pattern is their default, the value of
+/// a null slot), 0 for any other type, which takes the portable path. A constant once
+/// the function is instantiated.
+fn lane_bytes<T: 'static>() -> usize {
+    let id = TypeId::of::<T>();
+    if [
+        TypeId::of::<i32>(),
+        TypeId::of::<u32>(),
+        TypeId::of::<f32>(),
+    ]
+    .contains(&id)
+    {
+        4
+    } else if [
+        TypeId::of::<i64>(),
+        TypeId::of::<u64>(),
+        TypeId::of::<f64>(),
+    ]
+    .contains(&id)
+    {
+        8
+    } else if [TypeId::of::<i128>(), TypeId::of::<u128>()].contains(&id) {
+        16
+    } else {
+        0
+    }
+}
+
+/// Moves the dense `values` to the `len` slots whose bit is set in `bitmap` (bit
+/// `bit_offset + i` for slot `i`, least significant bit first) and sets every other
+/// slot to zero; `values` ends up `len` long. There must be exactly one value per set
+/// bit, and `bitmap` must hold `bit_offset + len` bits: otherwise nothing changes and an
+/// error says which count is off.
+pub fn spread<T: Copy + Default + 'static>(
+    values: &mut Vec<T>,
+    bitmap: &[u8],
+    bit_offset: usize,
+    len: usize,
+) -> Result<()> {
+    let bits_needed = bit_offset
+        .checked_add(len)
+        .ok_or_else(|| Error::invalid_argument("spread: slot count overflows"))?;
+    if bits_needed > bitmap.len().saturating_mul(8) {
+        return Err(Error::invalid_argument(format!(
+            "spread: {len} slots from bit {bit_offset} need more than the {} bytes of the bitmap",
+            bitmap.len()
+        )));
+    }
+    let words: Vec<u64> = (0..len.div_ceil(64))
+        .map(|w| word_at(bitmap, bit_offset + w * 64, len - w * 64))
+        .collect();
+    let set: usize = words.iter().map(|w| w.count_ones() as usize).sum();
+    if set != values.len() {
+        return Err(Error::invalid_argument(format!(
+            "spread: {} values for {set} valid slots",
+            values.len()
+        )));
+    }
+    let dense = values.len();
+    values.resize(len, T::default());
+    spread_words(values, &words, dense);
+    Ok(())
+}
+
+/// The `min(64, remaining)` bits from bit `bit` of `bitmap` as a word (slot `bit` in
+/// the lowest bit), zero above them. The bits are within the bitmap.
+fn word_at(bitmap: &[u8], bit: usize, remaining: usize) -> u64 {
+    let first = bit / 8;
+    let mut bytes = [0u8; 16];
+    let available = (bitmap.len() - first).min(9);
+    bytes[..available].copy_from_slice(&bitmap[first..first + available]);
+    let wide = u128::from_le_bytes(bytes) >> (bit % 8);
+    let word = wide as u64;
+    if remaining >= 64 {
+        word
+    } else {
+        word & ((1u64 << remaining) - 1)
+    }
+}
+
+/// Spreads `values` (its first `dense` entries are the values, the rest zero; it is
+/// as long as the slots) by the slot words `words`, whose set bits number `dense`.
+fn spread_words<T: Copy + Default + 'static>(values: &mut [T], words: &[u64], dense: usize) {
+    let len = values.len();
+    let mut next = dense;
+    for (w, &word) in words.iter().enumerate().rev() {
+        let start = w * 64;
+        let stop = (start + 64).min(len);
+        // Every slot below `stop` is valid, so every value there is in its slot
+        // already: nothing moves any more.
+        if next == stop {
+            break;
+        }
+        let count = stop - start;
+        let present = word.count_ones() as usize;
+        if present == count {
+            values.copy_within(next - count..next, start);
+        } else if present == 0 {
+            values[start..stop].fill(T::default());
+        } else {
+            mixed_word(values, start, stop, word, next);
+        }
+        next -= present;
+    }
+}
+
+/// Spreads the slots `start..stop` of a word with both valid and null slots; the
+/// values of its valid slots end at `next`.
+#[inline]
+fn mixed_word<T: Copy + Default + 'static>(
+    values: &mut [T],
+    start: usize,
+    stop: usize,
+    word: u64,
+    next: usize,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if lane_bytes::<T>() != 0 && stop - start == 64 && avx512::available() {
+        // SAFETY: AVX-512 F/VL/BW is present (checked just above); `T` is a plain
+        // number of `lane_bytes::<T>()` bytes whose zero bits are its default; the word is whole (64 slots), and `next` counts the
+        // values of every valid slot below `start + 64`, so `next - popcount(word)` is
+        // at most `start` — the bounds `avx512::spread_word` needs.
+        unsafe { avx512::spread_word(values, lane_bytes::<T>(), start, word, next) };
+        return;
+    }
+    let present = word.count_ones() as usize;
+    // The word's values are set aside, its slots cleared, and each value put at its
+    // set bit (the sources may overlap the word's own slots).
+    let mut word_values = [T::default(); 64];
+    word_values[..present].copy_from_slice(&values[next - present..next]);
+    values[start..stop].fill(T::default());
+    let mut bits = word;
+    for &value in &word_values[..present] {
+        let bit = bits.trailing_zeros() as usize;
+        values[start + bit] = value;
+        bits &= bits - 1;
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use std::arch::x86_64::{
+        __m512i, _mm512_loadu_si512, _mm512_maskz_expand_epi32, _mm512_maskz_expand_epi64,
+        _mm512_storeu_si512,
+    };
+    use std::sync::atomic::{AtomicU8, Ordering};
+
+    /// 0 = not yet detected, 1 = absent, 2 = present.
+    static DETECTED: AtomicU8 = AtomicU8::new(0);
+
+    /// Whether the CPU has the AVX-512 subsets the kernel uses (detected once).
+    #[inline]
+    pub(super) fn available() -> bool {
+        match DETECTED.load(Ordering::Relaxed) {
+            2 => true,
+            1 => false,
+            _ => {
+                let present = std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512vl")
+                    && std::arch::is_x86_feature_detected!("avx512bw");
+                DETECTED.store(if present { 2 } else { 1 }, Ordering::Relaxed);
+                present
+            }
+        }
+    }
+
+    /// Each 4-bit group of a nibble with every bit doubled: the mask of the 64-bit
+    /// halves of four 16-byte values.
+    const DOUBLED: [u8; 16] = {
+        let mut table = [0u8; 16];
+        let mut i = 0;
+        while i < 16 {
+            let mut bit = 0;
+            while bit < 4 {
+                if i & (1 << bit) != 0 {
+                    table[i] |= 0b11 << (2 * bit);
+                }
+                bit += 1;
+            }
+            i += 1;
+        }
+        table
+    };
+
+    /// Spreads the 64 slots from `start` by `word`, whose values end at `next`; one
+    /// 64-byte load and one expand per vector of slots, the highest vector first (its
+    /// values lie highest, and every load reads below the slots already stored).
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F, VL and BW; `T` is a plain number of `lane_bytes`
+    /// (4, 8 or 16) bytes whose all-zero pattern is its default; `start + 64 <=
+    /// values.len()` and `next - word.count_ones() <= start`, `next <= values.len()`.
+    #[target_feature(enable = "avx512f,avx512vl,avx512bw")]
+    pub(super) unsafe fn spread_word<T: Copy>(
+        values: &mut [T],
+        lane_bytes: usize,
+        start: usize,
+        word: u64,
+        mut next: usize,
+    ) {
+        let per_vector = 64 / lane_bytes;
+        let base = values.as_mut_ptr();
+        let mut slot = start + 64;
+        while slot > start {
+            slot -= per_vector;
+            let group = (word >> (slot - start)) & ((1u64 << per_vector) - 1);
+            let present = group.count_ones() as usize;
+            let from = next - present;
+            // SAFETY: `from + per_vector <= slot + per_vector <= start + 64 <=
+            // values.len()`: the values of the valid slots below `slot` number at
+            // most `slot`, so `from <= slot`. The load reads initialised values (all
+            // of `values` is), only slots at or above `slot` have been stored to,
+            // and the load completes before this vector's store.
+            unsafe {
+                let source = _mm512_loadu_si512(base.add(from).cast::<__m512i>());
+                let spread = match lane_bytes {
+                    4 => _mm512_maskz_expand_epi32(group as u16, source),
+                    8 => _mm512_maskz_expand_epi64(group as u8, source),
+                    _ => _mm512_maskz_expand_epi64(DOUBLED[group as usize], source),
+                };
+                _mm512_storeu_si512(base.add(slot).cast::<__m512i>(), spread);
+            }
+            next = from;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Slot-by-slot reference: valid slots take the values in order, others zero.
+    fn reference<T: Copy + Default>(dense: &[T], valid: &[bool]) -> Vec<T> {
+        let mut next = dense.iter();
+        valid
+            .iter()
+            .map(|&v| {
+                if v {
+                    *next.next().unwrap()
+                } else {
+                    T::default()
+                }
+            })
+            .collect()
+    }
+
+    fn bitmap(valid: &[bool], offset: usize) -> Vec<u8> {
+        let mut bytes = vec![0u8; (offset + valid.len()).div_ceil(8)];
+        for (i, &v) in valid.iter().enumerate() {
+            if v {
+                bytes[(offset + i) / 8] |= 1 << ((offset + i) % 8);
+            }
+        }
+        bytes
+    }
+
+    fn check<T: Copy + Default + PartialEq + std::fmt::Debug + 'static>(make: impl Fn(usize) -> T) {
+        let patterns: Vec<Vec<bool>> = vec![
+            (0..300)
+                .map(|i| match i {
+                    0..64 => true,
+                    64..128 => false,
+                    _ => (i * 7919) % 5 < 3,
+                })
+                .collect(),
+            (0..1000).map(|i| (i * 31) % 7 != 0).collect(),
+            (0..129).map(|i| i % 64 == 63).collect(),
+            vec![true; 200],
+            vec![false; 77],
+            Vec::new(),
+        ];
+        for valid in &patterns {
+            for offset in [0, 3, 8, 13] {
+                let dense: Vec<T> = (0..valid.iter().filter(|&&v| v).count())
+                    .map(|i| make(i + 1))
+                    .collect();
+                let mut values = dense.clone();
+                spread(&mut values, &bitmap(valid, offset), offset, valid.len()).unwrap();
+                assert_eq!(values, reference(&dense, valid), "offset {offset}");
+            }
+        }
+    }
+
+    #[test]
+    fn spreading_matches_the_slot_by_slot_definition_for_every_lane_width() {
+        check(|i| i as i32);
+        check(|i| i as u32);
+        check(|i| i as f32 + 0.5);
+        check(|i| i as i64 * -3);
+        check(|i| i as f64 * 1.25);
+        check(|i| (i as u128) << 70 | i as u128);
+        check(|i| i as i16);
+        check(|i| i % 2 == 0);
+        // Not a plain number of a lane's width: the portable path.
+        check(|i| [i as u8; 12]);
+        check(|i| (i as i32, i as u8));
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_avx512_kernel_and_the_portable_loop_agree_on_every_mixed_word() {
+        if !avx512::available() {
+            return;
+        }
+        // Every 64-slot word shape the kernel sees: random masks plus the edge ones.
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut words = vec![
+            1,
+            1 << 63,
+            u64::MAX - 1,
+            u64::MAX >> 1,
+            0x5555_5555_5555_5555,
+        ];
+        for _ in 0..200 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            words.push(state);
+        }
+        for &word in &words {
+            let present = word.count_ones() as usize;
+            for lane in [4usize, 8, 16] {
+                let values: Vec<u128> = (1..=64).map(|i| i as u128 * 0x1_0000_0001).collect();
+                let mut kernel = values.clone();
+                let mut portable = values.clone();
+                // Values of the word's valid slots end at `present` (as for a first word).
+                match lane {
+                    4 => {
+                        let mut k: Vec<u32> = kernel.iter().map(|&v| v as u32).collect();
+                        let mut p = k.clone();
+                        unsafe { avx512::spread_word(&mut k, 4, 0, word, present) };
+                        portable_word(&mut p, word, present);
+                        assert_eq!(k, p, "word {word:#x}, 4-byte lanes");
+                    }
+                    8 => {
+                        let mut k: Vec<u64> = kernel.iter().map(|&v| v as u64).collect();
+                        let mut p = k.clone();
+                        unsafe { avx512::spread_word(&mut k, 8, 0, word, present) };
+                        portable_word(&mut p, word, present);
+                        assert_eq!(k, p, "word {word:#x}, 8-byte lanes");
+                    }
+                    _ => {
+                        unsafe { avx512::spread_word(&mut kernel, 16, 0, word, present) };
+                        portable_word(&mut portable, word, present);
+                        assert_eq!(kernel, portable, "word {word:#x}, 16-byte lanes");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The portable loop of `mixed_word`, for a word at slot 0.
+    fn portable_word<T: Copy + Default>(values: &mut [T], word: u64, next: usize) {
+        let mut expected = vec![T::default(); 64];
+        let mut bits = word;
+        for &value in &values[..next] {
+            expected[bits.trailing_zeros() as usize] = value;
+            bits &= bits - 1;
+        }
+        values[..64].copy_from_slice(&expected);
+    }
+
+    #[test]
+    fn a_value_count_that_does_not_match_the_bitmap_is_an_error() {
+        let mut values = vec![1i64, 2];
+        let error = spread(&mut values, &[0b111], 0, 3).unwrap_err();
+        assert!(
+            error.to_string().contains("2 values for 3 valid slots"),
+            "{error}"
+        );
+        assert_eq!(values, [1, 2]);
+        let error = spread(&mut values, &[0b11], 4, 6).unwrap_err();
+        assert!(error.to_string().contains("need more than"), "{error}");
+    }
+}
