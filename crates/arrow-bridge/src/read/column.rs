@@ -822,6 +822,7 @@ impl LeafReader {
                 page,
                 byte_pos,
                 values,
+                ascii,
             } => {
                 // Room for the values' bytes, estimated from the page's average, so
                 // that the buffer is not regrown value by value.
@@ -830,7 +831,8 @@ impl LeafReader {
                 match out {
                     Values::Views { views, buffers } => {
                         let buffer = page_buffer(buffers, page)?;
-                        *byte_pos = plain_views(page, *byte_pos, n, self.utf8, buffer, views)?;
+                        let check = self.utf8 && !*ascii;
+                        *byte_pos = plain_views(page, *byte_pos, n, check, buffer, views)?;
                     }
                     Values::Bytes { offsets, data } => {
                         data.reserve(estimate);
@@ -906,10 +908,15 @@ impl LeafReader {
                     data.len()
                 )));
             }
+            // A page of `Utf8View` values whose every byte (length prefixes included) is
+            // ASCII holds only UTF-8 values, each starting on a character boundary: one
+            // vectorised pass here spares the per-value checks of each batch.
+            let ascii = self.utf8 && data.is_ascii();
             self.source = ValueSource::Plain {
                 page: data,
                 byte_pos: 0,
                 values: present,
+                ascii,
             };
             return Ok(());
         }
@@ -1132,18 +1139,21 @@ fn contiguous_views(
         return Ok(());
     };
     let added = out.len();
+    let span = first + from as usize..first + to as usize;
+    // ASCII values (most strings) are UTF-8 and start on character boundaries: one
+    // vectorised look at their bytes spares a look at each value's first byte.
+    let check = utf8 && !page.get(span.clone()).is_some_and(<[u8]>::is_ascii);
     let mut boundaries = true;
     // Filled through a slice rather than pushed: no capacity check per value.
     out.resize(added + ends.len() - 1, 0);
     for (view, end) in out[added..].iter_mut().zip(ends.windows(2)) {
         let start = first + end[0] as usize;
-        if utf8 {
+        if check {
             boundaries &= views::starts_char(page, start);
         }
         *view = views::view_at(page, start, (end[1] - end[0]) as usize, buffer);
     }
-    let span = first + from as usize..first + to as usize;
-    if utf8 && !views::utf8_views(page, span, boundaries, &out[added..]) {
+    if check && !views::utf8_views(page, span, boundaries, &out[added..]) {
         return Err(invalid_utf8());
     }
     Ok(())
@@ -1160,11 +1170,13 @@ enum ValueSource {
     Decoded,
     /// PLAIN values left in the page and copied straight into each batch (once, rather
     /// than into the pending values first); `byte_pos` is where the next one starts,
-    /// `values` how many the page holds.
+    /// `values` how many the page holds, `ascii` whether the values of a `Utf8View`
+    /// column are known to be UTF-8 already (every byte of the page is ASCII).
     Plain {
         page: Bytes,
         byte_pos: usize,
         values: usize,
+        ascii: bool,
     },
     /// The page's dictionary indices (checked against the dictionary), gathered into
     /// each batch.
