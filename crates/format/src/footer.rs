@@ -352,6 +352,8 @@ fn read_row_group_selected(
         return RowGroup::read(r);
     };
     r.enter()?;
+    // As `RowGroup::read` does: the selected chunks' paths are shared by position.
+    r.begin_row_group();
     let mut chunks = None;
     let mut total_byte_size = None;
     let mut num_rows = None;

@@ -24,6 +24,7 @@ use std::ops::Deref;
 
 use bytes::Bytes;
 
+use crate::compact::ColumnPath;
 use crate::error::{Error, ErrorKind, Result};
 
 /// Compact protocol wire type codes.
@@ -72,7 +73,7 @@ fn min_encoded_size(ty: u8) -> usize {
     }
 }
 
-fn wire_name(ty: u8) -> &'static str {
+pub(crate) fn wire_name(ty: u8) -> &'static str {
     match ty {
         wire::STOP => "stop",
         wire::BOOL_TRUE | wire::BOOL_FALSE => "bool",
@@ -111,6 +112,11 @@ pub struct CompactReader<'a> {
     max_depth: u32,
     base_offset: u64,
     skip_statistics: bool,
+    /// Column paths decoded in the current row group, by chunk position, with the
+    /// range of their encoding: the next row group's identical paths share them.
+    paths: Vec<(usize, usize, ColumnPath)>,
+    /// Position of the next path within the current row group.
+    path_slot: usize,
 }
 
 impl<'a> CompactReader<'a> {
@@ -124,6 +130,8 @@ impl<'a> CompactReader<'a> {
             max_depth: DEFAULT_MAX_DEPTH,
             base_offset: 0,
             skip_statistics: false,
+            paths: Vec::new(),
+            path_slot: 0,
         }
     }
 
@@ -343,8 +351,60 @@ impl<'a> CompactReader<'a> {
         Ok(self.bytes_of(start, start + len))
     }
 
+    /// Reads a `binary`'s length and steps over it; returns its range in the buffer.
     #[inline]
-    fn bytes_of(&self, start: usize, end: usize) -> Bytes {
+    pub(crate) fn read_binary_range(&mut self) -> Result<(usize, usize)> {
+        let len = self.read_length("binary")?;
+        let start = self.pos;
+        self.pos += len;
+        Ok((start, start + len))
+    }
+
+    /// The whole input.
+    #[inline]
+    pub(crate) fn buffer(&self) -> &'a [u8] {
+        self.buf
+    }
+
+    /// Moves back to `pos`, a position this reader has already passed.
+    #[inline]
+    pub(crate) fn rewind_to(&mut self, pos: usize) {
+        debug_assert!(pos <= self.pos);
+        self.pos = pos;
+    }
+
+    /// Marks the start of a row group: column paths are matched by chunk position
+    /// against the previous row group's.
+    #[inline]
+    pub fn begin_row_group(&mut self) {
+        self.path_slot = 0;
+    }
+
+    /// The path decoded at this chunk position in the previous row group, if its
+    /// encoding (`start..end` in the buffer) is byte-for-byte the same. Advances the
+    /// position on a hit; on a miss [`cache_path`](Self::cache_path) advances it.
+    #[inline]
+    pub(crate) fn cached_path(&mut self, start: usize, end: usize) -> Option<ColumnPath> {
+        let (s, e, path) = self.paths.get(self.path_slot)?;
+        if self.buf[*s..*e] == self.buf[start..end] {
+            self.path_slot += 1;
+            return Some(path.clone());
+        }
+        None
+    }
+
+    /// Remembers the path just decoded from `start..end` at this chunk position.
+    pub(crate) fn cache_path(&mut self, start: usize, end: usize, path: &ColumnPath) {
+        let entry = (start, end, path.clone());
+        match self.paths.get_mut(self.path_slot) {
+            Some(slot) => *slot = entry,
+            None => self.paths.push(entry),
+        }
+        self.path_slot += 1;
+    }
+
+    #[inline]
+    pub(crate) fn bytes_of(&self, start: usize, end: usize) -> Bytes {
         if start == end {
             return Bytes::new();
         }
@@ -1067,6 +1127,43 @@ impl<T: ThriftValue> ThriftValue for Vec<T> {
         for v in self {
             v.write_value(w);
         }
+    }
+}
+
+/// A boxed value reads and writes as the value itself: rarely present, large
+/// structures are boxed in the metadata types so they do not widen every chunk.
+impl<T: ThriftValue> ThriftValue for Box<T> {
+    const WIRE: u8 = T::WIRE;
+    #[inline]
+    fn read_value(r: &mut CompactReader<'_>) -> Result<Self> {
+        let mut value = Box::<T>::default();
+        value.read_value_in_place(r)?;
+        Ok(value)
+    }
+    #[inline]
+    fn write_value(&self, w: &mut CompactWriter) {
+        (**self).write_value(w)
+    }
+    #[inline]
+    fn read_field(r: &mut CompactReader<'_>, ty: u8) -> Result<Self> {
+        if T::IN_PLACE {
+            r.expect_type(ty, Self::WIRE)?;
+            Self::read_value(r)
+        } else {
+            T::read_field(r, ty).map(Box::new)
+        }
+    }
+    #[inline]
+    fn write_field(&self, w: &mut CompactWriter, last_id: &mut i16, id: i16) {
+        (**self).write_field(w, last_id, id)
+    }
+    #[inline]
+    fn field_type_ok(ty: u8) -> bool {
+        T::field_type_ok(ty)
+    }
+    #[inline]
+    fn element_type_ok(ty: u8) -> bool {
+        T::element_type_ok(ty)
     }
 }
 
