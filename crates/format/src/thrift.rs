@@ -386,7 +386,9 @@ impl<'a> CompactReader<'a> {
     #[inline]
     pub(crate) fn cached_path(&mut self, start: usize, end: usize) -> Option<ColumnPath> {
         let (s, e, path) = self.paths.get(self.path_slot)?;
-        if self.buf[*s..*e] == self.buf[start..end] {
+        let (cached, new) = (&self.buf[*s..*e], &self.buf[start..end]);
+        // Encoded paths are a few bytes: a byte loop beats a call to `memcmp`.
+        if cached.len() == new.len() && cached.iter().zip(new).all(|(a, b)| a == b) {
             self.path_slot += 1;
             return Some(path.clone());
         }
@@ -990,7 +992,13 @@ pub fn read_field_into<T: ThriftValue>(
         return r.skip_field(ty);
     }
     if T::IN_PLACE {
-        slot.insert(T::default()).read_value_in_place(r)
+        // A repeated field starts over from the default; a first one gets its default
+        // built in the slot (`insert(T::default())` built it on the stack and copied
+        // it, hundreds of bytes for `ColumnMetaData`).
+        if let Some(value) = slot.as_mut() {
+            *value = T::default();
+        }
+        slot.get_or_insert_with(T::default).read_value_in_place(r)
     } else {
         *slot = Some(T::read_field(r, ty)?);
         Ok(())
@@ -1101,18 +1109,15 @@ impl<T: ThriftValue> ThriftValue for Vec<T> {
                 ),
             ));
         }
-        // `count` was checked against the remaining bytes by `read_list_header`; the
-        // initial capacity is further capped at 1 MiB of elements so that a hostile
-        // count of tiny encodings cannot reserve hundreds of times the input size up
-        // front (beyond that the vector grows as elements are actually decoded).
-        let cap = count.min((1 << 20) / std::mem::size_of::<T>().max(1));
+        let cap = count.min(initial_capacity::<T>(r.remaining()));
         let mut out = Vec::with_capacity(cap);
         if T::IN_PLACE {
             for i in 0..count {
-                out.push(T::default());
-                if let Some(slot) = out.last_mut() {
-                    slot.read_value_in_place(r).map_err(|e| e.at_index(i))?;
-                }
+                // `resize_with` builds the default value in the vector's slot; `push`
+                // built it on the stack and copied it (hundreds of bytes per chunk).
+                let len = out.len();
+                out.resize_with(len + 1, T::default);
+                out[len].read_value_in_place(r).map_err(|e| e.at_index(i))?;
             }
         } else {
             for i in 0..count {
@@ -1165,6 +1170,23 @@ impl<T: ThriftValue> ThriftValue for Box<T> {
     fn element_type_ok(ty: u8) -> bool {
         T::element_type_ok(ty)
     }
+}
+
+/// How many elements of `T` a list may reserve up front when `remaining` bytes of
+/// input are left.
+///
+/// A list's count has been checked against the remaining bytes (each element takes at
+/// least one), but an element in memory can be hundreds of times larger than its
+/// smallest encoding, so a hostile count must not size the allocation alone. The
+/// reservation is capped at 16 bytes of memory per remaining byte of input (and at
+/// least 1 MiB): generous enough for real column chunk lists, whose elements take a
+/// few dozen bytes each on the wire, to be allocated once at their final size rather
+/// than grown by doubling (each doubling copied every chunk decoded so far); beyond
+/// that a vector grows as elements are actually decoded.
+#[inline]
+pub(crate) fn initial_capacity<T>(remaining: usize) -> usize {
+    let budget = remaining.saturating_mul(16).max(1 << 20);
+    budget / std::mem::size_of::<T>().max(1)
 }
 
 /// A Thrift `string`: UTF-8-validated bytes, shared with the buffer it was decoded from.
