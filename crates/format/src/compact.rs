@@ -278,9 +278,8 @@ impl<T: ThriftValue + Copy, const N: usize> ThriftValue for InlineVec<T, N> {
         }
         // `count` was checked against the remaining bytes by `read_list_header`; as for
         // `Vec`, the up-front reservation is capped further.
-        let mut out = Vec::with_capacity(count.min(crate::thrift::initial_capacity::<T>(
-            r.remaining(),
-        )));
+        let mut out =
+            Vec::with_capacity(count.min(crate::thrift::initial_capacity::<T>(r.remaining())));
         for i in 0..count {
             out.push(T::read_value(r).map_err(|e| e.at_index(i))?);
         }
@@ -311,7 +310,10 @@ pub struct Binary(BinRepr);
 
 #[derive(Clone)]
 enum BinRepr {
-    Inline { len: u8, data: [u8; Binary::INLINE_CAPACITY] },
+    Inline {
+        len: u8,
+        data: [u8; Binary::INLINE_CAPACITY],
+    },
     Heap(Box<[u8]>),
 }
 
@@ -450,6 +452,12 @@ impl<const M: usize> PartialEq<[u8; M]> for Binary {
     }
 }
 
+impl<const M: usize> PartialEq<&[u8; M]> for Binary {
+    fn eq(&self, other: &&[u8; M]) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
 impl PartialEq<Vec<u8>> for Binary {
     fn eq(&self, other: &Vec<u8>) -> bool {
         self.as_slice() == other.as_slice()
@@ -487,13 +495,20 @@ impl ThriftValue for Binary {
     #[inline]
     fn read_value_in_place(&mut self, r: &mut CompactReader<'_>) -> Result<()> {
         let (start, end) = r.read_binary_range()?;
-        let bytes = &r.buffer()[start..end];
+        let buf = r.buffer();
+        let n = end - start;
         match &mut self.0 {
-            BinRepr::Inline { len, data } if bytes.len() <= Self::INLINE_CAPACITY => {
-                data[..bytes.len()].copy_from_slice(bytes);
-                *len = bytes.len() as u8;
+            BinRepr::Inline { len, data } if n <= Self::INLINE_CAPACITY => {
+                // A fixed-size copy (two vector moves) when the buffer extends far
+                // enough, rather than a `memcpy` call of a variable length; the bytes
+                // past `len` are never looked at.
+                match buf.get(start..start + Self::INLINE_CAPACITY) {
+                    Some(window) => data.copy_from_slice(window),
+                    None => data[..n].copy_from_slice(&buf[start..end]),
+                }
+                *len = n as u8;
             }
-            _ => *self = Binary::from_slice(bytes),
+            _ => *self = Binary::from_slice(&buf[start..end]),
         }
         Ok(())
     }
@@ -609,9 +624,17 @@ impl ThriftValue for ColumnPath {
 
     fn read_value(r: &mut CompactReader<'_>) -> Result<Self> {
         let start = r.position();
+        // Bytes identical to the path decoded at this chunk position in the previous
+        // row group decode to the same path: share it without parsing the list.
+        if let Some(path) = r.cached_path_at(start) {
+            return Ok(path);
+        }
         let (elem, count) = r.read_list_header()?;
         if count == 0 {
-            return Ok(ColumnPath(None));
+            // Cached too, so that the chunk positions after it still line up.
+            let path = ColumnPath(None);
+            r.cache_path(start, r.position(), &path);
+            return Ok(path);
         }
         if elem != wire::BINARY {
             return Err(r.error(
@@ -622,22 +645,12 @@ impl ThriftValue for ColumnPath {
                 ),
             ));
         }
-        // Step over the names first: when the encoded list is the one the same chunk
-        // slot had in the previous row group, share that path (no allocation, no
-        // UTF-8 check, no reference count per name).
-        let names_start = r.position();
-        for i in 0..count {
-            r.read_binary_range().map_err(|e| e.at_index(i))?;
-        }
-        let end = r.position();
-        if let Some(path) = r.cached_path(start, end) {
-            return Ok(path);
-        }
-        r.rewind_to(names_start);
-        let mut names = Vec::with_capacity(count);
+        let mut names =
+            Vec::with_capacity(count.min(crate::thrift::initial_capacity::<Text>(r.remaining())));
         for i in 0..count {
             names.push(r.read_text().map_err(|e| e.at_index(i))?);
         }
+        let end = r.position();
         let path = ColumnPath::from(names);
         r.cache_path(start, end, &path);
         Ok(path)
@@ -686,8 +699,8 @@ mod tests {
             let mut plain = CompactWriter::new();
             values.write_value(&mut plain);
             assert_eq!(bytes, plain.into_inner(), "same wire form as Vec");
-            let back = <InlineVec<Encoding, 4>>::read_value(&mut CompactReader::new(&bytes))
-                .unwrap();
+            let back =
+                <InlineVec<Encoding, 4>>::read_value(&mut CompactReader::new(&bytes)).unwrap();
             assert_eq!(back, values);
         }
     }
@@ -711,8 +724,33 @@ mod tests {
         assert_eq!(std::mem::size_of::<Option<Binary>>(), 24);
         assert_eq!(Bytes::from(a.clone()), Bytes::from_static(b"short"));
         assert_eq!(format!("{a:?}"), "b\"short\"");
-        let e = CompactReader::new(&[5, 1, 2]).read_binary_compact().unwrap_err();
+        let e = CompactReader::new(&[5, 1, 2])
+            .read_binary_compact()
+            .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Truncated);
+    }
+
+    #[test]
+    fn boxed_structure_reads_and_writes_as_itself() {
+        use crate::metadata::{BoundingBox, GeospatialStatistics};
+        let geo = GeospatialStatistics {
+            bbox: Some(BoundingBox {
+                xmin: 1.0,
+                xmax: 2.0,
+                ymin: -1.0,
+                ymax: 0.5,
+                ..Default::default()
+            }),
+            geospatial_types: Some(vec![1, 3]),
+        };
+        let mut w = CompactWriter::new();
+        Box::new(geo.clone()).write_value(&mut w);
+        let bytes = w.into_inner();
+        let mut plain = CompactWriter::new();
+        geo.write_value(&mut plain);
+        assert_eq!(bytes, plain.into_inner());
+        let back = <Box<GeospatialStatistics>>::read_value(&mut CompactReader::new(&bytes));
+        assert_eq!(*back.unwrap(), geo);
     }
 
     #[test]
@@ -732,8 +770,14 @@ mod tests {
             })
             .collect();
         assert_eq!(got, [path.clone(), path.clone(), other, path]);
-        assert!(got[0].ptr_eq(&got[1]), "second row group shares the first's path");
-        assert!(!got[0].ptr_eq(&got[3]), "a different path in between breaks sharing");
+        assert!(
+            got[0].ptr_eq(&got[1]),
+            "second row group shares the first's path"
+        );
+        assert!(
+            !got[0].ptr_eq(&got[3]),
+            "a different path in between breaks sharing"
+        );
         // A name that is not UTF-8 is still an error (checked before caching).
         let bad = [0x18, 2, 0xff, 0xfe];
         let e = ColumnPath::read_value(&mut CompactReader::new(&bad)).unwrap_err();

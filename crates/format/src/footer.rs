@@ -608,7 +608,7 @@ mod tests {
             file_offset: 0,
             meta_data: Some(ColumnMetaData {
                 type_: Type::INT64,
-                path_in_schema: vec![format!("c{i}").into()],
+                path_in_schema: vec![Text::from(format!("c{i}"))].into(),
                 codec: CompressionCodec::SNAPPY,
                 num_values: 10 + i,
                 data_page_offset: 4 + i,

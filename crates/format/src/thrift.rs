@@ -366,13 +366,6 @@ impl<'a> CompactReader<'a> {
         self.buf
     }
 
-    /// Moves back to `pos`, a position this reader has already passed.
-    #[inline]
-    pub(crate) fn rewind_to(&mut self, pos: usize) {
-        debug_assert!(pos <= self.pos);
-        self.pos = pos;
-    }
-
     /// Marks the start of a row group: column paths are matched by chunk position
     /// against the previous row group's.
     #[inline]
@@ -380,17 +373,20 @@ impl<'a> CompactReader<'a> {
         self.path_slot = 0;
     }
 
-    /// The path decoded at this chunk position in the previous row group, if its
-    /// encoding (`start..end` in the buffer) is byte-for-byte the same. Advances the
-    /// position on a hit; on a miss [`cache_path`](Self::cache_path) advances it.
+    /// The path decoded at this chunk position in the previous row group, if the
+    /// bytes at `start` (the current position) repeat its encoding; on a hit the
+    /// reader steps over them. On a miss [`cache_path`](Self::cache_path) advances the
+    /// position once the path is decoded.
     #[inline]
-    pub(crate) fn cached_path(&mut self, start: usize, end: usize) -> Option<ColumnPath> {
+    pub(crate) fn cached_path_at(&mut self, start: usize) -> Option<ColumnPath> {
         let (s, e, path) = self.paths.get(self.path_slot)?;
-        let (cached, new) = (&self.buf[*s..*e], &self.buf[start..end]);
-        // Encoded paths are a few bytes: a byte loop beats a call to `memcmp`.
-        if cached.len() == new.len() && cached.iter().zip(new).all(|(a, b)| a == b) {
+        let cached = &self.buf[*s..*e];
+        let new = self.buf.get(start..start + cached.len())?;
+        if cached.iter().zip(new).all(|(a, b)| a == b) {
+            let path = path.clone();
+            self.pos = start + cached.len();
             self.path_slot += 1;
-            return Some(path.clone());
+            return Some(path);
         }
         None
     }
@@ -1142,7 +1138,9 @@ impl<T: ThriftValue> ThriftValue for Box<T> {
     #[inline]
     fn read_value(r: &mut CompactReader<'_>) -> Result<Self> {
         let mut value = Box::<T>::default();
-        value.read_value_in_place(r)?;
+        // `T`'s reader, into the box (method syntax would pick `Box<T>`'s own
+        // `read_value_in_place`, which calls back here).
+        T::read_value_in_place(&mut value, r)?;
         Ok(value)
     }
     #[inline]
