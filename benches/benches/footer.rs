@@ -74,21 +74,6 @@ fn footer_of(file: &Bytes) -> Bytes {
 }
 
 fn bench_footer(c: &mut Criterion) {
-    use herringbone_format::metadata::*;
-    eprintln!(
-        "SIZES chunk {} cmd {} stats {} size {} geo {} crypto {} enc {} path {} bin {} hist {} es {}",
-        std::mem::size_of::<ColumnChunk>(),
-        std::mem::size_of::<ColumnMetaData>(),
-        std::mem::size_of::<Statistics>(),
-        std::mem::size_of::<SizeStatistics>(),
-        std::mem::size_of::<Option<GeospatialStatistics>>(),
-        std::mem::size_of::<Option<ColumnCryptoMetaData>>(),
-        std::mem::size_of::<Encodings>(),
-        std::mem::size_of::<ColumnPath>(),
-        std::mem::size_of::<Option<Binary>>(),
-        std::mem::size_of::<Option<LevelHistogram>>(),
-        std::mem::size_of::<Option<EncodingStatsList>>()
-    );
     let cases = [
         ("20cols_1rg", 20, 1, 1000),
         ("1000cols_20rg", 1000, 20, 2),
