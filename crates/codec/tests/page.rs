@@ -30,8 +30,8 @@ struct Written {
 fn stats() -> Statistics {
     Statistics {
         null_count: Some(1),
-        min_value: Some(Bytes::from_static(&[1, 0, 0, 0])),
-        max_value: Some(Bytes::from_static(&[9, 0, 0, 0])),
+        min_value: Some([1, 0, 0, 0].into()),
+        max_value: Some([9, 0, 0, 0].into()),
         ..Statistics::default()
     }
 }

@@ -25,7 +25,9 @@ use crate::metadata::{
     BloomFilterHeader, ColumnChunk, ColumnIndex, ColumnOrder, EncryptionAlgorithm, FileMetaData,
     KeyValue, OffsetIndex, RowGroup, SchemaElement, SortingColumn,
 };
-use crate::thrift::{CompactReader, CompactWriter, Text, ThriftStruct, read_field_into, wire};
+use crate::thrift::{
+    CompactReader, CompactWriter, Text, ThriftStruct, initial_capacity, read_field_into, wire,
+};
 
 /// Magic bytes at the start and end of a Parquet file with a plaintext footer.
 pub const MAGIC: [u8; 4] = *b"PAR1";
@@ -317,7 +319,7 @@ fn read_row_groups_selected(
         ));
     }
     let keep = selected.map_or(count, <[usize]>::len).min(count);
-    let mut out = Vec::with_capacity(keep.min((1 << 20) / std::mem::size_of::<RowGroup>()));
+    let mut out = Vec::with_capacity(keep.min(initial_capacity::<RowGroup>(r.remaining())));
     let mut next = 0usize; // position in `selected`
     for i in 0..count {
         let wanted = match selected {
@@ -352,6 +354,8 @@ fn read_row_group_selected(
         return RowGroup::read(r);
     };
     r.enter()?;
+    // As `RowGroup::read` does: the selected chunks' paths are shared by position.
+    r.begin_row_group();
     let mut chunks = None;
     let mut total_byte_size = None;
     let mut num_rows = None;
@@ -604,7 +608,7 @@ mod tests {
             file_offset: 0,
             meta_data: Some(ColumnMetaData {
                 type_: Type::INT64,
-                path_in_schema: vec![format!("c{i}").into()],
+                path_in_schema: vec![Text::from(format!("c{i}"))].into(),
                 codec: CompressionCodec::SNAPPY,
                 num_values: 10 + i,
                 data_page_offset: 4 + i,

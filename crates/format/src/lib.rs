@@ -4,6 +4,7 @@
 //! This crate knows nothing about Arrow and contains no `unsafe` code.
 #![forbid(unsafe_code)]
 
+pub mod compact;
 pub mod error;
 pub mod footer;
 pub mod metadata;

@@ -27,6 +27,7 @@
 
 use bytes::Bytes;
 
+pub use crate::compact::{Binary, ColumnPath, InlineVec};
 use crate::error::{ErrorKind, Result};
 use crate::thrift::{CompactReader, CompactWriter, Text, ThriftStruct, ThriftValue, wire};
 
@@ -164,6 +165,7 @@ macro_rules! thrift_write_field {
 macro_rules! thrift_struct {
     (
         $(#[$attr:meta])*
+        $(@on_read $hook:ident;)?
         pub struct $name:ident {
             $( $(#[$fattr:meta])* $id:literal : $req:ident $field:ident : $ty:ty ),* $(,)?
         }
@@ -180,13 +182,27 @@ macro_rules! thrift_struct {
             #[allow(unused_mut, unused_variables)]
             pub fn read_in_place(&mut self, r: &mut CompactReader<'_>) -> Result<()> {
                 r.enter()?;
+                $( r.$hook(); )?
                 let mut seen: u64 = 0;
                 let mut last = 0i16;
-                while let Some((wty, id)) = r.read_field_header(&mut last)? {
+                let mut next = r.read_field_header(&mut last)?;
+                // Fast path: the fields in declaration (ascending id) order, which is
+                // how writers emit them. Each field is one direct, well-predicted test;
+                // a `match` in a loop compiles to an indirect jump per field that
+                // mispredicts whenever the set of present fields changes.
+                $(
+                    if let Some((wty, $id)) = next {
+                        thrift_read_field!($req r wty self seen $field $ty, $id $name);
+                        next = r.read_field_header(&mut last)?;
+                    }
+                )*
+                // Whatever is left (unknown, repeated or out-of-order fields).
+                while let Some((wty, id)) = next {
                     match id {
                         $( $id => thrift_read_field!($req r wty self seen $field $ty, $id $name), )*
                         _ => r.skip_field(wty)?,
                     }
+                    next = r.read_field_header(&mut last)?;
                 }
                 r.leave();
                 $( thrift_check_required!($req r seen $id, $name $field); )*
@@ -498,13 +514,23 @@ thrift_enum! {
 // ---------------------------------------------------------------------------------------
 // Statistics
 
+/// `ColumnMetaData::encodings`: up to 5 encodings inline (files list 2 to 4).
+pub type Encodings = InlineVec<Encoding, 5>;
+
+/// `ColumnMetaData::encoding_stats`: up to 3 entries inline (a dictionary page, data
+/// pages with the dictionary and after a fallback).
+pub type EncodingStatsList = InlineVec<PageEncodingStats, 3>;
+
+/// A level histogram of [`SizeStatistics`]: up to 3 counts (levels 0..=2) inline.
+pub type LevelHistogram = InlineVec<i64, 3>;
+
 thrift_struct! {
     /// Unencoded sizes and level histograms of a column chunk or page.
     #[derive(Eq, Hash)]
     pub struct SizeStatistics {
         1: optional unencoded_byte_array_data_bytes: i64,
-        2: optional repetition_level_histogram: Vec<i64>,
-        3: optional definition_level_histogram: Vec<i64>,
+        2: optional repetition_level_histogram: LevelHistogram,
+        3: optional definition_level_histogram: LevelHistogram,
     }
 }
 
@@ -536,13 +562,13 @@ thrift_struct! {
     #[derive(Eq, Hash)]
     pub struct Statistics {
         /// Deprecated: maximum by signed comparison.
-        1: optional max: Bytes,
+        1: optional max: Binary,
         /// Deprecated: minimum by signed comparison.
-        2: optional min: Bytes,
+        2: optional min: Binary,
         3: optional null_count: i64,
         4: optional distinct_count: i64,
-        5: optional max_value: Bytes,
-        6: optional min_value: Bytes,
+        5: optional max_value: Binary,
+        6: optional min_value: Binary,
         7: optional is_max_value_exact: bool,
         8: optional is_min_value_exact: bool,
         9: optional nan_count: i64,
@@ -940,7 +966,7 @@ thrift_struct! {
 
 thrift_struct! {
     /// Number of pages of one type and encoding.
-    #[derive(Eq, Hash)]
+    #[derive(Copy, Eq, Hash)]
     pub struct PageEncodingStats {
         1: required page_type: PageType,
         2: required encoding: Encoding,
@@ -952,8 +978,10 @@ thrift_struct! {
     /// Metadata of a column chunk.
     pub struct ColumnMetaData {
         1: required type_: Type,
-        2: required encodings: Vec<Encoding>,
-        3: required path_in_schema: Vec<Text>,
+        /// Every encoding used in the chunk, as the file lists them.
+        2: required encodings: Encodings,
+        /// Shared between the row groups that repeat it (see [`ColumnPath`]).
+        3: required path_in_schema: ColumnPath,
         4: required codec: CompressionCodec,
         5: required num_values: i64,
         6: required total_uncompressed_size: i64,
@@ -963,12 +991,13 @@ thrift_struct! {
         10: optional index_page_offset: i64,
         11: optional dictionary_page_offset: i64,
         12: stats statistics: Statistics,
-        13: stats encoding_stats: Vec<PageEncodingStats>,
+        13: stats encoding_stats: EncodingStatsList,
         14: optional bloom_filter_offset: i64,
         /// Bloom filter size including its header.
         15: optional bloom_filter_length: i32,
         16: stats size_statistics: SizeStatistics,
-        17: stats geospatial_statistics: GeospatialStatistics,
+        /// Boxed: only GEOMETRY / GEOGRAPHY columns have them.
+        17: stats geospatial_statistics: Box<GeospatialStatistics>,
     }
 }
 
@@ -1008,13 +1037,16 @@ thrift_struct! {
         5: optional offset_index_length: i32,
         6: optional column_index_offset: i64,
         7: optional column_index_length: i32,
-        8: optional crypto_metadata: ColumnCryptoMetaData,
+        /// Boxed: only encrypted columns have it.
+        8: optional crypto_metadata: Box<ColumnCryptoMetaData>,
         9: optional encrypted_column_metadata: Bytes,
     }
 }
 
 thrift_struct! {
     /// A row group.
+    // Column paths are shared with the previous row group's chunk at the same position.
+    @on_read begin_row_group;
     pub struct RowGroup {
         /// One chunk per leaf column, in schema order. After a selective decode
         /// (`footer::FooterOptions::with_columns`) only the selected leaves, in

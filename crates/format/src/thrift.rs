@@ -24,6 +24,7 @@ use std::ops::Deref;
 
 use bytes::Bytes;
 
+use crate::compact::ColumnPath;
 use crate::error::{Error, ErrorKind, Result};
 
 /// Compact protocol wire type codes.
@@ -72,7 +73,7 @@ fn min_encoded_size(ty: u8) -> usize {
     }
 }
 
-fn wire_name(ty: u8) -> &'static str {
+pub(crate) fn wire_name(ty: u8) -> &'static str {
     match ty {
         wire::STOP => "stop",
         wire::BOOL_TRUE | wire::BOOL_FALSE => "bool",
@@ -111,6 +112,11 @@ pub struct CompactReader<'a> {
     max_depth: u32,
     base_offset: u64,
     skip_statistics: bool,
+    /// Column paths decoded in the current row group, by chunk position, with the
+    /// range of their encoding: the next row group's identical paths share them.
+    paths: Vec<(usize, usize, ColumnPath)>,
+    /// Position of the next path within the current row group.
+    path_slot: usize,
 }
 
 impl<'a> CompactReader<'a> {
@@ -124,6 +130,8 @@ impl<'a> CompactReader<'a> {
             max_depth: DEFAULT_MAX_DEPTH,
             base_offset: 0,
             skip_statistics: false,
+            paths: Vec::new(),
+            path_slot: 0,
         }
     }
 
@@ -343,8 +351,58 @@ impl<'a> CompactReader<'a> {
         Ok(self.bytes_of(start, start + len))
     }
 
+    /// Reads a `binary`'s length and steps over it; returns its range in the buffer.
     #[inline]
-    fn bytes_of(&self, start: usize, end: usize) -> Bytes {
+    pub(crate) fn read_binary_range(&mut self) -> Result<(usize, usize)> {
+        let len = self.read_length("binary")?;
+        let start = self.pos;
+        self.pos += len;
+        Ok((start, start + len))
+    }
+
+    /// The whole input.
+    #[inline]
+    pub(crate) fn buffer(&self) -> &'a [u8] {
+        self.buf
+    }
+
+    /// Marks the start of a row group: column paths are matched by chunk position
+    /// against the previous row group's.
+    #[inline]
+    pub fn begin_row_group(&mut self) {
+        self.path_slot = 0;
+    }
+
+    /// The path decoded at this chunk position in the previous row group, if the
+    /// bytes at `start` (the current position) repeat its encoding; on a hit the
+    /// reader steps over them. On a miss [`cache_path`](Self::cache_path) advances the
+    /// position once the path is decoded.
+    #[inline]
+    pub(crate) fn cached_path_at(&mut self, start: usize) -> Option<ColumnPath> {
+        let (s, e, path) = self.paths.get(self.path_slot)?;
+        let cached = &self.buf[*s..*e];
+        let new = self.buf.get(start..start + cached.len())?;
+        if cached.iter().zip(new).all(|(a, b)| a == b) {
+            let path = path.clone();
+            self.pos = start + cached.len();
+            self.path_slot += 1;
+            return Some(path);
+        }
+        None
+    }
+
+    /// Remembers the path just decoded from `start..end` at this chunk position.
+    pub(crate) fn cache_path(&mut self, start: usize, end: usize, path: &ColumnPath) {
+        let entry = (start, end, path.clone());
+        match self.paths.get_mut(self.path_slot) {
+            Some(slot) => *slot = entry,
+            None => self.paths.push(entry),
+        }
+        self.path_slot += 1;
+    }
+
+    #[inline]
+    pub(crate) fn bytes_of(&self, start: usize, end: usize) -> Bytes {
         if start == end {
             return Bytes::new();
         }
@@ -930,7 +988,13 @@ pub fn read_field_into<T: ThriftValue>(
         return r.skip_field(ty);
     }
     if T::IN_PLACE {
-        slot.insert(T::default()).read_value_in_place(r)
+        // A repeated field starts over from the default; a first one gets its default
+        // built in the slot (`insert(T::default())` built it on the stack and copied
+        // it, hundreds of bytes for `ColumnMetaData`).
+        if let Some(value) = slot.as_mut() {
+            *value = T::default();
+        }
+        slot.get_or_insert_with(T::default).read_value_in_place(r)
     } else {
         *slot = Some(T::read_field(r, ty)?);
         Ok(())
@@ -1041,18 +1105,15 @@ impl<T: ThriftValue> ThriftValue for Vec<T> {
                 ),
             ));
         }
-        // `count` was checked against the remaining bytes by `read_list_header`; the
-        // initial capacity is further capped at 1 MiB of elements so that a hostile
-        // count of tiny encodings cannot reserve hundreds of times the input size up
-        // front (beyond that the vector grows as elements are actually decoded).
-        let cap = count.min((1 << 20) / std::mem::size_of::<T>().max(1));
+        let cap = count.min(initial_capacity::<T>(r.remaining()));
         let mut out = Vec::with_capacity(cap);
         if T::IN_PLACE {
             for i in 0..count {
-                out.push(T::default());
-                if let Some(slot) = out.last_mut() {
-                    slot.read_value_in_place(r).map_err(|e| e.at_index(i))?;
-                }
+                // `resize_with` builds the default value in the vector's slot; `push`
+                // built it on the stack and copied it (hundreds of bytes per chunk).
+                let len = out.len();
+                out.resize_with(len + 1, T::default);
+                out[len].read_value_in_place(r).map_err(|e| e.at_index(i))?;
             }
         } else {
             for i in 0..count {
@@ -1068,6 +1129,62 @@ impl<T: ThriftValue> ThriftValue for Vec<T> {
             v.write_value(w);
         }
     }
+}
+
+/// A boxed value reads and writes as the value itself: rarely present, large
+/// structures are boxed in the metadata types so they do not widen every chunk.
+impl<T: ThriftValue> ThriftValue for Box<T> {
+    const WIRE: u8 = T::WIRE;
+    #[inline]
+    fn read_value(r: &mut CompactReader<'_>) -> Result<Self> {
+        let mut value = Box::<T>::default();
+        // `T`'s reader, into the box (method syntax would pick `Box<T>`'s own
+        // `read_value_in_place`, which calls back here).
+        T::read_value_in_place(&mut value, r)?;
+        Ok(value)
+    }
+    #[inline]
+    fn write_value(&self, w: &mut CompactWriter) {
+        (**self).write_value(w)
+    }
+    #[inline]
+    fn read_field(r: &mut CompactReader<'_>, ty: u8) -> Result<Self> {
+        if T::IN_PLACE {
+            r.expect_type(ty, Self::WIRE)?;
+            Self::read_value(r)
+        } else {
+            T::read_field(r, ty).map(Box::new)
+        }
+    }
+    #[inline]
+    fn write_field(&self, w: &mut CompactWriter, last_id: &mut i16, id: i16) {
+        (**self).write_field(w, last_id, id)
+    }
+    #[inline]
+    fn field_type_ok(ty: u8) -> bool {
+        T::field_type_ok(ty)
+    }
+    #[inline]
+    fn element_type_ok(ty: u8) -> bool {
+        T::element_type_ok(ty)
+    }
+}
+
+/// How many elements of `T` a list may reserve up front when `remaining` bytes of
+/// input are left.
+///
+/// A list's count has been checked against the remaining bytes (each element takes at
+/// least one), but an element in memory can be hundreds of times larger than its
+/// smallest encoding, so a hostile count must not size the allocation alone. The
+/// reservation is capped at 16 bytes of memory per remaining byte of input (and at
+/// least 1 MiB): generous enough for real column chunk lists, whose elements take a
+/// few dozen bytes each on the wire, to be allocated once at their final size rather
+/// than grown by doubling (each doubling copied every chunk decoded so far); beyond
+/// that a vector grows as elements are actually decoded.
+#[inline]
+pub(crate) fn initial_capacity<T>(remaining: usize) -> usize {
+    let budget = remaining.saturating_mul(16).max(1 << 20);
+    budget / std::mem::size_of::<T>().max(1)
 }
 
 /// A Thrift `string`: UTF-8-validated bytes, shared with the buffer it was decoded from.

@@ -1406,7 +1406,7 @@ impl ColumnWriter {
         let data_page_offset = self.pages.first().map_or(shift, |p| p.written.offset) as i64;
         let metadata = ColumnMetaData {
             type_: self.physical,
-            encodings,
+            encodings: encodings.into(),
             path_in_schema: self.path.iter().map(|p| Text::from(p.as_str())).collect(),
             codec: self.codec.compression_codec(),
             num_values: self.num_values,
@@ -1415,7 +1415,7 @@ impl ColumnWriter {
             data_page_offset,
             dictionary_page_offset: dictionary_page.as_ref().map(|d| d.offset as i64),
             statistics: chunk_statistics,
-            encoding_stats: Some(encoding_stats),
+            encoding_stats: Some(encoding_stats.into()),
             size_statistics,
             ..ColumnMetaData::default()
         };
@@ -1450,8 +1450,8 @@ impl ColumnWriter {
         };
         let stats = SizeStatistics {
             unencoded_byte_array_data_bytes: unencoded,
-            repetition_level_histogram: sum(|p| &p.rep_histogram),
-            definition_level_histogram: sum(|p| &p.def_histogram),
+            repetition_level_histogram: sum(|p| &p.rep_histogram).map(Into::into),
+            definition_level_histogram: sum(|p| &p.def_histogram).map(Into::into),
         };
         (stats != SizeStatistics::default()).then_some(stats)
     }

@@ -96,6 +96,32 @@ impl Rand for Text {
     }
 }
 
+impl Rand for Binary {
+    fn rand(g: &mut Gen) -> Self {
+        // Both sides of the inline capacity (22 bytes).
+        let n = g.below(40) as usize;
+        (0..n).map(|_| g.next() as u8).collect::<Vec<u8>>().into()
+    }
+}
+
+impl<T: Rand + Copy + Default, const N: usize> Rand for InlineVec<T, N> {
+    fn rand(g: &mut Gen) -> Self {
+        Vec::<T>::rand(g).into()
+    }
+}
+
+impl<T: Rand> Rand for Box<T> {
+    fn rand(g: &mut Gen) -> Self {
+        Box::new(T::rand(g))
+    }
+}
+
+impl Rand for ColumnPath {
+    fn rand(g: &mut Gen) -> Self {
+        Vec::<Text>::rand(g).into()
+    }
+}
+
 impl<T: Rand> Rand for Option<T> {
     fn rand(g: &mut Gen) -> Self {
         if g.below(2) == 0 {
