@@ -1921,6 +1921,14 @@ fn histogram(levels: &[i16], max: i16) -> Vec<i64> {
     if max == 0 {
         return Vec::new();
     }
+    if max <= 4 {
+        // One counting pass per level: each pass is a vectorized compare-and-add,
+        // where one increment per level in memory would wait on the previous one to
+        // the same slot (most levels are equal to their neighbours).
+        return (0..=max)
+            .map(|v| levels.iter().filter(|&&l| l == v).count() as i64)
+            .collect();
+    }
     let mut h = vec![0i64; max as usize + 1];
     for &l in levels {
         if let Some(slot) = h.get_mut(l as usize) {
