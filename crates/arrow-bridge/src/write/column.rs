@@ -1180,18 +1180,34 @@ impl ColumnWriter {
                         .count()
                 };
             }
-            while end < slots && self.max_rep > 0 {
-                let starts_row = self.max_rep == 0 || levels.rep[end] == 0;
-                if starts_row {
-                    if rows == row_room || (end - start) >= PIECE_SLOTS {
-                        break;
-                    }
-                    rows += 1;
+            if self.max_rep > 0 {
+                // The piece ends at the first row start that is either the
+                // (row_room + 1)-th row start from `start` or at least PIECE_SLOTS
+                // slots in: found with counting passes rather than a branch per slot.
+                let rep = &levels.rep;
+                let limit = (start + PIECE_SLOTS).min(slots);
+                let starts_in = rep[start..limit].iter().filter(|&&r| r == 0).count();
+                if starts_in <= row_room {
+                    rows = starts_in;
+                    end = limit
+                        + rep[limit..]
+                            .iter()
+                            .position(|&r| r == 0)
+                            .unwrap_or(slots - limit);
+                } else {
+                    rows = row_room;
+                    end = start
+                        + rep[start..limit]
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, r)| **r == 0)
+                            .nth(row_room)
+                            .map_or(limit - start, |(i, _)| i);
                 }
-                if levels.def[end] == self.max_def {
-                    present += 1;
-                }
-                end += 1;
+                present = levels.def[start..end]
+                    .iter()
+                    .filter(|&&d| d == self.max_def)
+                    .count();
             }
             self.append_piece(
                 levels,

@@ -93,8 +93,8 @@ fn hash_bytes(bytes: &[u8]) -> u64 {
     fold(a ^ K0, b ^ K1 ^ (len as u64))
 }
 
-/// Byte array equality; values of 8 to 16 bytes are compared as two words (the
-/// common dictionary entry) without a call to `memcmp`.
+/// Byte array equality; values of 4 to 16 bytes are compared as two (overlapping)
+/// words (the common dictionary entry) without a call to `memcmp`.
 #[inline(always)]
 fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
     let len = a.len();
@@ -103,6 +103,9 @@ fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
     }
     if (8..=16).contains(&len) {
         return read8(a, 0) == read8(b, 0) && read8(a, len - 8) == read8(b, len - 8);
+    }
+    if (4..8).contains(&len) {
+        return read4(a, 0) == read4(b, 0) && read4(a, len - 4) == read4(b, len - 4);
     }
     a == b
 }
