@@ -319,6 +319,16 @@ impl Walker {
                 };
                 match s.nulls().filter(|n| n.null_count() > 0) {
                     None => visit_valid(self, start, end)?,
+                    Some(nulls)
+                        if field.nullable
+                            && children
+                                .iter()
+                                .all(|c| matches!(c.kind, WriteKind::Leaf(_))) =>
+                    {
+                        self.struct_of_leaves(
+                            children, s, nulls, start, end, def, first_rep, rest_rep,
+                        )?;
+                    }
                     Some(nulls) => {
                         // Runs of valid slots go to the children whole; each null slot
                         // is one undefined level pair per leaf.
@@ -521,6 +531,83 @@ impl Walker {
                     let leaf = &mut self.out[bulk.index];
                     leaf.def.push(d);
                     leaf.rep.push(rep);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Walker::visit_range`] of a nullable struct with nulls whose children are all
+    /// leaves: each leaf's levels in one pass over the slots from the struct's and its
+    /// own validity, and its present values' indices one range per run of slots where
+    /// both are valid (no call per run of valid struct slots, no pair per null).
+    #[allow(clippy::too_many_arguments)]
+    fn struct_of_leaves(
+        &mut self,
+        children: &[WriteField],
+        array: &arrow_array::StructArray,
+        nulls: &arrow_buffer::NullBuffer,
+        start: usize,
+        end: usize,
+        def: i16,
+        first_rep: i16,
+        rest_rep: i16,
+    ) -> Result<()> {
+        // The struct is nullable: present at def + 1.
+        let struct_def = def + 1;
+        for (child, column) in children.iter().zip(array.columns()) {
+            let WriteKind::Leaf(k) = child.kind else {
+                continue;
+            };
+            let leaf = &mut self.out[k - self.base];
+            let child_nulls = leaf.nulls.clone().filter(|n| n.null_count() > 0);
+            leaf.rep.push(first_rep);
+            leaf.rep
+                .resize(leaf.rep.len() + (end - start - 1), rest_rep);
+            match &child_nulls {
+                None => {
+                    let present = struct_def + i16::from(child.nullable);
+                    leaf.def.extend(
+                        (start..end).map(|i| if nulls.is_valid(i) { present } else { def }),
+                    );
+                    for (from, to) in
+                        BitSliceIterator::new(nulls.validity(), nulls.offset() + start, end - start)
+                    {
+                        leaf.indices.extend(start + from..start + to);
+                    }
+                }
+                Some(child_nulls) => {
+                    if !child.nullable {
+                        if let Some(i) =
+                            (start..end).find(|&i| nulls.is_valid(i) && child_nulls.is_null(i))
+                        {
+                            return Err(non_nullable(column.as_ref(), i));
+                        }
+                    }
+                    leaf.def.extend((start..end).map(|i| {
+                        if !nulls.is_valid(i) {
+                            def
+                        } else if child_nulls.is_valid(i) {
+                            struct_def + i16::from(child.nullable)
+                        } else {
+                            struct_def
+                        }
+                    }));
+                    // Runs where the child is valid within runs where the struct is
+                    // (only the slots `start..end` are read: under a list this is one
+                    // list's elements).
+                    for (from, to) in
+                        BitSliceIterator::new(nulls.validity(), nulls.offset() + start, end - start)
+                    {
+                        let (from, to) = (start + from, start + to);
+                        for (a, b) in BitSliceIterator::new(
+                            child_nulls.validity(),
+                            child_nulls.offset() + from,
+                            to - from,
+                        ) {
+                            leaf.indices.extend(from + a..from + b);
+                        }
+                    }
                 }
             }
         }
