@@ -14,7 +14,8 @@
 //! Run: `cargo bench -p herringbone-benches --bench write`
 //! (defaults: 10 samples, 0.3 s warm-up, 1 s measurement per benchmark; criterion's
 //! `--warm-up-time` / `--measurement-time` / `--sample-size` override them, and a filter
-//! such as `-- int64` runs a subset).
+//! such as `-- int64` runs a subset). With `HB_WRITE_BENCH_DUMP=DIR` set, the setup also
+//! writes both files of every case to `DIR`.
 
 mod common;
 
@@ -118,6 +119,17 @@ fn check(data: &Dataset) -> Result<(usize, usize), String> {
     let ours = write_herringbone(&data.batch, &herringbone_props(data));
     let theirs = write_arrow_rs(&data.batch, &arrow_rs_props(data));
     let sizes = (ours.len(), theirs.len());
+    if let Some(dir) = std::env::var_os("HB_WRITE_BENCH_DUMP") {
+        // Both files kept for inspection (`hb meta`), e.g. to explain a size difference.
+        let dir = std::path::PathBuf::from(dir);
+        std::fs::write(
+            dir.join(format!("{}.herringbone.parquet", data.name)),
+            &ours,
+        )
+        .map_err(|e| e.to_string())?;
+        std::fs::write(dir.join(format!("{}.arrow-rs.parquet", data.name)), &theirs)
+            .map_err(|e| e.to_string())?;
+    }
     let ours = read_back(ours).map_err(|e| format!("arrow-rs cannot read our file: {e}"))?;
     let theirs = read_back(theirs).map_err(|e| format!("arrow-rs cannot read its file: {e}"))?;
     let rows: usize = ours.iter().map(RecordBatch::num_rows).sum();

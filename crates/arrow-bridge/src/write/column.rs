@@ -33,7 +33,7 @@ use super::dictionary::Dictionary;
 use super::levels::LeafLevels;
 use super::properties::{DataPageVersion, StatisticsLevel, WriterProperties};
 use super::schema::{LeafInfo, LeafKind};
-use super::statistics::{self, MinMax, SortOrder};
+use super::statistics::{self, ByteBounds, MinMax, SortOrder};
 use crate::error::{Error, Result};
 
 /// Level slots appended to a page at a time (pages are checked against their limits
@@ -637,6 +637,62 @@ impl<'a> Direct<'a> {
         })
     }
 
+    /// Whether the values are byte arrays (Utf8 / Binary, 32- or 64-bit offsets).
+    fn is_bytes(&self) -> bool {
+        matches!(self, Direct::Bytes32(..) | Direct::Bytes64(..))
+    }
+
+    /// Appends byte array values `start..end` to the open page's encoded buffers (see
+    /// [`append_plain_run`] and [`append_delta_length_run`]); nothing for other types.
+    fn append_encoded(&self, start: usize, end: usize, target: EncodedTarget<'_>) -> Result<()> {
+        match *self {
+            Direct::Bytes32(offsets, data) => target.append(offsets, data, start, end),
+            Direct::Bytes64(offsets, data) => target.append(offsets, data, start, end),
+            _ => Ok(()),
+        }
+    }
+
+    /// Looks up (adding as needed) byte array values `start..end` in `dictionary` and
+    /// appends their indices to `out`, and their hashes to `bloom`; the sum of their
+    /// lengths. Nothing for other types.
+    fn insert_bytes(
+        &self,
+        dictionary: &mut Dictionary,
+        start: usize,
+        end: usize,
+        out: &mut Vec<u32>,
+        bloom: Option<&mut SplitBlockBloomFilter>,
+    ) -> usize {
+        fn run<O: arrow_array::OffsetSizeTrait + super::dictionary::ByteOffset>(
+            offsets: &[O],
+            data: &[u8],
+            dictionary: &mut Dictionary,
+            start: usize,
+            end: usize,
+            out: &mut Vec<u32>,
+            bloom: Option<&mut SplitBlockBloomFilter>,
+        ) -> usize {
+            dictionary.insert_byte_run(offsets, data, start, end, out);
+            if let Some(bloom) = bloom {
+                for w in offsets[start..=end].windows(2) {
+                    bloom.insert_hash(bloom::hash_byte_array(
+                        &data[w[0].as_usize()..w[1].as_usize()],
+                    ));
+                }
+            }
+            offsets[end].as_usize() - offsets[start].as_usize()
+        }
+        match *self {
+            Direct::Bytes32(offsets, data) => {
+                run(offsets, data, dictionary, start, end, out, bloom)
+            }
+            Direct::Bytes64(offsets, data) => {
+                run(offsets, data, dictionary, start, end, out, bloom)
+            }
+            _ => 0,
+        }
+    }
+
     /// Appends values `start..end` (`end` at most the array's length) to `out`, which
     /// has the matching variant.
     fn append(&self, out: &mut Values, start: usize, end: usize) {
@@ -681,6 +737,112 @@ impl<'a> Direct<'a> {
             _ => {}
         }
     }
+}
+
+/// Where [`Direct::append_encoded`] puts a run of byte array values: the open page's
+/// buffers, already in the layout of the page's encoding, and its running bounds.
+struct EncodedTarget<'a> {
+    /// PLAIN (`true`: length-prefixed values) or DELTA_LENGTH_BYTE_ARRAY (`false`:
+    /// lengths to `lengths`, bytes back to back to `bytes`).
+    plain: bool,
+    bytes: &'a mut Vec<u8>,
+    lengths: &'a mut Vec<i32>,
+    bounds: Option<&'a mut ByteBounds>,
+    bloom: Option<&'a mut SplitBlockBloomFilter>,
+}
+
+impl EncodedTarget<'_> {
+    fn append<O: arrow_array::OffsetSizeTrait>(
+        self,
+        offsets: &[O],
+        data: &[u8],
+        start: usize,
+        end: usize,
+    ) -> Result<()> {
+        if start >= end {
+            return Ok(());
+        }
+        let first = offsets[start].as_usize();
+        let last = offsets[end].as_usize();
+        // Every value of the run is at most as long as the run: one check for all.
+        if last - first > i32::MAX as usize {
+            return Err(Error::invalid_argument(
+                "a run of BYTE_ARRAY values longer than 2 GiB (a value too long for a page)",
+            ));
+        }
+        let data = &data[first..last];
+        // Offsets relative to the run's first byte, as u32 (checked above).
+        let rel = |o: &O| (o.as_usize() - first) as u32;
+        let ends = &offsets[start + 1..=end];
+        if self.plain {
+            append_plain_run(data, ends.iter().map(rel), self.bytes, self.bounds);
+        } else {
+            append_delta_length_run(data, ends.iter().map(rel), self.bytes, self.lengths);
+            if let Some(bounds) = self.bounds {
+                let mut prev = 0;
+                for end in ends.iter().map(rel) {
+                    bounds.update(&data[prev as usize..end as usize]);
+                    prev = end;
+                }
+            }
+        }
+        if let Some(bloom) = self.bloom {
+            let mut prev = 0;
+            for end in ends.iter().map(rel) {
+                bloom.insert_hash(bloom::hash_byte_array(&data[prev as usize..end as usize]));
+                prev = end;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Appends the values of `data` (which end at `ends`, relative to `data`) PLAIN-encoded
+/// to `out` (each a 4-byte little-endian length, then its bytes), taking each into
+/// `bounds`: straight from the Arrow buffers into the page, in one pass.
+fn append_plain_run(
+    data: &[u8],
+    ends: impl ExactSizeIterator<Item = u32>,
+    out: &mut Vec<u8>,
+    bounds: Option<&mut ByteBounds>,
+) {
+    out.reserve(data.len() + 4 * ends.len());
+    let mut prev = 0u32;
+    macro_rules! run {
+        ($each:expr) => {
+            for end in ends {
+                let value = &data[prev as usize..end as usize];
+                out.extend_from_slice(&(end - prev).to_le_bytes());
+                out.extend_from_slice(value);
+                $each(value);
+                prev = end;
+            }
+        };
+    }
+    // Two loops rather than a branch per value.
+    match bounds {
+        Some(b) => run!(|v| b.update(v)),
+        None => run!(|_| ()),
+    }
+}
+
+/// Appends the lengths of the values of `data` (which end at `ends`) to `lengths` and
+/// their bytes, as one block, to `out`: the DELTA_LENGTH_BYTE_ARRAY layout.
+fn append_delta_length_run(
+    data: &[u8],
+    ends: impl ExactSizeIterator<Item = u32>,
+    out: &mut Vec<u8>,
+    lengths: &mut Vec<i32>,
+) {
+    lengths.reserve(ends.len());
+    let mut prev = 0u32;
+    lengths.extend(ends.map(|end| {
+        // At most i32::MAX (the run's length was checked).
+        let len = (end - prev) as i32;
+        prev = end;
+        len
+    }));
+    out.extend_from_slice(data);
 }
 
 fn bytes_of<'a>(indices: &[usize], value: impl Fn(usize) -> &'a [u8]) -> Values {
@@ -802,6 +964,17 @@ pub(crate) struct ColumnWriter {
     piece_values: Values,
     page_rep: Vec<i16>,
     page_values: Values,
+    /// The open page's values are in `page_encoded` / `page_lengths` (byte arrays that
+    /// [`ColumnWriter::write_flat`] wrote straight in the layout of the page's PLAIN or
+    /// DELTA_LENGTH_BYTE_ARRAY encoding) rather than in `page_values`.
+    page_direct: bool,
+    /// See `page_direct`: length-prefixed values (PLAIN) or the value bytes back to back
+    /// (DELTA_LENGTH_BYTE_ARRAY).
+    page_encoded: Vec<u8>,
+    /// See `page_direct`: the value lengths (DELTA_LENGTH_BYTE_ARRAY).
+    page_lengths: Vec<i32>,
+    /// See `page_direct`: the bounds of the values, kept as they are appended.
+    page_bounds: ByteBounds,
     page_indices: Vec<u32>,
     page_rows: usize,
     // The chunk so far.
@@ -872,6 +1045,10 @@ impl ColumnWriter {
             piece_values: Values::empty(physical, width),
             page_rep: Vec::new(),
             page_values: Values::empty(physical, width),
+            page_direct: false,
+            page_encoded: Vec::new(),
+            page_lengths: Vec::new(),
+            page_bounds: ByteBounds::default(),
             page_indices: Vec::new(),
             page_rows: 0,
             data: Vec::new(),
@@ -903,6 +1080,9 @@ impl ColumnWriter {
             let bits =
                 dictionary::bit_width_for(self.dictionary.as_ref().map_or(0, |d| d.values.len()));
             self.page_indices.len() * bits / 8
+        } else if self.page_direct {
+            // What `plain_size` says of the same values.
+            self.page_encoded.len() + 4 * self.page_lengths.len()
         } else {
             self.page_values.plain_size()
         };
@@ -1000,18 +1180,34 @@ impl ColumnWriter {
                         .count()
                 };
             }
-            while end < slots && self.max_rep > 0 {
-                let starts_row = self.max_rep == 0 || levels.rep[end] == 0;
-                if starts_row {
-                    if rows == row_room || (end - start) >= PIECE_SLOTS {
-                        break;
-                    }
-                    rows += 1;
+            if self.max_rep > 0 {
+                // The piece ends at the first row start that is either the
+                // (row_room + 1)-th row start from `start` or at least PIECE_SLOTS
+                // slots in: found with counting passes rather than a branch per slot.
+                let rep = &levels.rep;
+                let limit = (start + PIECE_SLOTS).min(slots);
+                let starts_in = rep[start..limit].iter().filter(|&&r| r == 0).count();
+                if starts_in <= row_room {
+                    rows = starts_in;
+                    end = limit
+                        + rep[limit..]
+                            .iter()
+                            .position(|&r| r == 0)
+                            .unwrap_or(slots - limit);
+                } else {
+                    rows = row_room;
+                    end = start
+                        + rep[start..limit]
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, r)| **r == 0)
+                            .nth(row_room)
+                            .map_or(limit - start, |(i, _)| i);
                 }
-                if levels.def[end] == self.max_def {
-                    present += 1;
-                }
-                end += 1;
+                present = levels.def[start..end]
+                    .iter()
+                    .filter(|&&d| d == self.max_def)
+                    .count();
             }
             self.append_piece(
                 levels,
@@ -1062,6 +1258,31 @@ impl ColumnWriter {
         while start < slots {
             let row_room = self.page_row_limit.saturating_sub(self.page_rows).max(1);
             let end = (start + row_room.min(PIECE_SLOTS)).min(slots);
+            // Byte arrays without the dictionary go straight into the page's encoding.
+            let direct = !self.dictionary_active
+                && source.is_bytes()
+                && matches!(
+                    self.encoding,
+                    Encoding::PLAIN | Encoding::DELTA_LENGTH_BYTE_ARRAY
+                );
+            if direct {
+                if self.page_slots > 0 && !self.page_direct {
+                    self.flush_page()?;
+                }
+                self.write_flat_encoded(&source, nulls.as_ref(), start, end)?;
+                start = end;
+                self.after_piece()?;
+                continue;
+            }
+            if self.page_direct {
+                self.flush_page()?;
+            }
+            if self.dictionary_active && source.is_bytes() {
+                self.write_flat_dictionary_bytes(&source, nulls.as_ref(), start, end)?;
+                start = end;
+                self.after_piece()?;
+                continue;
+            }
             // While the dictionary is on, the page needs only the indices: the piece's
             // values go through a scratch buffer, and the page's bounds come from the
             // dictionary entries it uses.
@@ -1108,6 +1329,116 @@ impl ColumnWriter {
             self.after_piece()?;
         }
         Ok(true)
+    }
+
+    /// One piece (slots `start..end`) of [`ColumnWriter::write_flat`] for byte arrays
+    /// without the dictionary: each run of valid values is appended to the page in the
+    /// layout of its encoding, with bounds and Bloom filter hashes taken on the way (no
+    /// [`Values`] copy in between).
+    fn write_flat_encoded(
+        &mut self,
+        source: &Direct<'_>,
+        nulls: Option<&arrow_buffer::NullBuffer>,
+        start: usize,
+        end: usize,
+    ) -> Result<()> {
+        let track_bounds =
+            self.statistics != StatisticsLevel::None && self.order == SortOrder::Bytes;
+        let plain = self.encoding == Encoding::PLAIN;
+        let before = self.page_encoded.len();
+        let mut present = 0;
+        let mut run = |from: usize, to: usize, this: &mut Self| -> Result<()> {
+            present += to - from;
+            source.append_encoded(
+                from,
+                to,
+                EncodedTarget {
+                    plain,
+                    bytes: &mut this.page_encoded,
+                    lengths: &mut this.page_lengths,
+                    bounds: track_bounds.then_some(&mut this.page_bounds),
+                    bloom: this.bloom.as_mut(),
+                },
+            )
+        };
+        match nulls {
+            None => {
+                if self.max_def > 0 {
+                    self.page_valid.append_n(end - start, true);
+                }
+                run(start, end, self)?;
+            }
+            Some(n) => {
+                let bits = n.validity();
+                let offset = n.offset();
+                self.page_valid
+                    .append_packed_range(offset + start..offset + end, bits);
+                for (from, to) in BitSliceIterator::new(bits, offset + start, end - start) {
+                    run(start + from, start + to, self)?;
+                }
+            }
+        }
+        self.page_direct = true;
+        self.page_flat = true;
+        self.page_slots += end - start;
+        self.page_rows += end - start;
+        self.page_non_null += present;
+        let added = self.page_encoded.len() - before;
+        // PLAIN adds 4 bytes of length per value; the value bytes are the rest.
+        self.page_unencoded += if plain { added - 4 * present } else { added } as i64;
+        Ok(())
+    }
+
+    /// One piece (slots `start..end`) of [`ColumnWriter::write_flat`] for byte arrays
+    /// while the dictionary is on: each run of valid values is looked up in the
+    /// dictionary straight from the Arrow buffers; the page keeps only the indices.
+    fn write_flat_dictionary_bytes(
+        &mut self,
+        source: &Direct<'_>,
+        nulls: Option<&arrow_buffer::NullBuffer>,
+        start: usize,
+        end: usize,
+    ) -> Result<()> {
+        let Some(dictionary) = self.dictionary.as_mut() else {
+            return Ok(());
+        };
+        let before = self.page_indices.len();
+        let mut unencoded = 0;
+        match nulls {
+            None => {
+                if self.max_def > 0 {
+                    self.page_valid.append_n(end - start, true);
+                }
+                unencoded += source.insert_bytes(
+                    dictionary,
+                    start,
+                    end,
+                    &mut self.page_indices,
+                    self.bloom.as_mut(),
+                );
+            }
+            Some(n) => {
+                let bits = n.validity();
+                let offset = n.offset();
+                self.page_valid
+                    .append_packed_range(offset + start..offset + end, bits);
+                for (from, to) in BitSliceIterator::new(bits, offset + start, end - start) {
+                    unencoded += source.insert_bytes(
+                        dictionary,
+                        start + from,
+                        start + to,
+                        &mut self.page_indices,
+                        self.bloom.as_mut(),
+                    );
+                }
+            }
+        }
+        self.page_flat = true;
+        self.page_slots += end - start;
+        self.page_rows += end - start;
+        self.page_non_null += self.page_indices.len() - before;
+        self.page_unencoded += unencoded as i64;
+        Ok(())
     }
 
     /// After a piece of a batch: closes the page when it is full, and falls back from
@@ -1208,7 +1539,16 @@ impl ColumnWriter {
         }
         self.scratch_values.clear();
         let dict_len = self.dictionary.as_ref().map_or(0, |d| d.values.len());
-        let encoding = if self.dictionary_active && dict_len > 0 {
+        // PLAIN values written by `write_flat_encoded` are the values section as they are.
+        let values_in_place = self.page_direct && self.encoding == Encoding::PLAIN;
+        let encoding = if self.page_direct {
+            if !values_in_place {
+                // DELTA_LENGTH_BYTE_ARRAY: the lengths, then the bytes as one block.
+                delta_binary_packed::encode(&self.page_lengths, &mut self.scratch_values);
+                self.scratch_values.extend_from_slice(&self.page_encoded);
+            }
+            self.encoding
+        } else if self.dictionary_active && dict_len > 0 {
             dictionary::encode_indices(&self.page_indices, dict_len, &mut self.scratch_values);
             self.dictionary_used = true;
             Encoding::RLE_DICTIONARY
@@ -1221,6 +1561,7 @@ impl ColumnWriter {
             None
         } else {
             match &self.dictionary {
+                _ if self.page_direct => self.page_bounds.take(),
                 Some(dict) if self.page_values.is_empty() && !self.page_indices.is_empty() => {
                     dictionary_min_max(&dict.values, &self.page_indices, self.order)
                 }
@@ -1235,7 +1576,11 @@ impl ColumnWriter {
                 &DataPageV1 {
                     rep_levels: &self.scratch_rep,
                     def_levels: &self.scratch_def,
-                    values: &self.scratch_values,
+                    values: if values_in_place {
+                        &self.page_encoded
+                    } else {
+                        &self.scratch_values
+                    },
                     num_values: num_slots,
                     num_rows: self.page_rows,
                     encoding,
@@ -1249,7 +1594,11 @@ impl ColumnWriter {
                 &DataPageV2 {
                     rep_levels: &self.scratch_rep,
                     def_levels: &self.scratch_def,
-                    values: &self.scratch_values,
+                    values: if values_in_place {
+                        &self.page_encoded
+                    } else {
+                        &self.scratch_values
+                    },
                     num_values: num_slots,
                     num_nulls: null_count,
                     num_rows: self.page_rows,
@@ -1278,6 +1627,9 @@ impl ColumnWriter {
         self.page_def.clear();
         self.page_rep.clear();
         self.page_values.clear();
+        self.page_direct = false;
+        self.page_encoded.clear();
+        self.page_lengths.clear();
         self.page_non_null = 0;
         self.page_unencoded = 0;
         self.page_indices.clear();
@@ -1582,6 +1934,14 @@ fn encode_levels(levels: &[i16], max: i16, prefix: LengthPrefix, out: &mut Vec<u
 fn histogram(levels: &[i16], max: i16) -> Vec<i64> {
     if max == 0 {
         return Vec::new();
+    }
+    if max <= 4 {
+        // One counting pass per level: each pass is a vectorized compare-and-add,
+        // where one increment per level in memory would wait on the previous one to
+        // the same slot (most levels are equal to their neighbours).
+        return (0..=max)
+            .map(|v| levels.iter().filter(|&&l| l == v).count() as i64)
+            .collect();
     }
     let mut h = vec![0i64; max as usize + 1];
     for &l in levels {

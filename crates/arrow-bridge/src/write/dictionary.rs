@@ -29,26 +29,113 @@ fn mix(mut k: u64) -> u64 {
     k ^ (k >> 33)
 }
 
-/// Hash of a byte array: multiply-rotate over 8-byte words (the length folded into the
-/// last one), then [`mix`]. The data is the caller's own, so flooding resistance (what
-/// SipHash buys) is not needed.
+/// Constants of the hash of byte arrays (wyhash's secrets: odd, with well spread bits).
+const K0: u64 = 0xa076_1d64_78bd_642f;
+const K1: u64 = 0xe703_7ed1_a0b4_28db;
+const K2: u64 = 0x8ebc_6af0_9c88_c6e3;
+
+/// The 128-bit product of `a` and `b` folded to 64 bits (low half xor high half): one
+/// multiplication that mixes every input bit into every output bit.
+#[inline(always)]
+fn fold(a: u64, b: u64) -> u64 {
+    let p = u128::from(a) * u128::from(b);
+    (p as u64) ^ ((p >> 64) as u64)
+}
+
+#[inline(always)]
+fn read8(bytes: &[u8], at: usize) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_le_bytes(word)
+}
+
+#[inline(always)]
+fn read4(bytes: &[u8], at: usize) -> u64 {
+    let mut word = [0u8; 4];
+    word.copy_from_slice(&bytes[at..at + 4]);
+    u64::from(u32::from_le_bytes(word))
+}
+
+/// Hash of a byte array, after wyhash: up to 16 bytes are read as two (overlapping)
+/// words, which with the length determine the value, and mixed by one folded
+/// multiplication; longer values fold 16 bytes per step. A dictionary value of a few
+/// dozen bytes costs one to three multiplications instead of a dependent chain per 8
+/// bytes plus a finalizer. The data is the caller's own, so flooding resistance (what
+/// SipHash buys) is not needed; every byte takes part, so values that differ anywhere
+/// rarely collide.
 #[inline]
 fn hash_bytes(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0;
-    let mut add = |word: u64| {
-        h = (h.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    let len = bytes.len();
+    let (a, b) = if len <= 16 {
+        if len >= 8 {
+            (read8(bytes, 0), read8(bytes, len - 8))
+        } else if len >= 4 {
+            (read4(bytes, 0), read4(bytes, len - 4))
+        } else if len > 0 {
+            let packed = (u64::from(bytes[0]) << 16)
+                | (u64::from(bytes[len / 2]) << 8)
+                | u64::from(bytes[len - 1]);
+            (packed, 0)
+        } else {
+            (0, 0)
+        }
+    } else {
+        let mut h = K2;
+        let mut at = 0;
+        while len - at > 16 {
+            h = fold(read8(bytes, at) ^ K0, read8(bytes, at + 8) ^ h);
+            at += 16;
+        }
+        // The last 16 bytes (overlapping the previous step when the length is not a
+        // multiple of 16).
+        (read8(bytes, len - 16) ^ h, read8(bytes, len - 8))
     };
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        add(u64::from_le_bytes(word));
+    fold(a ^ K0, b ^ K1 ^ (len as u64))
+}
+
+/// Byte array equality; values of 4 to 16 bytes are compared as two (overlapping)
+/// words (the common dictionary entry) without a call to `memcmp`.
+#[inline(always)]
+fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    let len = a.len();
+    if len != b.len() {
+        return false;
     }
-    let rest = chunks.remainder();
-    let mut last = [0u8; 8];
-    last[..rest.len()].copy_from_slice(rest);
-    add(u64::from_le_bytes(last) ^ ((bytes.len() as u64) << 56));
-    mix(h)
+    if (8..=16).contains(&len) {
+        return read8(a, 0) == read8(b, 0) && read8(a, len - 8) == read8(b, len - 8);
+    }
+    if (4..8).contains(&len) {
+        return read4(a, 0) == read4(b, 0) && read4(a, len - 4) == read4(b, len - 4);
+    }
+    a == b
+}
+
+/// A value boundary in a byte array's offsets: Arrow's `i32` / `i64` offsets (never
+/// negative in a valid array) or the writer's own `usize` ones.
+pub(crate) trait ByteOffset: Copy {
+    /// The offset as an index.
+    fn to_usize(self) -> usize;
+}
+
+impl ByteOffset for usize {
+    #[inline(always)]
+    fn to_usize(self) -> usize {
+        self
+    }
+}
+
+impl ByteOffset for i32 {
+    #[inline(always)]
+    fn to_usize(self) -> usize {
+        self as usize
+    }
+}
+
+impl ByteOffset for i64 {
+    #[inline(always)]
+    fn to_usize(self) -> usize {
+        self as usize
+    }
 }
 
 /// Open addressing with linear probing over `u32` entry indices, at most half full.
@@ -134,13 +221,51 @@ impl Dictionary {
     #[inline]
     fn bytes(&mut self, value: &[u8]) -> u32 {
         let values = &self.values;
-        let (index, new) = self
-            .table
-            .find_or_insert(hash_bytes(value), |e| values.bytes_at(e as usize) == value);
+        let (index, new) = self.table.find_or_insert(hash_bytes(value), |e| {
+            bytes_eq(values.bytes_at(e as usize), value)
+        });
         if new {
             self.values.push_bytes(value);
         }
         index
+    }
+
+    /// Looks up (adding as needed) the BYTE_ARRAY values `start..end` of Arrow offsets
+    /// and data, and appends their dictionary indices to `out`: straight from the Arrow
+    /// buffers, with the dictionary's own offsets and bytes borrowed once for the run.
+    pub fn insert_byte_run<O: ByteOffset>(
+        &mut self,
+        offsets: &[O],
+        data: &[u8],
+        start: usize,
+        end: usize,
+        out: &mut Vec<u32>,
+    ) {
+        let Values::Bytes {
+            offsets: dict_offsets,
+            data: dict_data,
+        } = &mut self.values
+        else {
+            // Not a BYTE_ARRAY dictionary: one value at a time through `bytes`.
+            for w in offsets[start..=end].windows(2) {
+                let index = self.bytes(&data[w[0].to_usize()..w[1].to_usize()]);
+                out.push(index);
+            }
+            return;
+        };
+        out.reserve(end.saturating_sub(start));
+        for w in offsets[start..=end].windows(2) {
+            let value = &data[w[0].to_usize()..w[1].to_usize()];
+            let (index, new) = self.table.find_or_insert(hash_bytes(value), |e| {
+                let e = e as usize;
+                bytes_eq(&dict_data[dict_offsets[e]..dict_offsets[e + 1]], value)
+            });
+            if new {
+                dict_data.extend_from_slice(value);
+                dict_offsets.push(dict_data.len());
+            }
+            out.push(index);
+        }
     }
 
     /// Looks up (adding as needed) values `start..end` of `values` (the dictionary's
@@ -166,10 +291,7 @@ impl Dictionary {
             Values::F64(v) => numbers!(v, F64, |x: f64| x.to_bits()),
             Values::Bool(v) => numbers!(v, Bool, u64::from),
             Values::Bytes { offsets, data } => {
-                for w in offsets[start..=end].windows(2) {
-                    let index = self.bytes(&data[w[0]..w[1]]);
-                    out.push(index);
-                }
+                self.insert_byte_run(offsets, data, start, end, out);
             }
             Values::Fixed { .. } | Values::I96(_) => {
                 for i in start..end {

@@ -13,6 +13,7 @@
 
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, FixedSizeListArray, MapArray};
+use arrow_buffer::bit_iterator::BitSliceIterator;
 use arrow_schema::DataType;
 
 use super::schema::{WriteField, WriteKind};
@@ -272,16 +273,26 @@ impl Walker {
                         leaf.indices.extend(start..end);
                     }
                     Some(nulls) => {
-                        for i in start..end {
-                            leaf.rep.push(rep_of(i));
-                            if nulls.is_valid(i) {
-                                leaf.def.push(present_def);
-                                leaf.indices.push(i);
-                            } else if field.nullable {
-                                leaf.def.push(def);
-                            } else {
+                        if !field.nullable {
+                            if let Some(i) = (start..end).find(|&i| nulls.is_null(i)) {
                                 return Err(non_nullable(array, i));
                             }
+                        }
+                        // Bulk fills: repetition levels are the first one then the
+                        // rest, definition levels one bit test each, and the present
+                        // values' indices one range per run of valid slots.
+                        leaf.rep.push(first_rep);
+                        leaf.rep
+                            .resize(leaf.rep.len() + (end - start - 1), rest_rep);
+                        leaf.def.extend(
+                            (start..end).map(|i| if nulls.is_valid(i) { present_def } else { def }),
+                        );
+                        for (from, to) in BitSliceIterator::new(
+                            nulls.validity(),
+                            nulls.offset() + start,
+                            end - start,
+                        ) {
+                            leaf.indices.extend(start + from..start + to);
                         }
                     }
                 }
@@ -308,24 +319,39 @@ impl Walker {
                 };
                 match s.nulls().filter(|n| n.null_count() > 0) {
                     None => visit_valid(self, start, end)?,
+                    Some(nulls)
+                        if field.nullable
+                            && children
+                                .iter()
+                                .all(|c| matches!(c.kind, WriteKind::Leaf(_))) =>
+                    {
+                        self.struct_of_leaves(
+                            children, s, nulls, start, end, def, first_rep, rest_rep,
+                        )?;
+                    }
                     Some(nulls) => {
                         // Runs of valid slots go to the children whole; each null slot
                         // is one undefined level pair per leaf.
+                        // Runs found from the bitmap, 64 slots at a time.
                         let mut i = start;
-                        while i < end {
-                            if nulls.is_valid(i) {
-                                let mut run_end = i + 1;
-                                while run_end < end && nulls.is_valid(run_end) {
-                                    run_end += 1;
+                        let runs = BitSliceIterator::new(
+                            nulls.validity(),
+                            nulls.offset() + start,
+                            end - start,
+                        );
+                        for (from, to) in runs.chain(std::iter::once((end - start, end - start))) {
+                            let (from, to) = (start + from, start + to);
+                            while i < from {
+                                if !field.nullable {
+                                    return Err(non_nullable(array, i));
                                 }
-                                visit_valid(self, i, run_end)?;
-                                i = run_end;
-                            } else if field.nullable {
                                 self.push_empty(field, def, rep_of(i));
                                 i += 1;
-                            } else {
-                                return Err(non_nullable(array, i));
                             }
+                            if from < to {
+                                visit_valid(self, from, to)?;
+                            }
+                            i = to;
                         }
                     }
                 }
@@ -334,8 +360,7 @@ impl Walker {
                 let ranges = ListRanges::of(array)?;
                 let values = list_values(array)?;
                 let nulls = array.nulls().filter(|n| n.null_count() > 0);
-                if let Some(leaves) = self.null_free_leaves(child, values.as_ref(), present_def + 1)
-                {
+                if let Some(leaves) = self.bulk_leaves(child, values.as_ref(), present_def + 1) {
                     return self.list_of_leaves(
                         field,
                         array,
@@ -387,23 +412,36 @@ impl Walker {
     }
 
     /// When `field` (the element of a list, defined at `def` when present) is a leaf,
-    /// or a struct of leaves, none of which holds a null: each leaf's index into
-    /// `self.out` and the definition level of its present values.
-    fn null_free_leaves(
+    /// or a struct without nulls of leaves: each leaf's index into `self.out`, the
+    /// definition level of its present values and, when it holds nulls (allowed only
+    /// in a nullable leaf, whose nulls are then defined one level lower), its validity.
+    fn bulk_leaves(
         &self,
         field: &WriteField,
         array: &dyn Array,
         def: i16,
-    ) -> Option<Vec<(usize, i16)>> {
+    ) -> Option<Vec<BulkLeaf>> {
         let leaf_def = def + i16::from(field.nullable);
-        let null_free = |k: usize| {
-            self.out
-                .get(k.checked_sub(self.base)?)
-                .filter(|l| l.nulls.as_ref().is_none_or(|n| n.null_count() == 0))
-                .map(|_| k - self.base)
+        let leaf = |k: usize, nullable: bool, leaf_def: i16| {
+            let index = k.checked_sub(self.base)?;
+            let nulls = self
+                .out
+                .get(index)?
+                .nulls
+                .clone()
+                .filter(|n| n.null_count() > 0);
+            // A null in a non-nullable leaf: the per-slot path reports it.
+            if nulls.is_some() && !nullable {
+                return None;
+            }
+            Some(BulkLeaf {
+                index,
+                def: leaf_def,
+                nulls,
+            })
         };
         match &field.kind {
-            WriteKind::Leaf(k) => Some(vec![(null_free(*k)?, leaf_def)]),
+            WriteKind::Leaf(k) => Some(vec![leaf(*k, field.nullable, leaf_def)?]),
             WriteKind::Struct(children) => {
                 let s = array.as_struct_opt()?;
                 if s.nulls().is_some_and(|n| n.null_count() > 0)
@@ -414,9 +452,7 @@ impl Walker {
                 children
                     .iter()
                     .map(|c| match c.kind {
-                        WriteKind::Leaf(k) => {
-                            Some((null_free(k)?, leaf_def + i16::from(c.nullable)))
-                        }
+                        WriteKind::Leaf(k) => leaf(k, c.nullable, leaf_def + i16::from(c.nullable)),
                         _ => None,
                     })
                     .collect()
@@ -425,8 +461,8 @@ impl Walker {
         }
     }
 
-    /// [`Walker::visit_range`] of a list whose elements are null-free leaves (see
-    /// [`Walker::null_free_leaves`]): per list slot, each leaf gets its levels as bulk
+    /// [`Walker::visit_range`] of a list whose elements are leaves or a struct of leaves (see
+    /// [`Walker::bulk_leaves`]): per list slot, each leaf gets its levels as bulk
     /// fills and its value indices as one range, without a call per element.
     #[allow(clippy::too_many_arguments)]
     fn list_of_leaves(
@@ -435,7 +471,7 @@ impl Walker {
         array: &dyn Array,
         ranges: &ListRanges<'_>,
         num_values: usize,
-        leaves: &[(usize, i16)],
+        leaves: &[BulkLeaf],
         start: usize,
         end: usize,
         def: i16,
@@ -462,23 +498,116 @@ impl Walker {
                         "list slot {i} ends at {to}, past its {num_values} values"
                     )));
                 } else {
-                    for &(k, leaf_def) in leaves {
-                        let leaf = &mut self.out[k];
-                        leaf.def.resize(leaf.def.len() + (to - from), leaf_def);
+                    for bulk in leaves {
+                        let leaf = &mut self.out[bulk.index];
                         leaf.rep.push(rep);
                         leaf.rep
                             .resize(leaf.rep.len() + (to - from - 1), element_rep);
-                        leaf.indices.extend(from..to);
+                        match &bulk.nulls {
+                            None => {
+                                leaf.def.resize(leaf.def.len() + (to - from), bulk.def);
+                                leaf.indices.extend(from..to);
+                            }
+                            Some(nulls) => {
+                                // A null element is defined up to its (nullable) leaf.
+                                leaf.def.extend((from..to).map(|j| {
+                                    if nulls.is_valid(j) {
+                                        bulk.def
+                                    } else {
+                                        bulk.def - 1
+                                    }
+                                }));
+                                leaf.indices
+                                    .extend((from..to).filter(|&j| nulls.is_valid(j)));
+                            }
+                        }
                     }
                     None
                 }
             };
             if let Some(d) = slot_def {
                 // A null or empty list: one undefined level pair per leaf.
-                for &(k, _) in leaves {
-                    let leaf = &mut self.out[k];
+                for bulk in leaves {
+                    let leaf = &mut self.out[bulk.index];
                     leaf.def.push(d);
                     leaf.rep.push(rep);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Walker::visit_range`] of a nullable struct with nulls whose children are all
+    /// leaves: each leaf's levels in one pass over the slots from the struct's and its
+    /// own validity, and its present values' indices one range per run of slots where
+    /// both are valid (no call per run of valid struct slots, no pair per null).
+    #[allow(clippy::too_many_arguments)]
+    fn struct_of_leaves(
+        &mut self,
+        children: &[WriteField],
+        array: &arrow_array::StructArray,
+        nulls: &arrow_buffer::NullBuffer,
+        start: usize,
+        end: usize,
+        def: i16,
+        first_rep: i16,
+        rest_rep: i16,
+    ) -> Result<()> {
+        // The struct is nullable: present at def + 1.
+        let struct_def = def + 1;
+        for (child, column) in children.iter().zip(array.columns()) {
+            let WriteKind::Leaf(k) = child.kind else {
+                continue;
+            };
+            let leaf = &mut self.out[k - self.base];
+            let child_nulls = leaf.nulls.clone().filter(|n| n.null_count() > 0);
+            leaf.rep.push(first_rep);
+            leaf.rep
+                .resize(leaf.rep.len() + (end - start - 1), rest_rep);
+            match &child_nulls {
+                None => {
+                    let present = struct_def + i16::from(child.nullable);
+                    leaf.def.extend(
+                        (start..end).map(|i| if nulls.is_valid(i) { present } else { def }),
+                    );
+                    for (from, to) in
+                        BitSliceIterator::new(nulls.validity(), nulls.offset() + start, end - start)
+                    {
+                        leaf.indices.extend(start + from..start + to);
+                    }
+                }
+                Some(child_nulls) => {
+                    if !child.nullable {
+                        if let Some(i) =
+                            (start..end).find(|&i| nulls.is_valid(i) && child_nulls.is_null(i))
+                        {
+                            return Err(non_nullable(column.as_ref(), i));
+                        }
+                    }
+                    leaf.def.extend((start..end).map(|i| {
+                        if !nulls.is_valid(i) {
+                            def
+                        } else if child_nulls.is_valid(i) {
+                            struct_def + i16::from(child.nullable)
+                        } else {
+                            struct_def
+                        }
+                    }));
+                    // Runs where the child is valid within runs where the struct is
+                    // (only the slots `start..end` are read: under a list this is one
+                    // list's elements).
+                    for (from, to) in
+                        BitSliceIterator::new(nulls.validity(), nulls.offset() + start, end - start)
+                    {
+                        let (from, to) = (start + from, start + to);
+                        for (a, b) in BitSliceIterator::new(
+                            child_nulls.validity(),
+                            child_nulls.offset() + from,
+                            to - from,
+                        ) {
+                            leaf.indices.extend(from + a..from + b);
+                        }
+                    }
                 }
             }
         }
@@ -501,6 +630,16 @@ impl Walker {
             WriteKind::List(child) => self.push_empty(child, def, rep),
         }
     }
+}
+
+/// A leaf under a list that [`Walker::list_of_leaves`] fills in bulk.
+struct BulkLeaf {
+    /// Index into the walker's leaves.
+    index: usize,
+    /// Definition level of a present value.
+    def: i16,
+    /// Validity of the leaf array when it holds nulls (its field is then nullable).
+    nulls: Option<arrow_buffer::NullBuffer>,
 }
 
 fn non_nullable(array: &dyn Array, i: usize) -> Error {

@@ -211,10 +211,98 @@ pub(crate) fn min_max(values: &Values, order: SortOrder) -> Option<MinMax> {
                 )?;
                 return pack(lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec());
             }
+            if let (SortOrder::Bytes, Values::Bytes { offsets, data }) = (order, values) {
+                return byte_bounds(offsets, data);
+            }
             let (lo, hi) = bounds_by(values.byte_values(), |a, b| compare_bytes(order, a, b))?;
             pack(lo.to_vec(), hi.to_vec())
         }
     }
+}
+
+/// The first 8 bytes of `value` as a big-endian number, zero-padded when shorter: a
+/// strict `<` / `>` between two keys is the same strict order between the values (the
+/// first differing byte decides, and a zero pad is never above a real byte), so only
+/// equal keys need the full comparison.
+#[inline]
+fn prefix_key(value: &[u8]) -> u64 {
+    match value.first_chunk::<8>() {
+        Some(head) => u64::from_be_bytes(*head),
+        None => {
+            let mut head = [0u8; 8];
+            head[..value.len()].copy_from_slice(value);
+            u64::from_be_bytes(head)
+        }
+    }
+}
+
+/// Running bounds of byte arrays in unsigned lexicographic order ([`SortOrder::Bytes`]),
+/// fed one value at a time while the values are copied into a page, so that the page's
+/// bounds need no second pass over its values. Most values are decided by comparing
+/// their 8-byte prefix keys with the bounds' keys, without a call to `memcmp`.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct ByteBounds {
+    min: Vec<u8>,
+    max: Vec<u8>,
+    min_key: u64,
+    max_key: u64,
+    any: bool,
+}
+
+impl ByteBounds {
+    /// Takes `value` into the bounds.
+    #[inline]
+    pub fn update(&mut self, value: &[u8]) {
+        let key = prefix_key(value);
+        if !self.any {
+            self.any = true;
+            self.set_min(value, key);
+            self.set_max(value, key);
+            return;
+        }
+        if key < self.min_key || (key == self.min_key && value < self.min.as_slice()) {
+            self.set_min(value, key);
+        }
+        if key > self.max_key || (key == self.max_key && value > self.max.as_slice()) {
+            self.set_max(value, key);
+        }
+    }
+
+    #[cold]
+    fn set_min(&mut self, value: &[u8], key: u64) {
+        self.min.clear();
+        self.min.extend_from_slice(value);
+        self.min_key = key;
+    }
+
+    #[cold]
+    fn set_max(&mut self, value: &[u8], key: u64) {
+        self.max.clear();
+        self.max.extend_from_slice(value);
+        self.max_key = key;
+    }
+
+    /// The bounds so far (`None` before the first value), and empty bounds for the next
+    /// page.
+    pub fn take(&mut self) -> Option<MinMax> {
+        if !std::mem::take(&mut self.any) {
+            return None;
+        }
+        Some(MinMax {
+            min: std::mem::take(&mut self.min),
+            max: std::mem::take(&mut self.max),
+        })
+    }
+}
+
+/// Min and max of byte arrays in unsigned lexicographic order, over the values between
+/// consecutive `offsets` into `data`.
+fn byte_bounds(offsets: &[usize], data: &[u8]) -> Option<MinMax> {
+    let mut bounds = ByteBounds::default();
+    for w in offsets.windows(2) {
+        bounds.update(&data[w[0]..w[1]]);
+    }
+    bounds.take()
 }
 
 fn compare_bytes(order: SortOrder, a: &[u8], b: &[u8]) -> Ordering {

@@ -1,0 +1,394 @@
+//! The writer's direct paths, checked against the data: byte arrays written straight
+//! from the Arrow offsets into PLAIN and DELTA_LENGTH_BYTE_ARRAY pages (with bounds kept
+//! on the way) or looked up in the dictionary from the Arrow buffers, and the bulk level
+//! fills of nullable structs of leaves and of lists of nullable leaves. Files are read
+//! back by arrow-rs and by Herringbone; per-page bounds are compared with the rows each
+//! page covers.
+
+use std::sync::Arc;
+
+use arrow_array::builder::{Int64Builder, ListBuilder, StringBuilder};
+use arrow_array::*;
+use arrow_buffer::NullBuffer;
+use arrow_schema::{DataType, Field, Fields, Schema};
+use bytes::Bytes;
+use herringbone_arrow_bridge::read::ParquetRecordBatchReaderBuilder as HbReaderBuilder;
+use herringbone_arrow_bridge::write::{
+    ArrowWriter, DataPageVersion, StatisticsLevel, WriterProperties,
+};
+use herringbone_format::metadata::Encoding;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::file::page_index::column_index::ColumnIndexMetaData;
+use parquet::file::properties::ReaderProperties;
+use parquet::file::reader::FileReader;
+use parquet::file::serialized_reader::{ReadOptionsBuilder, SerializedFileReader};
+
+const ROWS: usize = 3000;
+const PAGE_ROWS: usize = 700;
+
+fn write(batch: &RecordBatch, props: WriterProperties) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut writer = ArrowWriter::try_new(&mut out, batch.schema(), Some(props)).unwrap();
+    // Two batches, so that pages span batches.
+    let half = batch.num_rows() / 3;
+    writer.write(&batch.slice(0, half)).unwrap();
+    writer
+        .write(&batch.slice(half, batch.num_rows() - half))
+        .unwrap();
+    writer.close().unwrap();
+    out
+}
+
+fn read_arrow_rs(file: &[u8]) -> RecordBatch {
+    let reader = ParquetRecordBatchReaderBuilder::try_new(Bytes::copy_from_slice(file))
+        .unwrap()
+        .with_batch_size(1 << 20)
+        .build()
+        .unwrap();
+    let batches: Vec<RecordBatch> = reader.map(|b| b.unwrap()).collect();
+    assert_eq!(batches.len(), 1);
+    batches.into_iter().next().unwrap()
+}
+
+fn read_herringbone(file: &[u8]) -> RecordBatch {
+    let reader = HbReaderBuilder::try_new(Bytes::copy_from_slice(file))
+        .unwrap()
+        .with_batch_size(1 << 20)
+        .build()
+        .unwrap();
+    let batches: Vec<RecordBatch> = reader.map(|b| b.unwrap()).collect();
+    assert_eq!(batches.len(), 1);
+    batches.into_iter().next().unwrap()
+}
+
+/// Values of varied lengths (0 to 40 bytes, sharing prefixes longer than 8 bytes so the
+/// bounds need more than the prefix keys), with a null every 7th row and a run of nulls.
+fn text(i: usize) -> Option<String> {
+    if i % 7 == 3 || (1200..1300).contains(&i) {
+        return None;
+    }
+    let k = (i * 7919) % 2003;
+    Some(match k % 5 {
+        0 => String::new(),
+        1 => format!("{}", k % 10),
+        2 => format!("prefix-shared-{k:05}"),
+        3 => format!("prefix-shared-{k:05}-and-a-longer-tail-{}", k % 3),
+        _ => format!("é{k}"),
+    })
+}
+
+fn byte_batch() -> RecordBatch {
+    let values: Vec<Option<String>> = (0..ROWS).map(text).collect();
+    let utf8: ArrayRef = Arc::new(StringArray::from(values.clone()));
+    let large: ArrayRef = Arc::new(LargeStringArray::from(values.clone()));
+    let binary: ArrayRef = Arc::new(BinaryArray::from(
+        values
+            .iter()
+            .map(|v| v.as_deref().map(str::as_bytes))
+            .collect::<Vec<_>>(),
+    ));
+    let required: ArrayRef = Arc::new(StringArray::from(
+        (0..ROWS)
+            .map(|i| text(i).unwrap_or_default())
+            .collect::<Vec<_>>(),
+    ));
+    RecordBatch::try_new(
+        Arc::new(Schema::new(vec![
+            Field::new("utf8", DataType::Utf8, true),
+            Field::new("large", DataType::LargeUtf8, true),
+            Field::new("binary", DataType::Binary, true),
+            Field::new("required", DataType::Utf8, false),
+        ])),
+        vec![utf8, large, binary, required],
+    )
+    .unwrap()
+}
+
+/// Every column's per-page bounds and null counts equal those of the rows each page
+/// covers (flat columns: one row per slot).
+fn check_page_bounds(file: &[u8], batch: &RecordBatch, pages_expected: bool) {
+    let options = ReadOptionsBuilder::new().with_page_index().build();
+    let reader =
+        SerializedFileReader::new_with_options(Bytes::copy_from_slice(file), options).unwrap();
+    let meta = reader.metadata();
+    assert_eq!(meta.num_row_groups(), 1);
+    let column_index = meta.column_index().expect("column index");
+    let offset_index = meta.offset_index().expect("offset index");
+    for (c, column) in batch.columns().iter().enumerate() {
+        let column = arrow_cast::cast(column, &DataType::Binary).unwrap();
+        let column = column.as_any().downcast_ref::<BinaryArray>().unwrap();
+        let locations = offset_index[0][c].page_locations();
+        if pages_expected {
+            assert!(locations.len() >= ROWS / PAGE_ROWS, "column {c}");
+        }
+        let ColumnIndexMetaData::BYTE_ARRAY(index) = &column_index[0][c] else {
+            panic!("column {c}: byte array index")
+        };
+        for (p, loc) in locations.iter().enumerate() {
+            let first = loc.first_row_index as usize;
+            let last = locations
+                .get(p + 1)
+                .map_or(ROWS, |next| next.first_row_index as usize);
+            assert!(last - first <= PAGE_ROWS);
+            let page: Vec<&[u8]> = (first..last)
+                .filter(|&i| column.is_valid(i))
+                .map(|i| column.value(i))
+                .collect();
+            assert_eq!(
+                index.min_value(p),
+                page.iter().min().copied(),
+                "column {c} page {p} min"
+            );
+            assert_eq!(
+                index.max_value(p),
+                page.iter().max().copied(),
+                "column {c} page {p} max"
+            );
+            assert_eq!(
+                index.null_count(p),
+                Some((last - first - page.len()) as i64)
+            );
+        }
+        let total: usize = (0..ROWS)
+            .filter(|&i| column.is_valid(i))
+            .map(|i| column.value(i).len())
+            .sum();
+        assert_eq!(
+            meta.row_group(0)
+                .column(c)
+                .unencoded_byte_array_data_bytes(),
+            Some(total as i64),
+            "column {c}"
+        );
+    }
+}
+
+#[test]
+fn byte_arrays_straight_into_plain_and_delta_length_pages() {
+    let batch = byte_batch();
+    for encoding in [Encoding::PLAIN, Encoding::DELTA_LENGTH_BYTE_ARRAY] {
+        for version in [DataPageVersion::V1, DataPageVersion::V2] {
+            let props = WriterProperties::builder()
+                .set_dictionary_enabled(false)
+                .set_encoding(encoding)
+                .set_data_page_version(version)
+                .set_data_page_row_limit(PAGE_ROWS)
+                .set_statistics(StatisticsLevel::Page)
+                // Bounds are compared whole.
+                .set_statistics_truncate_length(None)
+                .set_bloom_filter_all(0.01, 3000)
+                .build();
+            let file = write(&batch, props);
+            assert_eq!(read_arrow_rs(&file), batch, "{encoding:?} {version:?}");
+            assert_eq!(read_herringbone(&file), batch, "{encoding:?} {version:?}");
+            check_page_bounds(&file, &batch, true);
+
+            let options = ReadOptionsBuilder::new()
+                .with_reader_properties(
+                    ReaderProperties::builder()
+                        .set_read_bloom_filter(true)
+                        .build(),
+                )
+                .build();
+            let reader =
+                SerializedFileReader::new_with_options(Bytes::copy_from_slice(&file), options)
+                    .unwrap();
+            let rg = reader.metadata().row_group(0);
+            for c in 0..batch.num_columns() {
+                let encodings = rg.column(c).encodings().collect::<Vec<_>>();
+                assert!(
+                    encodings.contains(&if encoding == Encoding::PLAIN {
+                        parquet::basic::Encoding::PLAIN
+                    } else {
+                        parquet::basic::Encoding::DELTA_LENGTH_BYTE_ARRAY
+                    }),
+                    "{encodings:?}"
+                );
+            }
+            // Bloom filters hold every present value.
+            let rg_reader = reader.get_row_group(0).unwrap();
+            for c in 0..batch.num_columns() {
+                let bloom = rg_reader.get_column_bloom_filter(c).expect("filter");
+                let column = arrow_cast::cast(batch.column(c), &DataType::Binary).unwrap();
+                let column = column.as_any().downcast_ref::<BinaryArray>().unwrap();
+                assert!(
+                    (0..ROWS)
+                        .filter(|&i| column.is_valid(i))
+                        .all(|i| bloom.check(column.value(i)))
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn byte_arrays_through_the_dictionary_and_its_fallback() {
+    let batch = byte_batch();
+    // A dictionary limit the values outgrow part way: pages before it use the
+    // dictionary, pages after it PLAIN written straight from the offsets.
+    for limit in [1 << 20, 4000] {
+        let props = WriterProperties::builder()
+            .set_dictionary_enabled(true)
+            .set_dictionary_page_size_limit(limit)
+            .set_data_page_row_limit(PAGE_ROWS)
+            .set_statistics(StatisticsLevel::Page)
+            .set_statistics_truncate_length(None)
+            .set_bloom_filter_all(0.01, 3000)
+            .build();
+        let file = write(&batch, props);
+        assert_eq!(read_arrow_rs(&file), batch, "limit {limit}");
+        assert_eq!(read_herringbone(&file), batch, "limit {limit}");
+        check_page_bounds(&file, &batch, true);
+        let reader = SerializedFileReader::new(Bytes::copy_from_slice(&file)).unwrap();
+        let encodings: Vec<_> = reader
+            .metadata()
+            .row_group(0)
+            .column(0)
+            .encodings()
+            .collect();
+        assert!(encodings.contains(&parquet::basic::Encoding::RLE_DICTIONARY));
+        if limit == 4000 {
+            assert!(encodings.contains(&parquet::basic::Encoding::PLAIN));
+        }
+    }
+}
+
+/// A nullable struct of a required, a nullable and a required leaf (with nulls in the
+/// nullable one, also under null struct slots), top level and as list elements.
+#[test]
+fn nullable_structs_of_leaves_and_lists_of_nullable_leaves() {
+    let fields = Fields::from(vec![
+        Field::new("a", DataType::Int64, false),
+        Field::new("b", DataType::Utf8, true),
+        Field::new("c", DataType::Float64, false),
+    ]);
+    let a: ArrayRef = Arc::new(Int64Array::from_iter_values(0..ROWS as i64));
+    let b: ArrayRef = Arc::new(StringArray::from((0..ROWS).map(text).collect::<Vec<_>>()));
+    let c: ArrayRef = Arc::new(Float64Array::from_iter_values(
+        (0..ROWS).map(|i| i as f64 / 4.0),
+    ));
+    let struct_nulls = NullBuffer::from((0..ROWS).map(|i| i % 5 != 2).collect::<Vec<_>>());
+    let strukt = StructArray::new(fields.clone(), vec![a, b, c], Some(struct_nulls));
+
+    // list<struct> over the same struct: lists of 0..4 elements, some null lists.
+    // A null list or a list of length 0 covers no elements.
+    let mut offsets = vec![0i32];
+    let mut valid = Vec::new();
+    let mut at = 0usize;
+    let mut slot = 0usize;
+    while at < ROWS {
+        let is_valid = slot % 11 != 4;
+        if is_valid {
+            at = (at + slot % 5).min(ROWS);
+        }
+        valid.push(is_valid);
+        offsets.push(at as i32);
+        slot += 1;
+    }
+    let lists = offsets.len() - 1;
+    let list_of_struct = ListArray::new(
+        Arc::new(Field::new("item", DataType::Struct(fields), true)),
+        arrow_buffer::OffsetBuffer::new(offsets.clone().into()),
+        Arc::new(strukt.slice(0, *offsets.last().unwrap() as usize)),
+        Some(NullBuffer::from(valid.clone())),
+    );
+
+    // list<int64> with null elements, and list<utf8> with null elements.
+    let mut ints = ListBuilder::new(Int64Builder::new());
+    let mut strings = ListBuilder::new(StringBuilder::new());
+    for row in 0..lists {
+        if row % 9 == 5 {
+            ints.append_null();
+            strings.append_null();
+            continue;
+        }
+        for j in 0..row % 6 {
+            let k = row * 6 + j;
+            ints.values()
+                .append_option((k % 4 != 1).then_some(k as i64));
+            strings.values().append_option(text(k % ROWS));
+        }
+        ints.append(true);
+        strings.append(true);
+    }
+    let ints = ints.finish();
+    let strings = strings.finish();
+
+    let top = RecordBatch::try_new(
+        Arc::new(Schema::new(vec![Field::new(
+            "s",
+            strukt.data_type().clone(),
+            true,
+        )])),
+        vec![Arc::new(strukt)],
+    )
+    .unwrap();
+    let nested = RecordBatch::try_new(
+        Arc::new(Schema::new(vec![
+            Field::new("ls", list_of_struct.data_type().clone(), true),
+            Field::new("li", ints.data_type().clone(), true),
+            Field::new("lu", strings.data_type().clone(), true),
+        ])),
+        vec![Arc::new(list_of_struct), Arc::new(ints), Arc::new(strings)],
+    )
+    .unwrap();
+    for batch in [&top, &nested] {
+        for dictionary in [false, true] {
+            let props = WriterProperties::builder()
+                .set_dictionary_enabled(dictionary)
+                .set_data_page_row_limit(97)
+                .set_statistics(StatisticsLevel::Page)
+                .build();
+            let file = write(batch, props);
+            assert_eq!(&read_arrow_rs(&file), batch, "dictionary {dictionary}");
+            assert_eq!(&read_herringbone(&file), batch, "dictionary {dictionary}");
+        }
+    }
+}
+
+/// A non-nullable leaf of a nullable struct may hold nulls under null struct slots
+/// (they are hidden): written as the struct's nulls, read back equal.
+#[test]
+fn nulls_of_a_required_leaf_under_null_struct_slots() {
+    let fields = Fields::from(vec![
+        Field::new("a", DataType::Int64, false),
+        Field::new("b", DataType::Utf8, true),
+    ]);
+    let a: ArrayRef = Arc::new(Int64Array::from(vec![Some(1), None, Some(3), None]));
+    let b: ArrayRef = Arc::new(StringArray::from(vec![None, Some("x"), Some("y"), None]));
+    let strukt = StructArray::try_new(
+        fields.clone(),
+        vec![a, b],
+        Some(NullBuffer::from(vec![true, false, true, false])),
+    )
+    .unwrap();
+    let batch = RecordBatch::try_new(
+        Arc::new(Schema::new(vec![Field::new(
+            "s",
+            DataType::Struct(fields),
+            true,
+        )])),
+        vec![Arc::new(strukt)],
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    let mut writer = ArrowWriter::try_new(&mut out, batch.schema(), None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let read = read_herringbone(&out);
+    assert_eq!(read_arrow_rs(&out), read);
+    let s = read
+        .column(0)
+        .as_any()
+        .downcast_ref::<StructArray>()
+        .unwrap();
+    assert_eq!(
+        s.nulls().map(|n| n.iter().collect::<Vec<_>>()),
+        Some(vec![true, false, true, false])
+    );
+    let a = s.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+    assert_eq!((a.value(0), a.value(2)), (1, 3));
+    let b = s.column(1).as_any().downcast_ref::<StringArray>().unwrap();
+    assert!(b.is_null(0));
+    assert_eq!(b.value(2), "y");
+}
