@@ -273,10 +273,10 @@ impl Walker {
                         leaf.indices.extend(start..end);
                     }
                     Some(nulls) => {
-                        if !field.nullable {
-                            if let Some(i) = (start..end).find(|&i| nulls.is_null(i)) {
-                                return Err(non_nullable(array, i));
-                            }
+                        if !field.nullable
+                            && let Some(i) = (start..end).find(|&i| nulls.is_null(i))
+                        {
+                            return Err(non_nullable(array, i));
                         }
                         // Bulk fills: repetition levels are the first one then the
                         // rest, definition levels one bit test each, and the present
@@ -577,12 +577,11 @@ impl Walker {
                     }
                 }
                 Some(child_nulls) => {
-                    if !child.nullable {
-                        if let Some(i) =
+                    if !child.nullable
+                        && let Some(i) =
                             (start..end).find(|&i| nulls.is_valid(i) && child_nulls.is_null(i))
-                        {
-                            return Err(non_nullable(column.as_ref(), i));
-                        }
+                    {
+                        return Err(non_nullable(column.as_ref(), i));
                     }
                     leaf.def.extend((start..end).map(|i| {
                         if !nulls.is_valid(i) {
