@@ -40,7 +40,9 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use crate::error::{ErrorKind, Result};
-use crate::thrift::{CompactReader, CompactWriter, Text, ThriftValue, wire, wire_name};
+use crate::thrift::{
+    CompactReader, CompactWriter, Text, ThriftValue, read_list_header_of, wire, wire_name,
+};
 
 // ---------------------------------------------------------------------------------------
 // InlineVec
@@ -247,19 +249,9 @@ impl<T: ThriftValue + Copy, const N: usize> ThriftValue for InlineVec<T, N> {
 
     #[inline]
     fn read_value_in_place(&mut self, r: &mut CompactReader<'_>) -> Result<()> {
-        let (elem, count) = r.read_list_header()?;
+        let count = read_list_header_of::<T>(r)?;
         if count == 0 {
             return Ok(());
-        }
-        if !T::element_type_ok(elem) {
-            return Err(r.error(
-                ErrorKind::Invalid,
-                format!(
-                    "list of {} ({elem}) where a list of {} was expected",
-                    wire_name(elem),
-                    wire_name(T::WIRE)
-                ),
-            ));
         }
         if count <= N
             && let Repr::Inline { len, items } = &mut self.0

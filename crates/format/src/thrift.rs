@@ -1087,23 +1087,31 @@ impl ThriftValue for Text {
     }
 }
 
+/// Reads a list header and checks that its elements have `T`'s wire type (an empty
+/// list may declare any); returns the element count.
+#[inline]
+pub(crate) fn read_list_header_of<T: ThriftValue>(r: &mut CompactReader<'_>) -> Result<usize> {
+    let (elem, count) = r.read_list_header()?;
+    if count > 0 && !T::element_type_ok(elem) {
+        return Err(r.error(
+            ErrorKind::Invalid,
+            format!(
+                "list of {} ({elem}) where a list of {} was expected",
+                wire_name(elem),
+                wire_name(T::WIRE)
+            ),
+        ));
+    }
+    Ok(count)
+}
+
 impl<T: ThriftValue> ThriftValue for Vec<T> {
     const WIRE: u8 = wire::LIST;
     #[inline]
     fn read_value(r: &mut CompactReader<'_>) -> Result<Self> {
-        let (elem, count) = r.read_list_header()?;
+        let count = read_list_header_of::<T>(r)?;
         if count == 0 {
             return Ok(Vec::new());
-        }
-        if !T::element_type_ok(elem) {
-            return Err(r.error(
-                ErrorKind::Invalid,
-                format!(
-                    "list of {} ({elem}) where a list of {} was expected",
-                    wire_name(elem),
-                    wire_name(T::WIRE)
-                ),
-            ));
         }
         let cap = count.min(initial_capacity::<T>(r.remaining()));
         let mut out = Vec::with_capacity(cap);
