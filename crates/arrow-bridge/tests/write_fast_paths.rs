@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use arrow_array::builder::{Int64Builder, ListBuilder, StringBuilder};
+use arrow_array::cast::AsArray;
 use arrow_array::*;
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, Field, Fields, Schema};
@@ -391,4 +392,63 @@ fn nulls_of_a_required_leaf_under_null_struct_slots() {
     let b = s.column(1).as_any().downcast_ref::<StringArray>().unwrap();
     assert!(b.is_null(0));
     assert_eq!(b.value(2), "y");
+}
+
+/// Struct-of-leaves levels read from the validity bitmaps 64 slots at a time: a struct
+/// sliced at an offset that is not a multiple of 8 (bitmaps read unaligned, lengths
+/// ending mid-word), with nulls in a nullable child both under valid and null struct
+/// slots, read back equal.
+#[test]
+fn struct_levels_from_unaligned_bitmaps() {
+    let n = 1000;
+    let fields = Fields::from(vec![
+        Field::new("a", DataType::Int64, false),
+        Field::new("b", DataType::Int32, true),
+        Field::new("c", DataType::Float32, true),
+    ]);
+    let a: ArrayRef = Arc::new(Int64Array::from_iter_values((0..n).map(|i| i as i64 * 7)));
+    let b: ArrayRef = Arc::new(Int32Array::from(
+        (0..n)
+            .map(|i| (i % 3 != 0).then_some(i as i32))
+            .collect::<Vec<_>>(),
+    ));
+    let c: ArrayRef = Arc::new(Float32Array::from_iter_values((0..n).map(|i| i as f32)));
+    let struct_nulls = NullBuffer::from((0..n).map(|i| i % 7 != 1).collect::<Vec<_>>());
+    let strukt = StructArray::new(fields.clone(), vec![a, b, c], Some(struct_nulls));
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "s",
+        DataType::Struct(fields.clone()),
+        true,
+    )]));
+    for (offset, len) in [(3, 200), (61, 64), (5, 1), (0, n), (130, 777)] {
+        let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(strukt.slice(offset, len))])
+            .unwrap();
+        let props = WriterProperties::builder()
+            .set_dictionary_enabled(false)
+            .set_statistics(StatisticsLevel::Page)
+            .build();
+        let file = write(&batch, props);
+        let theirs = read_arrow_rs(&file);
+        let ours = read_herringbone(&file);
+        assert_eq!(theirs, batch, "offset {offset} len {len}");
+        assert_eq!(ours, batch, "offset {offset} len {len}");
+        let s = ours.column(0).as_struct();
+        let b = s.column(1).as_primitive::<arrow_array::types::Int32Type>();
+        for i in 0..len {
+            let slot = offset + i;
+            assert_eq!(s.is_valid(i), slot % 7 != 1, "slot {slot}");
+            if s.is_valid(i) {
+                assert_eq!(
+                    s.column(0)
+                        .as_primitive::<arrow_array::types::Int64Type>()
+                        .value(i),
+                    slot as i64 * 7
+                );
+                assert_eq!(b.is_valid(i), slot % 3 != 0, "slot {slot}");
+                if b.is_valid(i) {
+                    assert_eq!(b.value(i), slot as i32);
+                }
+            }
+        }
+    }
 }

@@ -553,8 +553,11 @@ impl Walker {
         first_rep: i16,
         rest_rep: i16,
     ) -> Result<()> {
-        // The struct is nullable: present at def + 1.
-        let struct_def = def + 1;
+        // The struct is nullable: present at def + 1. Levels and indices come from the
+        // validity bitmaps 64 slots at a time (only the slots `start..end` are read: under
+        // a list this is one list's elements).
+        let len = end - start;
+        let struct_bits = nulls.inner().slice(start, len);
         for (child, column) in children.iter().zip(array.columns()) {
             let WriteKind::Leaf(k) = child.kind else {
                 continue;
@@ -562,51 +565,29 @@ impl Walker {
             let leaf = &mut self.out[k - self.base];
             let child_nulls = leaf.nulls.clone().filter(|n| n.null_count() > 0);
             leaf.rep.push(first_rep);
-            leaf.rep
-                .resize(leaf.rep.len() + (end - start - 1), rest_rep);
+            leaf.rep.resize(leaf.rep.len() + (len - 1), rest_rep);
             match &child_nulls {
                 None => {
-                    let present = struct_def + i16::from(child.nullable);
-                    leaf.def.extend(
-                        (start..end).map(|i| if nulls.is_valid(i) { present } else { def }),
-                    );
-                    for (from, to) in
-                        BitSliceIterator::new(nulls.validity(), nulls.offset() + start, end - start)
-                    {
-                        leaf.indices.extend(start + from..start + to);
-                    }
+                    let present = def + 1 + i16::from(child.nullable);
+                    push_bit_levels(&mut leaf.def, &struct_bits, None, def, present - def);
+                    leaf.indices
+                        .extend(struct_bits.set_indices().map(|i| start + i));
                 }
                 Some(child_nulls) => {
+                    let child_bits = child_nulls.inner().slice(start, len);
                     if !child.nullable
-                        && let Some(i) =
-                            (start..end).find(|&i| nulls.is_valid(i) && child_nulls.is_null(i))
+                        && let Some(i) = (&struct_bits & &!&child_bits).set_indices().next()
                     {
-                        return Err(non_nullable(column.as_ref(), i));
+                        return Err(non_nullable(column.as_ref(), start + i));
                     }
-                    leaf.def.extend((start..end).map(|i| {
-                        if !nulls.is_valid(i) {
-                            def
-                        } else if child_nulls.is_valid(i) {
-                            struct_def + i16::from(child.nullable)
-                        } else {
-                            struct_def
-                        }
-                    }));
-                    // Runs where the child is valid within runs where the struct is
-                    // (only the slots `start..end` are read: under a list this is one
-                    // list's elements).
-                    for (from, to) in
-                        BitSliceIterator::new(nulls.validity(), nulls.offset() + start, end - start)
-                    {
-                        let (from, to) = (start + from, start + to);
-                        for (a, b) in BitSliceIterator::new(
-                            child_nulls.validity(),
-                            child_nulls.offset() + from,
-                            to - from,
-                        ) {
-                            leaf.indices.extend(from + a..from + b);
-                        }
+                    // Present where both the struct and the child are valid.
+                    let both = &struct_bits & &child_bits;
+                    if child.nullable {
+                        push_bit_levels(&mut leaf.def, &struct_bits, Some(&both), def, 1);
+                    } else {
+                        push_bit_levels(&mut leaf.def, &struct_bits, None, def, 1);
                     }
+                    leaf.indices.extend(both.set_indices().map(|i| start + i));
                 }
             }
         }
@@ -646,6 +627,41 @@ fn non_nullable(array: &dyn Array, i: usize) -> Error {
         "a non-nullable field of type {} holds a null (slot {i})",
         array.data_type()
     ))
+}
+
+/// Appends one definition level per bit of `a`: `base + step * a[i] + b[i]` (`b`, when
+/// given, is only set where `a` is), read 64 bits at a time.
+fn push_bit_levels(
+    out: &mut Vec<i16>,
+    a: &arrow_buffer::BooleanBuffer,
+    b: Option<&arrow_buffer::BooleanBuffer>,
+    base: i16,
+    step: i16,
+) {
+    out.reserve(a.len());
+    let ca = a.inner().bit_chunks(a.offset(), a.len());
+    match b {
+        None => {
+            for w in ca.iter() {
+                out.extend((0..64).map(|j| base + step * ((w >> j) & 1) as i16));
+            }
+            let w = ca.remainder_bits();
+            out.extend((0..ca.remainder_len()).map(|j| base + step * ((w >> j) & 1) as i16));
+        }
+        Some(b) => {
+            let cb = b.inner().bit_chunks(b.offset(), b.len());
+            for (wa, wb) in ca.iter().zip(cb.iter()) {
+                out.extend(
+                    (0..64).map(|j| base + step * ((wa >> j) & 1) as i16 + ((wb >> j) & 1) as i16),
+                );
+            }
+            let (wa, wb) = (ca.remainder_bits(), cb.remainder_bits());
+            out.extend(
+                (0..ca.remainder_len())
+                    .map(|j| base + step * ((wa >> j) & 1) as i16 + ((wb >> j) & 1) as i16),
+            );
+        }
+    }
 }
 
 #[cfg(test)]
