@@ -15,7 +15,7 @@ use arrow_schema::{DataType, Field, Fields, Schema};
 use bytes::Bytes;
 use herringbone_arrow_bridge::read::ParquetRecordBatchReaderBuilder as HbReaderBuilder;
 use herringbone_arrow_bridge::write::{
-    ArrowWriter, DataPageVersion, StatisticsLevel, WriterProperties,
+    ArrowWriter, DataPageVersion, StatisticsLevel, WriterProperties, WriterPropertiesBuilder,
 };
 use herringbone_format::metadata::Encoding;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -107,6 +107,26 @@ fn byte_batch() -> RecordBatch {
 
 /// Every column's per-page bounds and null counts equal those of the rows each page
 /// covers (flat columns: one row per slot).
+/// Properties of the byte-array tests: small pages with page statistics compared whole
+/// (no truncation) and Bloom filters on every column.
+fn checked_pages() -> WriterPropertiesBuilder {
+    WriterProperties::builder()
+        .set_data_page_row_limit(PAGE_ROWS)
+        .set_statistics(StatisticsLevel::Page)
+        .set_statistics_truncate_length(None)
+        .set_bloom_filter_all(0.01, 3000)
+}
+
+/// Writes `batch`, reads it back equal with arrow-rs and Herringbone, and checks every
+/// page's bounds; returns the file.
+fn write_and_read_back(batch: &RecordBatch, props: WriterProperties, case: &str) -> Vec<u8> {
+    let file = write(batch, props);
+    assert_eq!(&read_arrow_rs(&file), batch, "{case}");
+    assert_eq!(&read_herringbone(&file), batch, "{case}");
+    check_page_bounds(&file, batch, true);
+    file
+}
+
 fn check_page_bounds(file: &[u8], batch: &RecordBatch, pages_expected: bool) {
     let options = ReadOptionsBuilder::new().with_page_index().build();
     let reader =
@@ -169,20 +189,12 @@ fn byte_arrays_straight_into_plain_and_delta_length_pages() {
     let batch = byte_batch();
     for encoding in [Encoding::PLAIN, Encoding::DELTA_LENGTH_BYTE_ARRAY] {
         for version in [DataPageVersion::V1, DataPageVersion::V2] {
-            let props = WriterProperties::builder()
+            let props = checked_pages()
                 .set_dictionary_enabled(false)
                 .set_encoding(encoding)
                 .set_data_page_version(version)
-                .set_data_page_row_limit(PAGE_ROWS)
-                .set_statistics(StatisticsLevel::Page)
-                // Bounds are compared whole.
-                .set_statistics_truncate_length(None)
-                .set_bloom_filter_all(0.01, 3000)
                 .build();
-            let file = write(&batch, props);
-            assert_eq!(read_arrow_rs(&file), batch, "{encoding:?} {version:?}");
-            assert_eq!(read_herringbone(&file), batch, "{encoding:?} {version:?}");
-            check_page_bounds(&file, &batch, true);
+            let file = write_and_read_back(&batch, props, &format!("{encoding:?} {version:?}"));
 
             let options = ReadOptionsBuilder::new()
                 .with_reader_properties(
@@ -228,18 +240,11 @@ fn byte_arrays_through_the_dictionary_and_its_fallback() {
     // A dictionary limit the values outgrow part way: pages before it use the
     // dictionary, pages after it PLAIN written straight from the offsets.
     for limit in [1 << 20, 4000] {
-        let props = WriterProperties::builder()
+        let props = checked_pages()
             .set_dictionary_enabled(true)
             .set_dictionary_page_size_limit(limit)
-            .set_data_page_row_limit(PAGE_ROWS)
-            .set_statistics(StatisticsLevel::Page)
-            .set_statistics_truncate_length(None)
-            .set_bloom_filter_all(0.01, 3000)
             .build();
-        let file = write(&batch, props);
-        assert_eq!(read_arrow_rs(&file), batch, "limit {limit}");
-        assert_eq!(read_herringbone(&file), batch, "limit {limit}");
-        check_page_bounds(&file, &batch, true);
+        let file = write_and_read_back(&batch, props, &format!("limit {limit}"));
         let reader = SerializedFileReader::new(Bytes::copy_from_slice(&file)).unwrap();
         let encodings: Vec<_> = reader
             .metadata()

@@ -148,6 +148,17 @@ fn mixed_word<T: Copy + Default + 'static>(
         unsafe { avx512::spread_word(values, lane_bytes::<T>(), start, word, next) };
         return;
     }
+    spread_word_portable(values, start, stop, word, next);
+}
+
+/// [`mixed_word`] without SIMD, for any type and a partial last word.
+fn spread_word_portable<T: Copy + Default>(
+    values: &mut [T],
+    start: usize,
+    stop: usize,
+    word: u64,
+    next: usize,
+) {
     let present = word.count_ones() as usize;
     // The word's values are set aside, its slots cleared, and each value put at its
     // set bit (the sources may overlap the word's own slots).
@@ -343,46 +354,28 @@ mod tests {
             words.push(state);
         }
         for &word in &words {
-            let present = word.count_ones() as usize;
-            for lane in [4usize, 8, 16] {
-                let values: Vec<u128> = (1..=64).map(|i| i as u128 * 0x1_0000_0001).collect();
-                let mut kernel = values.clone();
-                let mut portable = values.clone();
-                // Values of the word's valid slots end at `present` (as for a first word).
-                match lane {
-                    4 => {
-                        let mut k: Vec<u32> = kernel.iter().map(|&v| v as u32).collect();
-                        let mut p = k.clone();
-                        unsafe { avx512::spread_word(&mut k, 4, 0, word, present) };
-                        portable_word(&mut p, word, present);
-                        assert_eq!(k, p, "word {word:#x}, 4-byte lanes");
-                    }
-                    8 => {
-                        let mut k: Vec<u64> = kernel.iter().map(|&v| v as u64).collect();
-                        let mut p = k.clone();
-                        unsafe { avx512::spread_word(&mut k, 8, 0, word, present) };
-                        portable_word(&mut p, word, present);
-                        assert_eq!(k, p, "word {word:#x}, 8-byte lanes");
-                    }
-                    _ => {
-                        unsafe { avx512::spread_word(&mut kernel, 16, 0, word, present) };
-                        portable_word(&mut portable, word, present);
-                        assert_eq!(kernel, portable, "word {word:#x}, 16-byte lanes");
-                    }
-                }
-            }
+            kernel_matches_portable(word, 4, |i| i as u32 * 0x0101);
+            kernel_matches_portable(word, 8, |i| i as u64 * 0x1_0000_0001);
+            kernel_matches_portable(word, 16, |i| i as u128 * 0x1_0000_0000_0000_0001);
         }
     }
 
-    /// The portable loop of `mixed_word`, for a word at slot 0.
-    fn portable_word<T: Copy + Default>(values: &mut [T], word: u64, next: usize) {
-        let mut expected = vec![T::default(); 64];
-        let mut bits = word;
-        for &value in &values[..next] {
-            expected[bits.trailing_zeros() as usize] = value;
-            bits &= bits - 1;
-        }
-        values[..64].copy_from_slice(&expected);
+    /// Spreads one 64-slot word (at slot 0, its values first) with the AVX-512 kernel
+    /// and with the portable loop, and compares.
+    #[cfg(target_arch = "x86_64")]
+    fn kernel_matches_portable<T: Copy + Default + PartialEq + std::fmt::Debug>(
+        word: u64,
+        lane_bytes: usize,
+        make: impl Fn(usize) -> T,
+    ) {
+        let mut kernel: Vec<T> = (1..=64).map(make).collect();
+        let mut portable = kernel.clone();
+        let present = word.count_ones() as usize;
+        // SAFETY: the caller checked for AVX-512; `T` is a plain number of `lane_bytes`
+        // bytes; 64 slots from 0, and the word's `present` values lie at 0..present.
+        unsafe { avx512::spread_word(&mut kernel, lane_bytes, 0, word, present) };
+        spread_word_portable(&mut portable, 0, 64, word, present);
+        assert_eq!(kernel, portable, "word {word:#x}, {lane_bytes}-byte lanes");
     }
 
     #[test]

@@ -800,6 +800,36 @@ impl EncodedTarget<'_> {
 /// Appends the values of `data` (which end at `ends`, relative to `data`) PLAIN-encoded
 /// to `out` (each a 4-byte little-endian length, then its bytes), taking each into
 /// `bounds`: straight from the Arrow buffers into the page, in one pass.
+/// Records the validity of slots `range` in a flat page's bitmap (`nullable`: the
+/// column has definition levels at all) and calls `run` with each run of valid slots
+/// `from..to`: the one place the flat writer paths walk a piece's nulls.
+fn valid_runs(
+    page_valid: &mut BooleanBufferBuilder,
+    nullable: bool,
+    nulls: Option<&arrow_buffer::NullBuffer>,
+    range: std::ops::Range<usize>,
+    mut run: impl FnMut(usize, usize) -> Result<()>,
+) -> Result<()> {
+    let (start, end) = (range.start, range.end);
+    match nulls {
+        None => {
+            if nullable {
+                page_valid.append_n(end - start, true);
+            }
+            run(start, end)
+        }
+        Some(n) => {
+            let bits = n.validity();
+            let offset = n.offset();
+            page_valid.append_packed_range(offset + start..offset + end, bits);
+            for (from, to) in BitSliceIterator::new(bits, offset + start, end - start) {
+                run(start + from, start + to)?;
+            }
+            Ok(())
+        }
+    }
+}
+
 fn append_plain_run(
     data: &[u8],
     ends: impl ExactSizeIterator<Item = u32>,
@@ -1294,23 +1324,16 @@ impl ColumnWriter {
                 &mut self.page_values
             };
             let first_value = target.len();
-            match &nulls {
-                None => {
-                    if self.max_def > 0 {
-                        self.page_valid.append_n(end - start, true);
-                    }
-                    source.append(target, start, end);
-                }
-                Some(n) => {
-                    let bits = n.validity();
-                    let offset = n.offset();
-                    self.page_valid
-                        .append_packed_range(offset + start..offset + end, bits);
-                    for (from, to) in BitSliceIterator::new(bits, offset + start, end - start) {
-                        source.append(target, start + from, start + to);
-                    }
-                }
-            }
+            valid_runs(
+                &mut self.page_valid,
+                self.max_def > 0,
+                nulls.as_ref(),
+                start..end,
+                |from, to| {
+                    source.append(target, from, to);
+                    Ok(())
+                },
+            )?;
             let last_value = target.len();
             self.page_flat = true;
             self.page_slots += end - start;
@@ -1347,37 +1370,26 @@ impl ColumnWriter {
         let plain = self.encoding == Encoding::PLAIN;
         let before = self.page_encoded.len();
         let mut present = 0;
-        let mut run = |from: usize, to: usize, this: &mut Self| -> Result<()> {
-            present += to - from;
-            source.append_encoded(
-                from,
-                to,
-                EncodedTarget {
-                    plain,
-                    bytes: &mut this.page_encoded,
-                    lengths: &mut this.page_lengths,
-                    bounds: track_bounds.then_some(&mut this.page_bounds),
-                    bloom: this.bloom.as_mut(),
-                },
-            )
-        };
-        match nulls {
-            None => {
-                if self.max_def > 0 {
-                    self.page_valid.append_n(end - start, true);
-                }
-                run(start, end, self)?;
-            }
-            Some(n) => {
-                let bits = n.validity();
-                let offset = n.offset();
-                self.page_valid
-                    .append_packed_range(offset + start..offset + end, bits);
-                for (from, to) in BitSliceIterator::new(bits, offset + start, end - start) {
-                    run(start + from, start + to, self)?;
-                }
-            }
-        }
+        valid_runs(
+            &mut self.page_valid,
+            self.max_def > 0,
+            nulls,
+            start..end,
+            |from, to| {
+                present += to - from;
+                source.append_encoded(
+                    from,
+                    to,
+                    EncodedTarget {
+                        plain,
+                        bytes: &mut self.page_encoded,
+                        lengths: &mut self.page_lengths,
+                        bounds: track_bounds.then_some(&mut self.page_bounds),
+                        bloom: self.bloom.as_mut(),
+                    },
+                )
+            },
+        )?;
         self.page_direct = true;
         self.page_flat = true;
         self.page_slots += end - start;
@@ -1404,35 +1416,22 @@ impl ColumnWriter {
         };
         let before = self.page_indices.len();
         let mut unencoded = 0;
-        match nulls {
-            None => {
-                if self.max_def > 0 {
-                    self.page_valid.append_n(end - start, true);
-                }
+        valid_runs(
+            &mut self.page_valid,
+            self.max_def > 0,
+            nulls,
+            start..end,
+            |from, to| {
                 unencoded += source.insert_bytes(
                     dictionary,
-                    start,
-                    end,
+                    from,
+                    to,
                     &mut self.page_indices,
                     self.bloom.as_mut(),
                 );
-            }
-            Some(n) => {
-                let bits = n.validity();
-                let offset = n.offset();
-                self.page_valid
-                    .append_packed_range(offset + start..offset + end, bits);
-                for (from, to) in BitSliceIterator::new(bits, offset + start, end - start) {
-                    unencoded += source.insert_bytes(
-                        dictionary,
-                        start + from,
-                        start + to,
-                        &mut self.page_indices,
-                        self.bloom.as_mut(),
-                    );
-                }
-            }
-        }
+                Ok(())
+            },
+        )?;
         self.page_flat = true;
         self.page_slots += end - start;
         self.page_rows += end - start;
