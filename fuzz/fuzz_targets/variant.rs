@@ -3,9 +3,7 @@
 //! that decodes must re-encode to one that decodes to the same thing.
 #![no_main]
 
-use herringbone_codec::variant::{
-    Variant, VariantMetadata, VariantValue, encode_array_from_elements, encode_object_from_fields,
-};
+use herringbone_codec::variant::{Variant, VariantMetadata, VariantValue};
 use libfuzzer_sys::fuzz_target;
 
 const PATHS: &[&str] = &["$", "$.a", "$[0]", "$.a.b[1]", "$['']", "$[3].x[0]['k']"];
