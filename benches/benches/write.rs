@@ -16,6 +16,12 @@
 //! `--warm-up-time` / `--measurement-time` / `--sample-size` override them, and a filter
 //! such as `-- int64` runs a subset). With `HB_WRITE_BENCH_DUMP=DIR` set, the setup also
 //! writes both files of every case to `DIR`.
+//!
+//! The last column compares sizes once more with both writers at a page limit of 20,480
+//! rows (not timed). arrow-rs checks its row limit once per 1,024-row mini-batch, so at
+//! 20,000 rows it writes 20,480-row pages while Herringbone cuts them at 20,000 exactly:
+//! one more page per column. At a multiple of 1,024 both cut the same pages, and the
+//! sizes compare the encoding alone.
 
 mod common;
 
@@ -34,10 +40,13 @@ use parquet::schema::types::ColumnPath;
 
 const PAGE_BYTES: usize = 1024 * 1024;
 const PAGE_ROWS: usize = 20_000;
+/// A page row limit both writers honour at the same rows (a multiple of arrow-rs's
+/// 1,024-row mini-batch), for the size comparison of equal page layouts.
+const PAGE_ROWS_ALIGNED: usize = 20 * 1024;
 const DICTIONARY_BYTES: usize = 1024 * 1024;
 const TRUNCATE: usize = 64;
 
-fn arrow_rs_props(data: &Dataset) -> parquet::file::properties::WriterProperties {
+fn arrow_rs_props(data: &Dataset, page_rows: usize) -> parquet::file::properties::WriterProperties {
     let mut props = parquet::file::properties::WriterProperties::builder()
         .set_dictionary_enabled(data.dictionary)
         .set_dictionary_page_size_limit(DICTIONARY_BYTES)
@@ -53,7 +62,7 @@ fn arrow_rs_props(data: &Dataset) -> parquet::file::properties::WriterProperties
         .set_statistics_truncate_length(Some(TRUNCATE))
         .set_column_index_truncate_length(Some(TRUNCATE))
         .set_data_page_size_limit(PAGE_BYTES)
-        .set_data_page_row_count_limit(PAGE_ROWS)
+        .set_data_page_row_count_limit(page_rows)
         .set_max_row_group_row_count(Some(ROWS));
     if let Some(column) = data.delta_length_column {
         props =
@@ -62,7 +71,7 @@ fn arrow_rs_props(data: &Dataset) -> parquet::file::properties::WriterProperties
     props.build()
 }
 
-fn herringbone_props(data: &Dataset) -> herringbone::WriterProperties {
+fn herringbone_props(data: &Dataset, page_rows: usize) -> herringbone::WriterProperties {
     let mut props = herringbone::WriterProperties::builder()
         .set_dictionary_enabled(data.dictionary)
         .set_dictionary_page_size_limit(DICTIONARY_BYTES)
@@ -75,7 +84,7 @@ fn herringbone_props(data: &Dataset) -> herringbone::WriterProperties {
         .set_statistics(StatisticsLevel::Page)
         .set_statistics_truncate_length(Some(TRUNCATE))
         .set_data_page_size_limit(PAGE_BYTES)
-        .set_data_page_row_limit(PAGE_ROWS)
+        .set_data_page_row_limit(page_rows)
         .set_max_row_group_rows(ROWS);
     if let Some(column) = data.delta_length_column {
         props = props.set_column_encoding(column, herringbone::Encoding::DELTA_LENGTH_BYTE_ARRAY);
@@ -114,11 +123,24 @@ fn read_back(file: Vec<u8>) -> Result<Vec<RecordBatch>, String> {
         .map_err(|e| e.to_string())
 }
 
+/// File sizes of one case: (Herringbone, arrow-rs) at the bench's properties, and the same
+/// at [`PAGE_ROWS_ALIGNED`].
+struct Sizes {
+    bench: (usize, usize),
+    aligned: (usize, usize),
+}
+
 /// Writes the case with both writers once; the file sizes, or why it is not benchmarked.
-fn check(data: &Dataset) -> Result<(usize, usize), String> {
-    let ours = write_herringbone(&data.batch, &herringbone_props(data));
-    let theirs = write_arrow_rs(&data.batch, &arrow_rs_props(data));
-    let sizes = (ours.len(), theirs.len());
+fn check(data: &Dataset) -> Result<Sizes, String> {
+    let ours = write_herringbone(&data.batch, &herringbone_props(data, PAGE_ROWS));
+    let theirs = write_arrow_rs(&data.batch, &arrow_rs_props(data, PAGE_ROWS));
+    let sizes = Sizes {
+        bench: (ours.len(), theirs.len()),
+        aligned: (
+            write_herringbone(&data.batch, &herringbone_props(data, PAGE_ROWS_ALIGNED)).len(),
+            write_arrow_rs(&data.batch, &arrow_rs_props(data, PAGE_ROWS_ALIGNED)).len(),
+        ),
+    };
     if let Some(dir) = std::env::var_os("HB_WRITE_BENCH_DUMP") {
         // Both files kept for inspection (`hb meta`), e.g. to explain a size difference.
         let dir = std::path::PathBuf::from(dir);
@@ -174,8 +196,8 @@ fn main() {
                     continue;
                 }
             };
-            let ours = herringbone_props(data);
-            let theirs = arrow_rs_props(data);
+            let ours = herringbone_props(data, PAGE_ROWS);
+            let theirs = arrow_rs_props(data, PAGE_ROWS);
             group.bench_function(BenchmarkId::new("herringbone", &data.name), |b| {
                 b.iter(|| black_box(write_herringbone(&data.batch, &ours)))
             });
@@ -191,13 +213,27 @@ fn main() {
     println!("\nratio = arrow-rs time / Herringbone time (above 1: Herringbone faster)");
     println!("size = Herringbone file size / arrow-rs file size (below 1: Herringbone smaller)");
     println!(
-        "{:<26} {:>12} {:>12} {:>7} {:>11} {:>11} {:>7}",
-        "case", "Herringbone", "arrow-rs", "ratio", "HB bytes", "arrow bytes", "size"
+        "size@20480 = the same with both writers at a 20,480-row page limit (equal pages), \
+         and Herringbone bytes - arrow-rs bytes"
+    );
+    println!(
+        "{:<26} {:>12} {:>12} {:>7} {:>11} {:>11} {:>8} {:>10} {:>8}",
+        "case",
+        "Herringbone",
+        "arrow-rs",
+        "ratio",
+        "HB bytes",
+        "arrow bytes",
+        "size",
+        "size@20480",
+        "diff"
     );
     let mut log_speed = 0.0;
     let mut log_size = 0.0;
+    let mut log_aligned = 0.0;
     let mut count = 0;
-    for (name, (our_size, their_size)) in &measured {
+    for (name, sizes) in &measured {
+        let (our_size, their_size) = sizes.bench;
         let (Some(ours), Some(theirs)) = (
             common::mean_ns("write", "herringbone", name, started),
             common::mean_ns("write", "arrow-rs", name, started),
@@ -206,21 +242,25 @@ fn main() {
             continue;
         };
         let ratio = theirs / ours;
-        let size = *our_size as f64 / *their_size as f64;
+        let size = our_size as f64 / their_size as f64;
+        let aligned = sizes.aligned.0 as f64 / sizes.aligned.1 as f64;
+        let aligned_diff = sizes.aligned.0 as i64 - sizes.aligned.1 as i64;
         log_speed += ratio.ln();
         log_size += size.ln();
+        log_aligned += aligned.ln();
         count += 1;
         println!(
-            "{name:<26} {:>9.2} ms {:>9.2} ms {ratio:>6.2}x {our_size:>11} {their_size:>11} {size:>7.3}",
+            "{name:<26} {:>9.2} ms {:>9.2} ms {ratio:>6.2}x {our_size:>11} {their_size:>11} {size:>8.5} {aligned:>10.5} {aligned_diff:>8}",
             ours / 1e6,
             theirs / 1e6
         );
     }
     if count > 0 {
         println!(
-            "geometric mean over {count} cases: speed {:.2}x, size {:.3}",
+            "geometric mean over {count} cases: speed {:.2}x, size {:.4}, size@20480 {:.4}",
             (log_speed / f64::from(count)).exp(),
-            (log_size / f64::from(count)).exp()
+            (log_size / f64::from(count)).exp(),
+            (log_aligned / f64::from(count)).exp()
         );
     }
 }
