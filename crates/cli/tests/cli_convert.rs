@@ -351,3 +351,58 @@ fn demo_writes_reads_back_and_verifies() {
     );
     fails(&["demo", "--rows", "0"]);
 }
+
+/// A dictionary column read from several row groups has a new dictionary in each; the
+/// IPC file extends one dictionary (delta batches) instead of failing on a replacement.
+#[test]
+fn dictionaries_of_several_row_groups_go_into_one_ipc_file() {
+    use arrow_array::DictionaryArray;
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int32Type;
+
+    let dir = temp_dir("convert-dictionaries");
+    let words = ["north", "south", "east", "west", "up", "down"];
+    // Each row group of 4 rows sees a different subset of the words, in another order.
+    let keys: Vec<Option<i32>> = (0..24)
+        .map(|i: i32| (i % 7 != 3).then_some((i * 5 + i / 4) % 6))
+        .collect();
+    let column =
+        DictionaryArray::<Int32Type>::new(keys.into(), Arc::new(StringArray::from(words.to_vec())));
+    let expected: Vec<Option<String>> = column
+        .downcast_dict::<StringArray>()
+        .unwrap()
+        .into_iter()
+        .map(|v| v.map(str::to_string))
+        .collect();
+    let batch = RecordBatch::try_from_iter([("word", Arc::new(column) as ArrayRef)]).unwrap();
+    let source = dir.join("words.parquet");
+    let properties = herringbone::WriterProperties::builder()
+        .set_max_row_group_rows(4)
+        .build();
+    let file = std::fs::File::create(&source).unwrap();
+    let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(properties)).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+
+    let output = dir.join("words.arrow");
+    let text = ok(&["convert", s(&source), s(&output)]);
+    assert!(text.starts_with("wrote 24 rows in 6 batches"), "{text}");
+    let reader =
+        arrow_ipc::reader::FileReader::try_new(std::fs::File::open(&output).unwrap(), None)
+            .unwrap();
+    let mut read = Vec::new();
+    for batch in reader {
+        let batch = batch.unwrap();
+        let column = batch.column(0).as_dictionary::<Int32Type>();
+        let values = column.downcast_dict::<StringArray>().unwrap();
+        read.extend(values.into_iter().map(|v| v.map(str::to_string)));
+        // One dictionary for the file: each value once.
+        let dictionary = column.values().as_string::<i32>();
+        let mut distinct: Vec<_> = dictionary.iter().collect();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), dictionary.len(), "{dictionary:?}");
+    }
+    assert_eq!(read, expected);
+    std::fs::remove_dir_all(&dir).ok();
+}

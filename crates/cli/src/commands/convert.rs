@@ -15,12 +15,13 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
-use arrow_ipc::writer::FileWriter;
+use arrow_ipc::writer::{DictionaryHandling, FileWriter, IpcWriteOptions};
 use arrow_schema::{ArrowError, SchemaRef};
 
 use herringbone::ArrowWriter;
 
 use super::cat::{displayable_timestamps, nested_as_json};
+use super::ipc_dictionaries::GrowingDictionaries;
 use super::progress::Progress;
 use super::reading::{Batches, ReadArgs};
 use super::writing::WriteArgs;
@@ -291,7 +292,7 @@ impl<R: Read> Read for Counting<R> {
 /// An output being written.
 enum Sink {
     Parquet(ArrowWriter<BufWriter<File>>),
-    Ipc(FileWriter<BufWriter<File>>),
+    Ipc(FileWriter<BufWriter<File>>, GrowingDictionaries),
     Csv(arrow_csv::Writer<BufWriter<File>>),
     Jsonl(arrow_json::LineDelimitedWriter<BufWriter<File>>),
 }
@@ -308,7 +309,16 @@ impl Sink {
                 ArrowWriter::try_new(file, schema, properties)
                     .map_err(|e| ArrowError::ExternalError(Box::new(e)))?,
             ),
-            Kind::Ipc => Sink::Ipc(FileWriter::try_new(file, &schema)?),
+            // Each Parquet row group brings its own dictionaries; the file keeps one per
+            // column and extends it.
+            Kind::Ipc => Sink::Ipc(
+                FileWriter::try_new_with_options(
+                    file,
+                    &schema,
+                    IpcWriteOptions::default().with_dictionary_handling(DictionaryHandling::Delta),
+                )?,
+                GrowingDictionaries::default(),
+            ),
             Kind::Csv => Sink::Csv(
                 arrow_csv::WriterBuilder::new()
                     .with_header(true)
@@ -327,7 +337,7 @@ impl Sink {
             Sink::Parquet(w) => w
                 .write(batch)
                 .map_err(|e| ArrowError::ExternalError(Box::new(e))),
-            Sink::Ipc(w) => w.write(batch),
+            Sink::Ipc(w, dictionaries) => w.write(&dictionaries.rebase(batch)?),
             // The same text `hb cat --format csv|jsonl` prints.
             Sink::Csv(w) => w.write(&nested_as_json(&displayable_timestamps(batch))?),
             Sink::Jsonl(w) => w.write(&displayable_timestamps(batch)),
@@ -343,7 +353,7 @@ impl Sink {
                     .map_err(|e| ArrowError::ExternalError(Box::new(e)))?;
                 w.into_inner()
             }
-            Sink::Ipc(mut w) => {
+            Sink::Ipc(mut w, _) => {
                 w.finish()?;
                 w.into_inner()?
             }

@@ -4,6 +4,7 @@
 pub mod cat;
 pub mod convert;
 pub mod demo;
+pub mod ipc_dictionaries;
 pub mod meta;
 pub mod progress;
 pub mod reading;
