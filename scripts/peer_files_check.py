@@ -45,16 +45,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from interop_check import Failures, column_values, first_difference  # noqa: E402
 
 ROWS = 3000
+LARGE_ROWS = 60_000
 
 
 def maybe_null(rng, values, rate=0.15):
     return [None if rng.random() < rate else v for v in values]
 
 
-def source_table(seed=7):
+def source_table(seed=7, n=ROWS):
     """A table of every type pyarrow can write, with nulls at every level."""
     rng = random.Random(seed)
-    n = ROWS
     ints = [rng.randint(-(2**31), 2**31 - 1) for _ in range(n)]
     words = ["alpha", "beta", "gamma", "delta", "épsilon", "ζeta", "", "a" * 40]
     floats = [rng.uniform(-1e6, 1e6) for _ in range(n)]
@@ -180,6 +180,11 @@ def write_pyarrow(table, out_dir):
             t = t.drop_columns(["ts_ns_tz"])
         pq.write_table(t, path, **options)
         files.append(path)
+    # Defaults at a size where pages and row groups split on their own (1 MiB pages,
+    # 20,000-row pages, two row groups).
+    path = out_dir / "pa_large.parquet"
+    pq.write_table(source_table(seed=8, n=LARGE_ROWS), path, row_group_size=LARGE_ROWS // 2 + 1)
+    files.append(path)
     return files
 
 
@@ -192,7 +197,7 @@ SELECT
   (i % 120)::TINYINT AS i8,
   (i % 30000)::SMALLINT AS i16,
   ((i * 3) % 256)::UTINYINT AS u8,
-  (i * 65521)::UINTEGER AS u32,
+  ((i * 65521) % 4294967296)::UINTEGER AS u32,
   (i::UBIGINT * 1000000007) AS u64,
   CASE WHEN i % 7 = 0 THEN NULL ELSE i * 1.5 END::DOUBLE AS f64,
   CASE WHEN i % 11 = 0 THEN 'nan'::FLOAT ELSE i / 3.0 END::FLOAT AS f32,
@@ -209,7 +214,6 @@ SELECT
   TIMESTAMPTZ '2020-01-01 00:00:00+00' + to_milliseconds(i * 977) AS tstz,
   TIMESTAMP_NS '2020-01-01' + to_microseconds(i) AS ts_ns,
   TIMESTAMP_MS '2020-01-01' + to_seconds(i) AS ts_ms,
-  CASE WHEN i % 13 = 0 THEN NULL ELSE uuid_extract_version(gen_random_uuid()) END AS uuid_version,
   ('00000000-0000-4000-8000-' || lpad(i::VARCHAR, 12, '0'))::UUID AS uuid,
   to_months(i % 13) + to_days(i % 29) + to_milliseconds(i * 31) AS iv,
   CASE WHEN i % 4 = 0 THEN NULL ELSE [i, i + 1, NULL][1:(i % 4)] END AS list_i,
@@ -236,20 +240,20 @@ DUCKDB_CASES = {
 }
 
 
-def write_duckdb(out_dir):
+def write_duckdb(out_dir, failures):
     con = duckdb.connect()
-    # The generated UUID column varies per run; it is dropped so the data is fixed.
-    select = DUCKDB_SELECT.replace("{rows}", str(ROWS))
-    select = "\n".join(line for line in select.splitlines() if "uuid_version" not in line)
     files = []
-    for name, options in DUCKDB_CASES.items():
+    cases = [(name, options, ROWS) for name, options in DUCKDB_CASES.items()]
+    # DuckDB's own page and row group sizes at work (122,880-row groups).
+    cases.append(("duck_large", "", 300_000))
+    for name, options, rows in cases:
+        select = DUCKDB_SELECT.replace("{rows}", str(rows))
         path = out_dir / f"{name}.parquet"
         extra = f", {options}" if options else ""
         try:
             con.execute(f"COPY ({select}) TO '{path}' (FORMAT parquet{extra})")
         except duckdb.Error as e:
-            # An option this DuckDB does not know: say so, keep going.
-            print(f"note: DuckDB could not write {name}: {str(e).splitlines()[0]}")
+            failures.add(name, "duckdb", f"write failed: {str(e).splitlines()[0]}")
             continue
         files.append(path)
     return files
@@ -398,8 +402,8 @@ def main():
     hb = sys.argv[1]
     work = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(tempfile.mkdtemp(prefix="peer-files-"))
     work.mkdir(parents=True, exist_ok=True)
-    files = write_pyarrow(source_table(), work) + write_duckdb(work) + write_polars(work)
     failures = Failures()
+    files = write_pyarrow(source_table(), work) + write_duckdb(work, failures) + write_polars(work)
     notes = set()
     reads = 0
     for path in files:
@@ -424,9 +428,10 @@ def main():
         print(f"{name:<32} {os.path.getsize(path):>9} bytes  {status}")
     for note in sorted(notes):
         print(f"type note: {note}")
+    writers = {prefix: sum(p.stem.startswith(prefix + "_") for p in files) for prefix in ("pa", "duck", "pl")}
     print(
-        f"peer files: {len(files)} files (pyarrow {len(PYARROW_CASES)}, DuckDB, polars), "
-        f"{reads} Herringbone reads, {len(failures.lines)} failures"
+        f"peer files: {len(files)} files (pyarrow {writers['pa']}, DuckDB {writers['duck']}, "
+        f"polars {writers['pl']}), {reads} Herringbone reads, {len(failures.lines)} failures"
     )
     if failures.lines:
         for line in failures.lines:
