@@ -19,7 +19,9 @@ column by column with `pq.read_table(FILE)` after the normalisations of
 as UTC nanoseconds, decimals as text) plus one more: a Parquet INTERVAL, which pyarrow
 reads as its 12 raw bytes, is compared as (months, days, nanoseconds) with Herringbone's
 MonthDayNano. Type differences that keep the values (a time zone spelled `UTC` or
-`+00:00`, a dictionary of large strings) are listed, not failed.
+`+00:00`, a dictionary of large strings) are listed, not failed. Last, the file is
+written again by Herringbone (`hb convert FILE OUT.parquet`, default properties) and
+pyarrow's reading of that (page CRCs verified) must equal its reading of the original.
 
 Usage: peer_files_check.py HB_BINARY [WORK_DIR]
 Exits non-zero with one line per mismatch.
@@ -424,6 +426,18 @@ def main():
                 failures.add(name, "hb", f"projected read failed: {error}")
             else:
                 compare(f"{name} (columns {columns})", got, expected.select(columns), failures, notes)
+            # Written again by Herringbone (default properties), read by pyarrow.
+            rewritten = work / f"{name}.herringbone.parquet"
+            result = subprocess.run([hb, "convert", str(path), str(rewritten)], capture_output=True, text=True, timeout=300)
+            if result.returncode != 0:
+                failures.add(name, "hb", f"rewrite failed: {result.stderr.strip()}")
+            else:
+                try:
+                    again = pq.read_table(rewritten, page_checksum_verification=True)
+                except Exception as e:  # noqa: BLE001 - any failure is a finding
+                    failures.add(name, "pyarrow", f"cannot read Herringbone's rewrite: {e}")
+                else:
+                    compare(f"{name} (rewritten)", again, expected, failures, notes)
         status = "ok" if len(failures.lines) == before else "FAIL"
         print(f"{name:<32} {os.path.getsize(path):>9} bytes  {status}")
     for note in sorted(notes):
@@ -431,7 +445,8 @@ def main():
     writers = {prefix: sum(p.stem.startswith(prefix + "_") for p in files) for prefix in ("pa", "duck", "pl")}
     print(
         f"peer files: {len(files)} files (pyarrow {writers['pa']}, DuckDB {writers['duck']}, "
-        f"polars {writers['pl']}), {reads} Herringbone reads, {len(failures.lines)} failures"
+        f"polars {writers['pl']}), {reads} Herringbone reads, {len(files)} rewrites, "
+        f"{len(failures.lines)} failures"
     )
     if failures.lines:
         for line in failures.lines:
