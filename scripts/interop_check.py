@@ -82,6 +82,12 @@ class Failures:
     def add(self, name, engine, message):
         self.lines.append(f"{name} [{engine}]: {message}")
 
+    def exit_status(self):
+        """Prints one line per mismatch to stderr; the script's exit status."""
+        for line in self.lines:
+            print(f"MISMATCH {line}", file=sys.stderr)
+        return 1 if self.lines else 0
+
 
 def canon_array(arr, engine):
     """An Arrow array in a canonical form whose Python values compare across engines.
@@ -402,11 +408,7 @@ def main():
         f"interop: {files} files x {len(engines)} engines = {checks} checks, "
         f"{corrupted} corrupted CRC copies, {len(failures.lines)} failures"
     )
-    if failures.lines:
-        for line in failures.lines:
-            print(f"MISMATCH {line}", file=sys.stderr)
-        return 1
-    return 0
+    return failures.exit_status()
 
 
 if __name__ == "__main__":

@@ -448,11 +448,7 @@ def main():
         f"polars {writers['pl']}), {reads} Herringbone reads, {len(files)} rewrites, "
         f"{len(failures.lines)} failures"
     )
-    if failures.lines:
-        for line in failures.lines:
-            print(f"MISMATCH {line}", file=sys.stderr)
-        return 1
-    return 0
+    return failures.exit_status()
 
 
 if __name__ == "__main__":
