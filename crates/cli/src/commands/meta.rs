@@ -4,12 +4,14 @@ use std::io::Write;
 use std::path::Path;
 
 use herringbone::format::metadata::{
-    ColumnChunk, FileMetaData, KeyValue, LogicalType, RowGroup, Statistics, Type,
+    ColumnChunk, FileMetaData, KeyValue, LogicalType, RowGroup, Statistics, TimeUnit, Type,
 };
 use herringbone::format::schema::{ColumnDescriptor, SchemaDescriptor};
 use serde_json::{Value, json};
 
-use herringbone::codec::variant::text::{format_date, format_decimal, format_uuid};
+use herringbone::codec::variant::text::{
+    format_date, format_decimal, format_time_of_day, format_timestamp, format_uuid,
+};
 
 use super::ParquetFile;
 
@@ -168,6 +170,12 @@ pub fn value_text(descr: &ColumnDescriptor, bytes: &[u8]) -> String {
                     }) => (v as u32).to_string(),
                     _ if decimal => decimal_text_for(i128::from(v), scale),
                     Some(LogicalType::Date) => format_date(v),
+                    Some(LogicalType::Time {
+                        unit: TimeUnit::Millis,
+                        ..
+                    }) => {
+                        format_time_of_day(i64::from(v), 1_000, 3).unwrap_or_else(|| v.to_string())
+                    }
                     _ => v.to_string(),
                 }
             }
@@ -181,6 +189,17 @@ pub fn value_text(descr: &ColumnDescriptor, bytes: &[u8]) -> String {
                         is_signed: false, ..
                     }) => (v as u64).to_string(),
                     _ if decimal => decimal_text_for(i128::from(v), scale),
+                    Some(LogicalType::Time { unit, .. }) => {
+                        let (per_second, digits) = unit_scale(*unit);
+                        format_time_of_day(v, per_second, digits).unwrap_or_else(|| v.to_string())
+                    }
+                    Some(LogicalType::Timestamp {
+                        unit,
+                        is_adjusted_to_utc,
+                    }) => {
+                        let (per_second, digits) = unit_scale(*unit);
+                        format_timestamp(v, per_second, digits, *is_adjusted_to_utc)
+                    }
                     _ => v.to_string(),
                 }
             }
@@ -214,6 +233,15 @@ pub fn value_text(descr: &ColumnDescriptor, bytes: &[u8]) -> String {
             _ => hex(bytes),
         },
         _ => hex(bytes),
+    }
+}
+
+/// Units per second and fraction digits of a TIME / TIMESTAMP unit.
+fn unit_scale(unit: TimeUnit) -> (i64, usize) {
+    match unit {
+        TimeUnit::Millis => (1_000, 3),
+        TimeUnit::Micros => (1_000_000, 6),
+        TimeUnit::Nanos => (1_000_000_000, 9),
     }
 }
 
@@ -411,5 +439,29 @@ mod tests {
             ]),
             "f24f9b64-81fa-49d1-b74e-8c09a6e31c56"
         );
+    }
+
+    #[test]
+    fn times_and_timestamps_render_in_their_unit() {
+        let schema = herringbone::format::schema::parse_schema(
+            "message m { required int32 t (TIME(MILLIS,false)); \
+             required int64 u (TIME(NANOS,true)); \
+             required int64 ts (TIMESTAMP(MICROS,true)); \
+             required int64 local (TIMESTAMP(MILLIS,false)); }",
+        )
+        .unwrap();
+        let text = |column: usize, bytes: &[u8]| value_text(schema.column(column).unwrap(), bytes);
+        assert_eq!(text(0, &3_723_004i32.to_le_bytes()), "01:02:03.004");
+        // Outside one day: the number, not a wrapped time.
+        assert_eq!(text(0, &(-1i32).to_le_bytes()), "-1");
+        assert_eq!(
+            text(1, &1_000_000_001i64.to_le_bytes()),
+            "00:00:01.000000001"
+        );
+        assert_eq!(
+            text(2, &1_577_836_800_000_001i64.to_le_bytes()),
+            "2020-01-01T00:00:00.000001+00:00"
+        );
+        assert_eq!(text(3, &(-1i64).to_le_bytes()), "1969-12-31T23:59:59.999");
     }
 }

@@ -81,11 +81,17 @@ pub fn format_timestamp(value: i64, units_per_second: i64, digits: usize, utc: b
 
 /// `HH:MM:SS.ffffff` of microseconds since midnight, or `None` outside one day.
 pub fn format_time_micros(micros: i64) -> Option<String> {
-    if !(0..86_400_000_000).contains(&micros) {
+    format_time_of_day(micros, 1_000_000, 6)
+}
+
+/// `HH:MM:SS.fff…` of `units` (10^3, 10^6 or 10^9 per second, `digits` 3, 6 or 9) since
+/// midnight, or `None` outside one day.
+pub fn format_time_of_day(units: i64, units_per_second: i64, digits: usize) -> Option<String> {
+    if !(0..units_per_second.checked_mul(86_400)?).contains(&units) {
         return None;
     }
-    let mut out = String::with_capacity(15);
-    write_time_of_day(&mut out, micros, 1_000_000, 6);
+    let mut out = String::with_capacity(9 + digits);
+    write_time_of_day(&mut out, units, units_per_second, digits);
     Some(out)
 }
 
