@@ -1485,13 +1485,17 @@ impl ColumnWriter {
             self.page_rep.extend_from_slice(&levels.rep[start..end]);
         }
         self.page_rows += rows;
-        self.page_values
-            .extend_range(values, value_start, value_end);
         self.page_non_null += present;
         self.page_unencoded += values.byte_len(value_start, value_end);
-        if self.dictionary_active
-            && let Some(dict) = &mut self.dictionary
-        {
+        // While the dictionary is on, the page needs only the indices (its bounds come
+        // from the dictionary entries they use): no copy of the values. The page is
+        // closed before the dictionary falls back, so a page never mixes the two.
+        let dictionary = self.dictionary.as_mut().filter(|_| self.dictionary_active);
+        if dictionary.is_none() {
+            self.page_values
+                .extend_range(values, value_start, value_end);
+        }
+        if let Some(dict) = dictionary {
             match from_keys {
                 Some(keyed) => {
                     for &key in &keyed.keys[value_start..value_end] {
