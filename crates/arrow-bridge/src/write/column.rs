@@ -836,14 +836,33 @@ fn append_plain_run(
     out: &mut Vec<u8>,
     bounds: Option<&mut ByteBounds>,
 ) {
-    out.reserve(data.len() + 4 * ends.len());
+    out.reserve(data.len() + 4 * ends.len() + WINDOW);
     let mut prev = 0u32;
+    // Short values (most of a column of names, codes, words) are copied as a fixed-size
+    // window of the source after their length prefix, and the bytes past the value
+    // taken back off: a copy of constant size is a few vector moves where a copy of
+    // the value's own length is a call to `memcpy` per value. The window needs WINDOW
+    // bytes of source from the value's start; values near the end of `data` take the
+    // exact copy.
+    const WINDOW: usize = 32;
     macro_rules! run {
         ($each:expr) => {
             for end in ends {
-                let value = &data[prev as usize..end as usize];
-                out.extend_from_slice(&(end - prev).to_le_bytes());
-                out.extend_from_slice(value);
+                let (from, to) = (prev as usize, end as usize);
+                let value = &data[from..to];
+                match data.get(from..from + WINDOW) {
+                    Some(window) if value.len() <= WINDOW => {
+                        let mut prefixed = [0u8; 4 + WINDOW];
+                        prefixed[..4].copy_from_slice(&(end - prev).to_le_bytes());
+                        prefixed[4..].copy_from_slice(window);
+                        out.extend_from_slice(&prefixed);
+                        out.truncate(out.len() - (WINDOW - value.len()));
+                    }
+                    _ => {
+                        out.extend_from_slice(&(end - prev).to_le_bytes());
+                        out.extend_from_slice(value);
+                    }
+                }
                 $each(value);
                 prev = end;
             }
@@ -1986,4 +2005,56 @@ fn interval_month_day_nano(
         data.extend_from_slice(&millis.to_le_bytes());
     }
     Ok(Values::Fixed { width: 12, data })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// PLAIN values with their length prefixes, the plain way.
+    fn reference(values: &[Vec<u8>]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for v in values {
+            out.extend_from_slice(&(v.len() as u32).to_le_bytes());
+            out.extend_from_slice(v);
+        }
+        out
+    }
+
+    #[test]
+    fn plain_runs_of_every_length_near_the_window() {
+        // Lengths 0..=70 around the 32-byte window, in several orders, so values sit
+        // both far from and within a window of the end of the data; bounds checked.
+        let lengths: Vec<usize> = (0..=70)
+            .chain((0..=70).rev())
+            .chain([33, 32, 31, 0, 1])
+            .collect();
+        let values: Vec<Vec<u8>> = lengths
+            .iter()
+            .enumerate()
+            .map(|(i, &len)| (0..len).map(|j| (i * 31 + j * 7) as u8).collect())
+            .collect();
+        for skip in [0, 1, 60, values.len() - 3, values.len() - 1] {
+            let values = &values[skip..];
+            let data: Vec<u8> = values.concat();
+            let mut ends = Vec::new();
+            let mut at = 0u32;
+            for v in values {
+                at += v.len() as u32;
+                ends.push(at);
+            }
+            // Output already holding bytes: the run is appended after them.
+            let mut out = vec![9u8; 5];
+            let mut bounds = ByteBounds::default();
+            append_plain_run(&data, ends.iter().copied(), &mut out, Some(&mut bounds));
+            assert_eq!(&out[..5], &[9u8; 5]);
+            assert_eq!(&out[5..], reference(values).as_slice(), "skip {skip}");
+            let mm = bounds.take().expect("bounds");
+            assert_eq!(&mm.min, values.iter().min().unwrap());
+            assert_eq!(&mm.max, values.iter().max().unwrap());
+            let mut out = Vec::new();
+            append_plain_run(&data, ends.iter().copied(), &mut out, None);
+            assert_eq!(out, reference(values), "skip {skip}");
+        }
+    }
 }
