@@ -245,6 +245,14 @@ impl Values {
             Values::I96(v) => plain::encode_fixed(v, out),
             Values::F32(v) => plain::encode_fixed(v, out),
             Values::F64(v) => plain::encode_fixed(v, out),
+            Values::Bytes { offsets, data }
+                if offsets.first() == Some(&0) && u32::try_from(data.len()).is_ok() =>
+            {
+                // Relative ends fit in u32: the run kernel (short values copied as
+                // fixed-size windows).
+                let ends = offsets[1..].iter().map(|&o| o as u32);
+                append_plain_run(data, ends, out, None);
+            }
             Values::Bytes { offsets, data } => {
                 // Straight from the offsets: no slice list, one reservation.
                 out.reserve(data.len() + 4 * (offsets.len() - 1));
