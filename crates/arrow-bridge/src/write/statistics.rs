@@ -118,11 +118,31 @@ fn float_slice_bounds<T: Copy + PartialOrd>(
 ) -> Option<(T, T)> {
     let first = values.iter().position(|&v| !is_nan(v))?;
     let start = values[first];
-    let (lo, hi) = values[first + 1..]
-        .iter()
-        .fold((start, start), |(lo, hi), &x| {
-            (if x < lo { x } else { lo }, if x > hi { x } else { hi })
-        });
+    // Eight independent lanes: one running min/max fold is a chain of dependent
+    // compares the compiler may not reorder (floats), eight lanes are eight chains it
+    // turns into vector min/max. Each lane starts from a non-NaN value and never takes
+    // a NaN, so the lanes combine like single values.
+    const LANES: usize = 8;
+    let mut lo = [start; LANES];
+    let mut hi = [start; LANES];
+    let rest = &values[first + 1..];
+    let chunks = rest.chunks_exact(LANES);
+    let tail = chunks.remainder();
+    for chunk in chunks {
+        for k in 0..LANES {
+            let x = chunk[k];
+            lo[k] = if x < lo[k] { x } else { lo[k] };
+            hi[k] = if x > hi[k] { x } else { hi[k] };
+        }
+    }
+    let pick = |(lo, hi): (T, T), x: (T, T)| {
+        (
+            if x.0 < lo { x.0 } else { lo },
+            if x.1 > hi { x.1 } else { hi },
+        )
+    };
+    let lanes = lo.into_iter().zip(hi).fold((start, start), pick);
+    let (lo, hi) = tail.iter().map(|&x| (x, x)).fold(lanes, pick);
     Some((
         if is_zero(lo) { neg_zero } else { lo },
         if is_zero(hi) { pos_zero } else { hi },
@@ -434,6 +454,59 @@ mod tests {
             min_max(&Values::F32(vec![f32::NAN]), SortOrder::Float),
             None
         );
+    }
+
+    #[test]
+    fn float_lanes_match_a_plain_fold() {
+        // Long slices (the eight-lane loop and its tail) with NaNs in some lanes from
+        // the start, zeros of both signs, infinities; each compared with a one-value-
+        // at-a-time fold.
+        let specials = [f64::NAN, -0.0, 0.0, f64::INFINITY, f64::NEG_INFINITY];
+        for len in [1usize, 7, 8, 9, 16, 17, 63, 64, 1000] {
+            for seed in 0..6u64 {
+                let v: Vec<f64> = (0..len as u64)
+                    .map(|i| {
+                        let k = (i * 2654435761 + seed * 97) % 1009;
+                        if k % 13 == seed % 13 || (i % 8 == seed && i < 40) {
+                            specials[(k as usize) % specials.len()]
+                        } else {
+                            (k as f64 - 500.0) / 3.0
+                        }
+                    })
+                    .collect();
+                let plain = v
+                    .iter()
+                    .copied()
+                    .filter(|x| !x.is_nan())
+                    .fold(None, |b, x| {
+                        Some(match b {
+                            None => (x, x),
+                            Some((lo, hi)) => {
+                                (if x < lo { x } else { lo }, if x > hi { x } else { hi })
+                            }
+                        })
+                    });
+                let expected = plain.map(|(lo, hi)| {
+                    (
+                        if lo == 0.0 { -0.0 } else { lo },
+                        if hi == 0.0 { 0.0 } else { hi },
+                    )
+                });
+                let got = float_slice_bounds(&v, f64::is_nan, |x| x == 0.0, -0.0, 0.0);
+                assert_eq!(
+                    got.map(|(a, b)| (a.to_bits(), b.to_bits())),
+                    expected.map(|(a, b)| (a.to_bits(), b.to_bits())),
+                    "len {len} seed {seed}"
+                );
+                let v32: Vec<f32> = v.iter().map(|&x| x as f32).collect();
+                let got = float_slice_bounds(&v32, f32::is_nan, |x| x == 0.0, -0.0, 0.0);
+                assert_eq!(
+                    got.map(|(a, b)| (a.to_bits(), b.to_bits())),
+                    expected.map(|(a, b)| ((a as f32).to_bits(), (b as f32).to_bits())),
+                    "f32 len {len} seed {seed}"
+                );
+            }
+        }
     }
 
     #[test]
