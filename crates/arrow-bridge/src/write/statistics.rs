@@ -107,9 +107,40 @@ fn int_bounds<T: Copy + Ord>(mut values: impl Iterator<Item = T>) -> Option<(T, 
     Some(values.fold((first, first), |(lo, hi), x| (lo.min(x), hi.max(x))))
 }
 
+/// The IEEE minimum / maximum of a float type (`f32::min`, `f64::max`, ...): of a NaN
+/// and a number, the number. Vector min/max instructions with a NaN fix-up, where a
+/// compare-and-select compiles to shuffles.
+trait Float: Copy + PartialOrd {
+    fn min(self, other: Self) -> Self;
+    fn max(self, other: Self) -> Self;
+}
+
+impl Float for f32 {
+    #[inline(always)]
+    fn min(self, other: Self) -> Self {
+        f32::min(self, other)
+    }
+    #[inline(always)]
+    fn max(self, other: Self) -> Self {
+        f32::max(self, other)
+    }
+}
+
+impl Float for f64 {
+    #[inline(always)]
+    fn min(self, other: Self) -> Self {
+        f64::min(self, other)
+    }
+    #[inline(always)]
+    fn max(self, other: Self) -> Self {
+        f64::max(self, other)
+    }
+}
+
 /// [`float_bounds`] over a slice, vectorizable: starts from the first non-NaN value, and
-/// `x < lo` / `x > hi` are false for NaN, so NaNs never become a bound.
-fn float_slice_bounds<T: Copy + PartialOrd>(
+/// the IEEE min/max (and `x < lo` / `x > hi` when combining) pass over NaN, so NaNs
+/// never become a bound.
+fn float_slice_bounds<T: Float>(
     values: &[T],
     is_nan: impl Fn(T) -> bool,
     is_zero: impl Fn(T) -> bool,
@@ -129,11 +160,9 @@ fn float_slice_bounds<T: Copy + PartialOrd>(
     let chunks = rest.chunks_exact(LANES);
     let tail = chunks.remainder();
     for chunk in chunks {
-        for k in 0..LANES {
-            let x = chunk[k];
-            lo[k] = if x < lo[k] { x } else { lo[k] };
-            hi[k] = if x > hi[k] { x } else { hi[k] };
-        }
+        let chunk: &[T; LANES] = chunk.try_into().expect("chunks_exact");
+        lo = std::array::from_fn(|k| T::min(lo[k], chunk[k]));
+        hi = std::array::from_fn(|k| T::max(hi[k], chunk[k]));
     }
     let pick = |(lo, hi): (T, T), x: (T, T)| {
         (
