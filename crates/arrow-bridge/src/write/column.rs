@@ -237,6 +237,23 @@ impl Values {
         }
     }
 
+    /// The PLAIN bytes of fixed-width numbers as they lie in memory (little-endian
+    /// targets, where PLAIN's little-endian layout is the native one); `None` for
+    /// other values and targets.
+    fn fixed_plain(&self) -> Option<&[u8]> {
+        use arrow_buffer::ToByteSlice;
+        if cfg!(target_endian = "big") {
+            return None;
+        }
+        match self {
+            Values::I32(v) => Some(v.to_byte_slice()),
+            Values::I64(v) => Some(v.to_byte_slice()),
+            Values::F32(v) => Some(v.to_byte_slice()),
+            Values::F64(v) => Some(v.to_byte_slice()),
+            _ => None,
+        }
+    }
+
     fn encode_plain(&self, out: &mut Vec<u8>) -> Result<()> {
         match self {
             Values::Bool(v) => plain::encode_booleans(v, out),
@@ -1582,10 +1599,25 @@ impl ColumnWriter {
             dictionary::encode_indices(&self.page_indices, dict_len, &mut self.scratch_values);
             self.dictionary_used = true;
             Encoding::RLE_DICTIONARY
+        } else if self.encoding == Encoding::PLAIN && self.page_values.fixed_plain().is_some() {
+            // Fixed-width numbers are their PLAIN bytes already: written from
+            // `page_values` below, no copy into `scratch_values`.
+            Encoding::PLAIN
         } else {
             self.page_values
                 .encode(self.encoding, &mut self.scratch_values)?;
             self.encoding
+        };
+        let values_section: &[u8] = if values_in_place {
+            &self.page_encoded
+        } else if self.scratch_values.is_empty()
+            && !self.page_direct
+            && encoding == Encoding::PLAIN
+            && let Some(bytes) = self.page_values.fixed_plain()
+        {
+            bytes
+        } else {
+            &self.scratch_values
         };
         let min_max = if self.statistics == StatisticsLevel::None {
             None
@@ -1606,11 +1638,7 @@ impl ColumnWriter {
                 &DataPageV1 {
                     rep_levels: &self.scratch_rep,
                     def_levels: &self.scratch_def,
-                    values: if values_in_place {
-                        &self.page_encoded
-                    } else {
-                        &self.scratch_values
-                    },
+                    values: values_section,
                     num_values: num_slots,
                     num_rows: self.page_rows,
                     encoding,
@@ -1624,11 +1652,7 @@ impl ColumnWriter {
                 &DataPageV2 {
                     rep_levels: &self.scratch_rep,
                     def_levels: &self.scratch_def,
-                    values: if values_in_place {
-                        &self.page_encoded
-                    } else {
-                        &self.scratch_values
-                    },
+                    values: values_section,
                     num_values: num_slots,
                     num_nulls: null_count,
                     num_rows: self.page_rows,
