@@ -1990,12 +1990,22 @@ fn histogram(levels: &[i16], max: i16) -> Vec<i64> {
         return Vec::new();
     }
     if max <= 4 {
-        // One counting pass per level: each pass is a vectorized compare-and-add,
-        // where one increment per level in memory would wait on the previous one to
-        // the same slot (most levels are equal to their neighbours).
-        return (0..=max)
-            .map(|v| levels.iter().filter(|&&l| l == v).count() as i64)
-            .collect();
+        // One counting pass per level over blocks small enough to stay in L1: each
+        // pass is a vectorized compare-and-add, where one increment per level in
+        // memory would wait on the previous one to the same slot (most levels are
+        // equal to their neighbours). The counts of a block are 16-bit (eight lanes a
+        // vector; a `usize` count keeps two), widened once per block.
+        const BLOCK: usize = 4096;
+        let mut h = vec![0i64; max as usize + 1];
+        for block in levels.chunks(BLOCK) {
+            for (v, count) in (0..=max).zip(h.iter_mut()) {
+                let n = block
+                    .iter()
+                    .fold(0u16, |n, &l| n.wrapping_add(u16::from(l == v)));
+                *count += i64::from(n);
+            }
+        }
+        return h;
     }
     let mut h = vec![0i64; max as usize + 1];
     for &l in levels {
@@ -2051,6 +2061,29 @@ mod tests {
             out.extend_from_slice(v);
         }
         out
+    }
+
+    #[test]
+    fn level_histograms_count_every_level() {
+        // Across block boundaries (4096) and past a 16-bit count per block of one level.
+        for max in [1i16, 2, 3, 4, 5, 7] {
+            for len in [0usize, 1, 4095, 4096, 4097, 70_000] {
+                let levels: Vec<i16> = (0..len)
+                    .map(|i| {
+                        if i % 3 == 0 {
+                            max
+                        } else {
+                            ((i * 7) % (max as usize + 1)) as i16
+                        }
+                    })
+                    .collect();
+                let expected: Vec<i64> = (0..=max)
+                    .map(|v| levels.iter().filter(|&&l| l == v).count() as i64)
+                    .collect();
+                assert_eq!(histogram(&levels, max), expected, "max {max} len {len}");
+            }
+        }
+        assert!(histogram(&[0, 0], 0).is_empty());
     }
 
     #[test]
