@@ -612,3 +612,82 @@ fn nested_leaves_through_the_dictionary_with_page_bounds() {
         }
     }
 }
+
+/// Lists of nullable leaves are written run by run (consecutive valid, non-empty lists
+/// as one block of elements, levels from the validity bitmap 64 at a time): lists of 0
+/// to 150 elements (runs across bitmap words), null lists that still cover elements in
+/// the values (which are skipped), null elements in every position, a list<struct> of
+/// two leaves, offsets not starting at 0 and a slice at an odd offset; List and
+/// LargeList. Read back equal by arrow-rs and Herringbone.
+#[test]
+fn lists_of_nullable_leaves_in_runs() {
+    let n_lists = 900;
+    let mut offsets = vec![5i32];
+    let mut valid = Vec::new();
+    for i in 0..n_lists {
+        let len = match i % 13 {
+            0 => 0,
+            1 => 150,
+            2 => 64,
+            3 => 63,
+            _ => (i * 7) % 9,
+        };
+        // A null list still covers `len` elements here: they must not be written.
+        valid.push(i % 11 != 6);
+        offsets.push(offsets.last().unwrap() + len as i32);
+    }
+    let total = *offsets.last().unwrap() as usize;
+    let values = Int64Array::from(
+        (0..total)
+            .map(|k| (k % 5 != 3 && k % 67 != 0).then_some(k as i64 * 3 - 1000))
+            .collect::<Vec<_>>(),
+    );
+    let names = StringArray::from((0..total).map(text).collect::<Vec<_>>());
+    let list = ListArray::new(
+        Arc::new(Field::new("item", DataType::Int64, true)),
+        arrow_buffer::OffsetBuffer::new(offsets.clone().into()),
+        Arc::new(values.clone()),
+        Some(NullBuffer::from(valid.clone())),
+    );
+    let large = arrow_cast::cast(
+        &list,
+        &DataType::LargeList(Arc::new(Field::new("item", DataType::Int64, true))),
+    )
+    .unwrap();
+    let fields = Fields::from(vec![
+        Field::new("v", DataType::Int64, true),
+        Field::new("s", DataType::Utf8, true),
+    ]);
+    let strukt = StructArray::new(
+        fields.clone(),
+        vec![Arc::new(values), Arc::new(names)],
+        None,
+    );
+    let list_of_struct = ListArray::new(
+        Arc::new(Field::new("item", DataType::Struct(fields), false)),
+        arrow_buffer::OffsetBuffer::new(offsets.into()),
+        Arc::new(strukt),
+        Some(NullBuffer::from(valid)),
+    );
+    let whole = RecordBatch::try_new(
+        Arc::new(Schema::new(vec![
+            Field::new("l", list.data_type().clone(), true),
+            Field::new("ll", large.data_type().clone(), true),
+            Field::new("ls", list_of_struct.data_type().clone(), true),
+        ])),
+        vec![Arc::new(list), large, Arc::new(list_of_struct)],
+    )
+    .unwrap();
+    for batch in [whole.clone(), whole.slice(3, n_lists - 10)] {
+        for dictionary in [false, true] {
+            let props = WriterProperties::builder()
+                .set_dictionary_enabled(dictionary)
+                .set_data_page_row_limit(97)
+                .set_statistics(StatisticsLevel::Page)
+                .build();
+            let file = write(&batch, props);
+            assert_eq!(read_arrow_rs(&file), batch, "dictionary {dictionary}");
+            assert_eq!(read_herringbone(&file), batch, "dictionary {dictionary}");
+        }
+    }
+}
