@@ -237,6 +237,23 @@ impl Values {
         }
     }
 
+    /// The PLAIN bytes of fixed-width numbers as they lie in memory (little-endian
+    /// targets, where PLAIN's little-endian layout is the native one); `None` for
+    /// other values and targets.
+    fn fixed_plain(&self) -> Option<&[u8]> {
+        use arrow_buffer::ToByteSlice;
+        if cfg!(target_endian = "big") {
+            return None;
+        }
+        match self {
+            Values::I32(v) => Some(v.to_byte_slice()),
+            Values::I64(v) => Some(v.to_byte_slice()),
+            Values::F32(v) => Some(v.to_byte_slice()),
+            Values::F64(v) => Some(v.to_byte_slice()),
+            _ => None,
+        }
+    }
+
     fn encode_plain(&self, out: &mut Vec<u8>) -> Result<()> {
         match self {
             Values::Bool(v) => plain::encode_booleans(v, out),
@@ -245,6 +262,14 @@ impl Values {
             Values::I96(v) => plain::encode_fixed(v, out),
             Values::F32(v) => plain::encode_fixed(v, out),
             Values::F64(v) => plain::encode_fixed(v, out),
+            Values::Bytes { offsets, data }
+                if offsets.first() == Some(&0) && u32::try_from(data.len()).is_ok() =>
+            {
+                // Relative ends fit in u32: the run kernel (short values copied as
+                // fixed-size windows).
+                let ends = offsets[1..].iter().map(|&o| o as u32);
+                append_plain_run(data, ends, out, None);
+            }
             Values::Bytes { offsets, data } => {
                 // Straight from the offsets: no slice list, one reservation.
                 out.reserve(data.len() + 4 * (offsets.len() - 1));
@@ -737,6 +762,60 @@ impl<'a> Direct<'a> {
             _ => {}
         }
     }
+
+    /// Appends the valid values among `start..end` (validity `nulls`) to `out` when
+    /// they are fixed-width numbers, a 64-slot word of the bitmap at a time: a full
+    /// word is one slice copy, an empty one nothing, a mixed one a value per set bit.
+    /// Where the nulls are scattered, runs of valid slots are a value or two long and a
+    /// copy per run (a `memcpy` call and a run search each) costs more than the values.
+    /// `false` (nothing appended) for byte arrays.
+    fn append_valid(
+        &self,
+        out: &mut Values,
+        nulls: &arrow_buffer::NullBuffer,
+        start: usize,
+        end: usize,
+    ) -> bool {
+        fn gather<T: Copy>(
+            v: &[T],
+            out: &mut Vec<T>,
+            nulls: &arrow_buffer::NullBuffer,
+            start: usize,
+            end: usize,
+        ) {
+            let chunks = arrow_buffer::bit_chunk_iterator::BitChunks::new(
+                nulls.validity(),
+                nulls.offset() + start,
+                end - start,
+            );
+            out.reserve(end - start);
+            let mut word = |w: u64, n: usize, at: usize| {
+                if n == 64 && w == u64::MAX {
+                    out.extend_from_slice(&v[at..at + 64]);
+                    return;
+                }
+                let mut w = if n < 64 { w & ((1u64 << n) - 1) } else { w };
+                while w != 0 {
+                    out.push(v[at + w.trailing_zeros() as usize]);
+                    w &= w - 1;
+                }
+            };
+            let mut at = start;
+            for w in chunks.iter() {
+                word(w, 64, at);
+                at += 64;
+            }
+            word(chunks.remainder_bits(), chunks.remainder_len(), at);
+        }
+        match (self, out) {
+            (Direct::I32(v), Values::I32(o)) => gather(v, o, nulls, start, end),
+            (Direct::I64(v), Values::I64(o)) => gather(v, o, nulls, start, end),
+            (Direct::F32(v), Values::F32(o)) => gather(v, o, nulls, start, end),
+            (Direct::F64(v), Values::F64(o)) => gather(v, o, nulls, start, end),
+            _ => return false,
+        }
+        true
+    }
 }
 
 /// Where [`Direct::append_encoded`] puts a run of byte array values: the open page's
@@ -836,14 +915,33 @@ fn append_plain_run(
     out: &mut Vec<u8>,
     bounds: Option<&mut ByteBounds>,
 ) {
-    out.reserve(data.len() + 4 * ends.len());
+    out.reserve(data.len() + 4 * ends.len() + WINDOW);
     let mut prev = 0u32;
+    // Short values (most of a column of names, codes, words) are copied as a fixed-size
+    // window of the source after their length prefix, and the bytes past the value
+    // taken back off: a copy of constant size is a few vector moves where a copy of
+    // the value's own length is a call to `memcpy` per value. The window needs WINDOW
+    // bytes of source from the value's start; values near the end of `data` take the
+    // exact copy.
+    const WINDOW: usize = 32;
     macro_rules! run {
         ($each:expr) => {
             for end in ends {
-                let value = &data[prev as usize..end as usize];
-                out.extend_from_slice(&(end - prev).to_le_bytes());
-                out.extend_from_slice(value);
+                let (from, to) = (prev as usize, end as usize);
+                let value = &data[from..to];
+                match data.get(from..from + WINDOW) {
+                    Some(window) if value.len() <= WINDOW => {
+                        let mut prefixed = [0u8; 4 + WINDOW];
+                        prefixed[..4].copy_from_slice(&(end - prev).to_le_bytes());
+                        prefixed[4..].copy_from_slice(window);
+                        out.extend_from_slice(&prefixed);
+                        out.truncate(out.len() - (WINDOW - value.len()));
+                    }
+                    _ => {
+                        out.extend_from_slice(&(end - prev).to_le_bytes());
+                        out.extend_from_slice(value);
+                    }
+                }
                 $each(value);
                 prev = end;
             }
@@ -1324,16 +1422,23 @@ impl ColumnWriter {
                 &mut self.page_values
             };
             let first_value = target.len();
-            valid_runs(
-                &mut self.page_valid,
-                self.max_def > 0,
-                nulls.as_ref(),
-                start..end,
-                |from, to| {
-                    source.append(target, from, to);
-                    Ok(())
-                },
-            )?;
+            match nulls.as_ref() {
+                Some(n) if source.append_valid(target, n, start, end) => {
+                    let offset = n.offset();
+                    self.page_valid
+                        .append_packed_range(offset + start..offset + end, n.validity());
+                }
+                _ => valid_runs(
+                    &mut self.page_valid,
+                    self.max_def > 0,
+                    nulls.as_ref(),
+                    start..end,
+                    |from, to| {
+                        source.append(target, from, to);
+                        Ok(())
+                    },
+                )?,
+            }
             let last_value = target.len();
             self.page_flat = true;
             self.page_slots += end - start;
@@ -1485,13 +1590,17 @@ impl ColumnWriter {
             self.page_rep.extend_from_slice(&levels.rep[start..end]);
         }
         self.page_rows += rows;
-        self.page_values
-            .extend_range(values, value_start, value_end);
         self.page_non_null += present;
         self.page_unencoded += values.byte_len(value_start, value_end);
-        if self.dictionary_active
-            && let Some(dict) = &mut self.dictionary
-        {
+        // While the dictionary is on, the page needs only the indices (its bounds come
+        // from the dictionary entries they use): no copy of the values. The page is
+        // closed before the dictionary falls back, so a page never mixes the two.
+        let dictionary = self.dictionary.as_mut().filter(|_| self.dictionary_active);
+        if dictionary.is_none() {
+            self.page_values
+                .extend_range(values, value_start, value_end);
+        }
+        if let Some(dict) = dictionary {
             match from_keys {
                 Some(keyed) => {
                     for &key in &keyed.keys[value_start..value_end] {
@@ -1551,10 +1660,25 @@ impl ColumnWriter {
             dictionary::encode_indices(&self.page_indices, dict_len, &mut self.scratch_values);
             self.dictionary_used = true;
             Encoding::RLE_DICTIONARY
+        } else if self.encoding == Encoding::PLAIN && self.page_values.fixed_plain().is_some() {
+            // Fixed-width numbers are their PLAIN bytes already: written from
+            // `page_values` below, no copy into `scratch_values`.
+            Encoding::PLAIN
         } else {
             self.page_values
                 .encode(self.encoding, &mut self.scratch_values)?;
             self.encoding
+        };
+        let values_section: &[u8] = if values_in_place {
+            &self.page_encoded
+        } else if self.scratch_values.is_empty()
+            && !self.page_direct
+            && encoding == Encoding::PLAIN
+            && let Some(bytes) = self.page_values.fixed_plain()
+        {
+            bytes
+        } else {
+            &self.scratch_values
         };
         let min_max = if self.statistics == StatisticsLevel::None {
             None
@@ -1575,11 +1699,7 @@ impl ColumnWriter {
                 &DataPageV1 {
                     rep_levels: &self.scratch_rep,
                     def_levels: &self.scratch_def,
-                    values: if values_in_place {
-                        &self.page_encoded
-                    } else {
-                        &self.scratch_values
-                    },
+                    values: values_section,
                     num_values: num_slots,
                     num_rows: self.page_rows,
                     encoding,
@@ -1593,11 +1713,7 @@ impl ColumnWriter {
                 &DataPageV2 {
                     rep_levels: &self.scratch_rep,
                     def_levels: &self.scratch_def,
-                    values: if values_in_place {
-                        &self.page_encoded
-                    } else {
-                        &self.scratch_values
-                    },
+                    values: values_section,
                     num_values: num_slots,
                     num_nulls: null_count,
                     num_rows: self.page_rows,
@@ -1935,12 +2051,22 @@ fn histogram(levels: &[i16], max: i16) -> Vec<i64> {
         return Vec::new();
     }
     if max <= 4 {
-        // One counting pass per level: each pass is a vectorized compare-and-add,
-        // where one increment per level in memory would wait on the previous one to
-        // the same slot (most levels are equal to their neighbours).
-        return (0..=max)
-            .map(|v| levels.iter().filter(|&&l| l == v).count() as i64)
-            .collect();
+        // One counting pass per level over blocks small enough to stay in L1: each
+        // pass is a vectorized compare-and-add, where one increment per level in
+        // memory would wait on the previous one to the same slot (most levels are
+        // equal to their neighbours). The counts of a block are 16-bit (eight lanes a
+        // vector; a `usize` count keeps two), widened once per block.
+        const BLOCK: usize = 4096;
+        let mut h = vec![0i64; max as usize + 1];
+        for block in levels.chunks(BLOCK) {
+            for (v, count) in (0..=max).zip(h.iter_mut()) {
+                let n = block
+                    .iter()
+                    .fold(0u16, |n, &l| n.wrapping_add(u16::from(l == v)));
+                *count += i64::from(n);
+            }
+        }
+        return h;
     }
     let mut h = vec![0i64; max as usize + 1];
     for &l in levels {
@@ -1982,4 +2108,79 @@ fn interval_month_day_nano(
         data.extend_from_slice(&millis.to_le_bytes());
     }
     Ok(Values::Fixed { width: 12, data })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// PLAIN values with their length prefixes, the plain way.
+    fn reference(values: &[Vec<u8>]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for v in values {
+            out.extend_from_slice(&(v.len() as u32).to_le_bytes());
+            out.extend_from_slice(v);
+        }
+        out
+    }
+
+    #[test]
+    fn level_histograms_count_every_level() {
+        // Across block boundaries (4096) and past a 16-bit count per block of one level.
+        for max in [1i16, 2, 3, 4, 5, 7] {
+            for len in [0usize, 1, 4095, 4096, 4097, 70_000] {
+                let levels: Vec<i16> = (0..len)
+                    .map(|i| {
+                        if i % 3 == 0 {
+                            max
+                        } else {
+                            ((i * 7) % (max as usize + 1)) as i16
+                        }
+                    })
+                    .collect();
+                let expected: Vec<i64> = (0..=max)
+                    .map(|v| levels.iter().filter(|&&l| l == v).count() as i64)
+                    .collect();
+                assert_eq!(histogram(&levels, max), expected, "max {max} len {len}");
+            }
+        }
+        assert!(histogram(&[0, 0], 0).is_empty());
+    }
+
+    #[test]
+    fn plain_runs_of_every_length_near_the_window() {
+        // Lengths 0..=70 around the 32-byte window, in several orders, so values sit
+        // both far from and within a window of the end of the data; bounds checked.
+        let lengths: Vec<usize> = (0..=70)
+            .chain((0..=70).rev())
+            .chain([33, 32, 31, 0, 1])
+            .collect();
+        let values: Vec<Vec<u8>> = lengths
+            .iter()
+            .enumerate()
+            .map(|(i, &len)| (0..len).map(|j| (i * 31 + j * 7) as u8).collect())
+            .collect();
+        for skip in [0, 1, 60, values.len() - 3, values.len() - 1] {
+            let values = &values[skip..];
+            let data: Vec<u8> = values.concat();
+            let mut ends = Vec::new();
+            let mut at = 0u32;
+            for v in values {
+                at += v.len() as u32;
+                ends.push(at);
+            }
+            // Output already holding bytes: the run is appended after them.
+            let mut out = vec![9u8; 5];
+            let mut bounds = ByteBounds::default();
+            append_plain_run(&data, ends.iter().copied(), &mut out, Some(&mut bounds));
+            assert_eq!(&out[..5], &[9u8; 5]);
+            assert_eq!(&out[5..], reference(values).as_slice(), "skip {skip}");
+            let mm = bounds.take().expect("bounds");
+            assert_eq!(&mm.min, values.iter().min().unwrap());
+            assert_eq!(&mm.max, values.iter().max().unwrap());
+            let mut out = Vec::new();
+            append_plain_run(&data, ends.iter().copied(), &mut out, None);
+            assert_eq!(out, reference(values), "skip {skip}");
+        }
+    }
 }

@@ -482,48 +482,24 @@ impl Walker {
         let present_def = def + i16::from(field.nullable);
         let nulls = array.nulls().filter(|n| n.null_count() > 0);
         let element_rep = depth + 1;
-        for i in start..end {
+        let is_null = |i: usize| nulls.is_some_and(|n| n.is_null(i));
+        // Consecutive valid, non-empty lists whose element ranges follow each other
+        // (always so for offsets) are one run of elements: each leaf gets the run's
+        // levels and indices in bulk (definition levels and indices from the validity
+        // bitmap 64 elements at a time) and the repetition level of each list's first
+        // element patched in, instead of a few calls per list of a handful of elements.
+        let mut list_starts: Vec<(usize, i16)> = Vec::new();
+        let mut i = start;
+        while i < end {
             let rep = if i == start { first_rep } else { rest_rep };
-            let slot_def = if nulls.is_some_and(|n| n.is_null(i)) {
+            let slot_def = if is_null(i) {
                 if !field.nullable {
                     return Err(non_nullable(array, i));
                 }
                 Some(def)
             } else {
                 let (from, to) = ranges.range(i)?;
-                if from >= to {
-                    Some(present_def)
-                } else if to > num_values {
-                    return Err(Error::invalid_argument(format!(
-                        "list slot {i} ends at {to}, past its {num_values} values"
-                    )));
-                } else {
-                    for bulk in leaves {
-                        let leaf = &mut self.out[bulk.index];
-                        leaf.rep.push(rep);
-                        leaf.rep
-                            .resize(leaf.rep.len() + (to - from - 1), element_rep);
-                        match &bulk.nulls {
-                            None => {
-                                leaf.def.resize(leaf.def.len() + (to - from), bulk.def);
-                                leaf.indices.extend(from..to);
-                            }
-                            Some(nulls) => {
-                                // A null element is defined up to its (nullable) leaf.
-                                leaf.def.extend((from..to).map(|j| {
-                                    if nulls.is_valid(j) {
-                                        bulk.def
-                                    } else {
-                                        bulk.def - 1
-                                    }
-                                }));
-                                leaf.indices
-                                    .extend((from..to).filter(|&j| nulls.is_valid(j)));
-                            }
-                        }
-                    }
-                    None
-                }
+                (from >= to).then_some(present_def)
             };
             if let Some(d) = slot_def {
                 // A null or empty list: one undefined level pair per leaf.
@@ -532,7 +508,53 @@ impl Walker {
                     leaf.def.push(d);
                     leaf.rep.push(rep);
                 }
+                i += 1;
+                continue;
             }
+            let (run_from, mut run_to) = ranges.range(i)?;
+            list_starts.clear();
+            list_starts.push((0, rep));
+            let mut next = i + 1;
+            while next < end && !is_null(next) {
+                let (from, to) = ranges.range(next)?;
+                if from >= to || from != run_to {
+                    break;
+                }
+                list_starts.push((from - run_from, rest_rep));
+                run_to = to;
+                next += 1;
+            }
+            if run_to > num_values {
+                return Err(Error::invalid_argument(format!(
+                    "list slots {i}..{next} end at {run_to}, past their {num_values} values"
+                )));
+            }
+            let len = run_to - run_from;
+            for bulk in leaves {
+                let leaf = &mut self.out[bulk.index];
+                let base = leaf.rep.len();
+                leaf.rep.resize(base + len, element_rep);
+                for &(at, r) in &list_starts {
+                    leaf.rep[base + at] = r;
+                }
+                match &bulk.nulls {
+                    None => {
+                        leaf.def.resize(leaf.def.len() + len, bulk.def);
+                        leaf.indices.extend(run_from..run_to);
+                    }
+                    // A null element is defined up to its (nullable) leaf.
+                    Some(nulls) => push_valid_levels(
+                        &mut leaf.def,
+                        &mut leaf.indices,
+                        nulls.validity(),
+                        nulls.offset() + run_from,
+                        len,
+                        run_from,
+                        bulk.def,
+                    ),
+                }
+            }
+            i = next;
         }
         Ok(())
     }
@@ -610,6 +632,39 @@ impl Walker {
             WriteKind::List(child) => self.push_empty(child, def, rep),
         }
     }
+}
+
+/// Levels and indices of `len` elements of a nullable leaf from its validity bits
+/// (`bits` from bit `offset`): definition level `present` for a valid element and
+/// `present - 1` for a null, and the index (`first` + position) of each valid element,
+/// 64 elements per word of the bitmap.
+fn push_valid_levels(
+    def: &mut Vec<i16>,
+    indices: &mut Vec<usize>,
+    bits: &[u8],
+    offset: usize,
+    len: usize,
+    first: usize,
+    present: i16,
+) {
+    let chunks = arrow_buffer::bit_chunk_iterator::BitChunks::new(bits, offset, len);
+    def.reserve(len);
+    indices.reserve(len);
+    let null = present - 1;
+    let mut at = first;
+    let mut word = |w: u64, n: usize, at: usize| {
+        def.extend((0..n).map(|j| null + ((w >> j) & 1) as i16));
+        let mut w = if n < 64 { w & ((1u64 << n) - 1) } else { w };
+        while w != 0 {
+            indices.push(at + w.trailing_zeros() as usize);
+            w &= w - 1;
+        }
+    };
+    for w in chunks.iter() {
+        word(w, 64, at);
+        at += 64;
+    }
+    word(chunks.remainder_bits(), chunks.remainder_len(), at);
 }
 
 /// A leaf under a list that [`Walker::list_of_leaves`] fills in bulk.

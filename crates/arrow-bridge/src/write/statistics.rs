@@ -107,9 +107,40 @@ fn int_bounds<T: Copy + Ord>(mut values: impl Iterator<Item = T>) -> Option<(T, 
     Some(values.fold((first, first), |(lo, hi), x| (lo.min(x), hi.max(x))))
 }
 
+/// The IEEE minimum / maximum of a float type (`f32::min`, `f64::max`, ...): of a NaN
+/// and a number, the number. Vector min/max instructions with a NaN fix-up, where a
+/// compare-and-select compiles to shuffles.
+trait Float: Copy + PartialOrd {
+    fn min(self, other: Self) -> Self;
+    fn max(self, other: Self) -> Self;
+}
+
+impl Float for f32 {
+    #[inline(always)]
+    fn min(self, other: Self) -> Self {
+        f32::min(self, other)
+    }
+    #[inline(always)]
+    fn max(self, other: Self) -> Self {
+        f32::max(self, other)
+    }
+}
+
+impl Float for f64 {
+    #[inline(always)]
+    fn min(self, other: Self) -> Self {
+        f64::min(self, other)
+    }
+    #[inline(always)]
+    fn max(self, other: Self) -> Self {
+        f64::max(self, other)
+    }
+}
+
 /// [`float_bounds`] over a slice, vectorizable: starts from the first non-NaN value, and
-/// `x < lo` / `x > hi` are false for NaN, so NaNs never become a bound.
-fn float_slice_bounds<T: Copy + PartialOrd>(
+/// the IEEE min/max (and `x < lo` / `x > hi` when combining) pass over NaN, so NaNs
+/// never become a bound.
+fn float_slice_bounds<T: Float>(
     values: &[T],
     is_nan: impl Fn(T) -> bool,
     is_zero: impl Fn(T) -> bool,
@@ -118,11 +149,29 @@ fn float_slice_bounds<T: Copy + PartialOrd>(
 ) -> Option<(T, T)> {
     let first = values.iter().position(|&v| !is_nan(v))?;
     let start = values[first];
-    let (lo, hi) = values[first + 1..]
-        .iter()
-        .fold((start, start), |(lo, hi), &x| {
-            (if x < lo { x } else { lo }, if x > hi { x } else { hi })
-        });
+    // Eight independent lanes: one running min/max fold is a chain of dependent
+    // compares the compiler may not reorder (floats), eight lanes are eight chains it
+    // turns into vector min/max. Each lane starts from a non-NaN value and never takes
+    // a NaN, so the lanes combine like single values.
+    const LANES: usize = 8;
+    let mut lo = [start; LANES];
+    let mut hi = [start; LANES];
+    let rest = &values[first + 1..];
+    let chunks = rest.chunks_exact(LANES);
+    let tail = chunks.remainder();
+    for chunk in chunks {
+        let chunk: &[T; LANES] = chunk.try_into().expect("chunks_exact");
+        lo = std::array::from_fn(|k| T::min(lo[k], chunk[k]));
+        hi = std::array::from_fn(|k| T::max(hi[k], chunk[k]));
+    }
+    let pick = |(lo, hi): (T, T), x: (T, T)| {
+        (
+            if x.0 < lo { x.0 } else { lo },
+            if x.1 > hi { x.1 } else { hi },
+        )
+    };
+    let lanes = lo.into_iter().zip(hi).fold((start, start), pick);
+    let (lo, hi) = tail.iter().map(|&x| (x, x)).fold(lanes, pick);
     Some((
         if is_zero(lo) { neg_zero } else { lo },
         if is_zero(hi) { pos_zero } else { hi },
@@ -434,6 +483,59 @@ mod tests {
             min_max(&Values::F32(vec![f32::NAN]), SortOrder::Float),
             None
         );
+    }
+
+    #[test]
+    fn float_lanes_match_a_plain_fold() {
+        // Long slices (the eight-lane loop and its tail) with NaNs in some lanes from
+        // the start, zeros of both signs, infinities; each compared with a one-value-
+        // at-a-time fold.
+        let specials = [f64::NAN, -0.0, 0.0, f64::INFINITY, f64::NEG_INFINITY];
+        for len in [1usize, 7, 8, 9, 16, 17, 63, 64, 1000] {
+            for seed in 0..6u64 {
+                let v: Vec<f64> = (0..len as u64)
+                    .map(|i| {
+                        let k = (i * 2654435761 + seed * 97) % 1009;
+                        if k % 13 == seed % 13 || (i % 8 == seed && i < 40) {
+                            specials[(k as usize) % specials.len()]
+                        } else {
+                            (k as f64 - 500.0) / 3.0
+                        }
+                    })
+                    .collect();
+                let plain = v
+                    .iter()
+                    .copied()
+                    .filter(|x| !x.is_nan())
+                    .fold(None, |b, x| {
+                        Some(match b {
+                            None => (x, x),
+                            Some((lo, hi)) => {
+                                (if x < lo { x } else { lo }, if x > hi { x } else { hi })
+                            }
+                        })
+                    });
+                let expected = plain.map(|(lo, hi)| {
+                    (
+                        if lo == 0.0 { -0.0 } else { lo },
+                        if hi == 0.0 { 0.0 } else { hi },
+                    )
+                });
+                let got = float_slice_bounds(&v, f64::is_nan, |x| x == 0.0, -0.0, 0.0);
+                assert_eq!(
+                    got.map(|(a, b)| (a.to_bits(), b.to_bits())),
+                    expected.map(|(a, b)| (a.to_bits(), b.to_bits())),
+                    "len {len} seed {seed}"
+                );
+                let v32: Vec<f32> = v.iter().map(|&x| x as f32).collect();
+                let got = float_slice_bounds(&v32, f32::is_nan, |x| x == 0.0, -0.0, 0.0);
+                assert_eq!(
+                    got.map(|(a, b)| (a.to_bits(), b.to_bits())),
+                    expected.map(|(a, b)| ((a as f32).to_bits(), (b as f32).to_bits())),
+                    "f32 len {len} seed {seed}"
+                );
+            }
+        }
     }
 
     #[test]

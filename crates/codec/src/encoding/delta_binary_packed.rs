@@ -373,9 +373,15 @@ pub fn encode_with_layout<T: DeltaInt>(
         }
         out.extend_from_slice(&widths);
         for (width, mb) in widths.iter().zip(deltas.chunks(per_miniblock)) {
-            padded.fill(0);
-            padded[..mb.len()].copy_from_slice(mb);
-            bitpack::pack(&padded, usize::from(*width), out).expect("width <= 64");
+            // Only the last, partial miniblock needs the zero padding copy.
+            let mb = if mb.len() == per_miniblock {
+                mb
+            } else {
+                padded.fill(0);
+                padded[..mb.len()].copy_from_slice(mb);
+                &padded[..]
+            };
+            bitpack::pack(mb, usize::from(*width), out).expect("width <= 64");
         }
     }
     Ok(())
