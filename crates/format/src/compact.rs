@@ -337,6 +337,27 @@ impl Binary {
         }
     }
 
+    /// Sets the value to a copy of `buf[start..end]` (a range within `buf`), in place:
+    /// built on the stack and moved, the value was reloaded with wider loads than it
+    /// was stored with, a stall per value.
+    #[inline]
+    pub(crate) fn assign_range(&mut self, buf: &[u8], start: usize, end: usize) {
+        let n = end - start;
+        match &mut self.0 {
+            BinRepr::Inline { len, data } if n <= Self::INLINE_CAPACITY => {
+                // A fixed-size copy (two vector moves) when the buffer extends far
+                // enough, rather than a `memcpy` call of a variable length; the bytes
+                // past `len` are never looked at.
+                match buf.get(start..start + Self::INLINE_CAPACITY) {
+                    Some(window) => data.copy_from_slice(window),
+                    None => data[..n].copy_from_slice(&buf[start..end]),
+                }
+                *len = n as u8;
+            }
+            _ => *self = Binary::from_slice(&buf[start..end]),
+        }
+    }
+
     /// The bytes.
     #[inline]
     pub fn as_slice(&self) -> &[u8] {
@@ -487,21 +508,7 @@ impl ThriftValue for Binary {
     #[inline]
     fn read_value_in_place(&mut self, r: &mut CompactReader<'_>) -> Result<()> {
         let (start, end) = r.read_binary_range()?;
-        let buf = r.buffer();
-        let n = end - start;
-        match &mut self.0 {
-            BinRepr::Inline { len, data } if n <= Self::INLINE_CAPACITY => {
-                // A fixed-size copy (two vector moves) when the buffer extends far
-                // enough, rather than a `memcpy` call of a variable length; the bytes
-                // past `len` are never looked at.
-                match buf.get(start..start + Self::INLINE_CAPACITY) {
-                    Some(window) => data.copy_from_slice(window),
-                    None => data[..n].copy_from_slice(&buf[start..end]),
-                }
-                *len = n as u8;
-            }
-            _ => *self = Binary::from_slice(&buf[start..end]),
-        }
+        self.assign_range(r.buffer(), start, end);
         Ok(())
     }
     #[inline]
