@@ -9,8 +9,7 @@
 //! position stays in a register) and gives up, returning `None`, at the first thing it
 //! does not expect: an unknown, repeated or out-of-order field, a long-form header, a
 //! wire type other than the declared one, a list longer than the inline capacity, a
-//! value out of range, the end of the input, statistics to skip, nesting near the depth
-//! limit. The caller then puts the reader and the chunk back as they were and runs the
+//! value out of range, the end of the input, nesting near the depth limit. The caller then puts the reader and the chunk back as they were and runs the
 //! generated reader, which decodes the chunk (or reports the error) with its full rules.
 //! So this reader never decides anything on its own: whatever it accepts, the generated
 //! reader would have decoded to the same value.
@@ -77,7 +76,7 @@ const EMPTY_HISTOGRAM: LevelHistogram = InlineVec::empty_with(0);
 /// `Default`) if it has the common layout; returns whether it did. When it did not, the
 /// reader and `chunk` are as they were, for the generated reader to start over.
 pub(crate) fn read_column_chunk(chunk: &mut ColumnChunk, r: &mut CompactReader<'_>) -> bool {
-    if !r.hand_tuned() || r.skip_statistics() || r.depth_left() < NESTING {
+    if !r.hand_tuned() || r.depth_left() < NESTING {
         return false;
     }
     let start = r.position();
@@ -234,6 +233,21 @@ macro_rules! optional {
     }};
 }
 
+/// Steps over a statistics field that is to be skipped, from inside `ColumnMetaData`:
+/// two structures below the depth the reader is at, as the generated reader would be
+/// (so that a deeply nested value fails here exactly when it fails there).
+fn skip_statistics_field(c: &mut Cursor<'_>, r: &mut CompactReader<'_>, ty: u8) -> Option<()> {
+    r.set_position(c.pos);
+    r.enter().ok()?;
+    r.enter().ok()?;
+    let skipped = r.skip_field(ty);
+    r.leave();
+    r.leave();
+    skipped.ok()?;
+    c.pos = r.position();
+    Some(())
+}
+
 fn read_chunk(chunk: &mut ColumnChunk, r: &mut CompactReader<'_>) -> Option<()> {
     let mut c = Cursor {
         buf: r.buffer(),
@@ -269,6 +283,7 @@ fn read_meta_data(
     c: &mut Cursor<'_>,
     r: &mut CompactReader<'_>,
 ) -> Option<()> {
+    let skip = r.skip_statistics();
     let mut last = 0i16;
     let (mut ty, mut id);
     next_field!(c, last, ty, id);
@@ -295,12 +310,22 @@ fn read_meta_data(
     m.data_page_offset = required!(c, last, ty, id, 9, wire::I64, c.i64()?);
     m.index_page_offset = optional!(c, last, ty, id, 10, wire::I64, c.i64()?);
     m.dictionary_page_offset = optional!(c, last, ty, id, 11, wire::I64, c.i64()?);
+    // Statistics fields to skip are stepped over whatever their wire type, as the
+    // generated reader does, and left `None`.
+    if id == 12 && skip {
+        skip_statistics_field(c, r, ty)?;
+        next_field!(c, last, ty, id);
+    }
     if id == 12 {
         if ty != wire::STRUCT {
             return None;
         }
         m.statistics = Some(EMPTY_STATISTICS);
         read_statistics(m.statistics.as_mut()?, c)?;
+        next_field!(c, last, ty, id);
+    }
+    if id == 13 && skip {
+        skip_statistics_field(c, r, ty)?;
         next_field!(c, last, ty, id);
     }
     optional!(c, last, ty, id, 13, wire::LIST, {
@@ -314,6 +339,10 @@ fn read_meta_data(
     });
     m.bloom_filter_offset = optional!(c, last, ty, id, 14, wire::I64, c.i64()?);
     m.bloom_filter_length = optional!(c, last, ty, id, 15, wire::I32, c.i32()?);
+    if id == 16 && skip {
+        skip_statistics_field(c, r, ty)?;
+        next_field!(c, last, ty, id);
+    }
     if id == 16 {
         if ty != wire::STRUCT {
             return None;
@@ -322,7 +351,11 @@ fn read_meta_data(
         read_size_statistics(m.size_statistics.as_mut()?, c)?;
         next_field!(c, last, ty, id);
     }
-    // 17: geospatial statistics, left to the generated reader.
+    // 17: geospatial statistics, left to the generated reader unless skipped.
+    if id == 17 && skip {
+        skip_statistics_field(c, r, ty)?;
+        next_field!(c, last, ty, id);
+    }
     at_stop!(ty, id).then_some(())
 }
 
@@ -583,11 +616,22 @@ mod tests {
             assert_eq!(pos, 0, "{what}: reader put back");
             assert_same_as_generated(bytes);
         }
-        // Statistics to skip are left to the generated reader too.
+        // Statistics to skip are stepped over, as the generated reader does.
         let mut r = CompactReader::new(&typical).with_skip_statistics(true);
-        assert!(!read_column_chunk(&mut ColumnChunk::default(), &mut r));
-        let skipped =
-            ColumnChunk::read(&mut CompactReader::new(&typical).with_skip_statistics(true));
-        assert_eq!(skipped.unwrap().meta_data.unwrap().statistics, None);
+        let mut chunk = ColumnChunk::default();
+        assert!(read_column_chunk(&mut chunk, &mut r));
+        assert_eq!(r.position(), typical.len());
+        let generated = ColumnChunk::read(
+            &mut CompactReader::new(&typical)
+                .with_skip_statistics(true)
+                .with_hand_tuned(false),
+        )
+        .unwrap();
+        assert_eq!(chunk, generated);
+        let m = chunk.meta_data.unwrap();
+        assert_eq!(m.statistics, None);
+        assert_eq!(m.encoding_stats, None);
+        assert_eq!(m.size_statistics, None);
+        assert_eq!(m.num_values, 1000);
     }
 }
