@@ -262,8 +262,7 @@ fn read_chunk(chunk: &mut ColumnChunk, r: &mut CompactReader<'_>) -> Option<()> 
         if ty != wire::STRUCT {
             return None;
         }
-        chunk.meta_data = Some(EMPTY_META_DATA);
-        read_meta_data(chunk.meta_data.as_mut()?, &mut c, r)?;
+        read_meta_data(&mut chunk.meta_data, &mut c, r)?;
         next_field!(c, last, ty, id);
     }
     chunk.offset_index_offset = optional!(c, last, ty, id, 4, wire::I64, c.i64()?);
@@ -279,7 +278,7 @@ fn read_chunk(chunk: &mut ColumnChunk, r: &mut CompactReader<'_>) -> Option<()> 
 }
 
 fn read_meta_data(
-    m: &mut ColumnMetaData,
+    slot: &mut Option<ColumnMetaData>,
     c: &mut Cursor<'_>,
     r: &mut CompactReader<'_>,
 ) -> Option<()> {
@@ -287,21 +286,35 @@ fn read_meta_data(
     let mut last = 0i16;
     let (mut ty, mut id);
     next_field!(c, last, ty, id);
-    m.type_ = required!(c, last, ty, id, 1, wire::I32, Type(c.i32()?));
-    required!(c, last, ty, id, 2, wire::LIST, {
+    // The first three fields go to locals, and the metadata is set up after them: the
+    // path's shared reference count is an atomic increment, which waits for the
+    // stores in flight (the metadata's hundreds of bytes, if they came first).
+    let type_ = required!(c, last, ty, id, 1, wire::I32, Type(c.i32()?));
+    let (encodings, encoding_count) = required!(c, last, ty, id, 2, wire::LIST, {
         let (elem, count) = c.list_header(5)?;
         if count > 0 && !is_varint_integer(elem) {
             return None;
         }
-        m.encodings.fill_inline(count, || c.i32().map(Encoding))?;
+        let mut encodings = [Encoding(0); 5];
+        for e in &mut encodings[..count] {
+            *e = Encoding(c.i32()?);
+        }
+        (encodings, count)
     });
-    m.path_in_schema = required!(c, last, ty, id, 3, wire::LIST, {
+    let path_in_schema = required!(c, last, ty, id, 3, wire::LIST, {
         // Through the reader: the path is shared with the previous row group's.
         r.set_position(c.pos);
         let path = ThriftValue::read_value(r).ok()?;
         c.pos = r.position();
         path
     });
+    *slot = Some(EMPTY_META_DATA);
+    let m = slot.as_mut()?;
+    m.type_ = type_;
+    let mut encodings = encodings.into_iter();
+    m.encodings
+        .fill_inline(encoding_count, || encodings.next())?;
+    m.path_in_schema = path_in_schema;
     m.codec = required!(c, last, ty, id, 4, wire::I32, CompressionCodec(c.i32()?));
     m.num_values = required!(c, last, ty, id, 5, wire::I64, c.i64()?);
     m.total_uncompressed_size = required!(c, last, ty, id, 6, wire::I64, c.i64()?);
