@@ -9,10 +9,16 @@
 //! position stays in a register) and gives up, returning `None`, at the first thing it
 //! does not expect: an unknown, repeated or out-of-order field, a long-form header, a
 //! wire type other than the declared one, a list longer than the inline capacity, a
-//! value out of range, the end of the input, nesting near the depth limit. The caller then puts the reader and the chunk back as they were and runs the
-//! generated reader, which decodes the chunk (or reports the error) with its full rules.
-//! So this reader never decides anything on its own: whatever it accepts, the generated
-//! reader would have decoded to the same value.
+//! value out of range, the end of the input, nesting near the depth limit. The caller
+//! then puts the reader and the chunk back as they were and runs the generated reader,
+//! which decodes the chunk (or reports the error) with its full rules. So this reader
+//! never decides anything on its own: whatever it accepts, the generated reader would
+//! have decoded to the same value. Statistics to skip are stepped over as the generated
+//! reader does (decoded and dropped when they have the usual layout, which is cheaper
+//! than the general skip and accepts nothing the general skip would reject).
+//!
+//! `CompactReader::with_hand_tuned(false)` turns this reader off; the tests and the
+//! footer fuzz target compare both readers on the same input.
 
 use crate::compact::{Binary, ColumnPath, InlineVec};
 use crate::metadata::{
@@ -74,18 +80,20 @@ const EMPTY_HISTOGRAM: LevelHistogram = InlineVec::empty_with(0);
 
 /// Decodes the `ColumnChunk` at the reader's position into `chunk` (which must be
 /// `Default`) if it has the common layout; returns whether it did. When it did not, the
-/// reader and `chunk` are as they were, for the generated reader to start over.
+/// reader (position, depth, column path slot) and `chunk` are as they were, for the
+/// generated reader to start over.
 pub(crate) fn read_column_chunk(chunk: &mut ColumnChunk, r: &mut CompactReader<'_>) -> bool {
     if !r.hand_tuned() || r.depth_left() < NESTING {
         return false;
     }
-    let start = r.position();
+    // Position and depth: a skip that failed inside may have left the depth raised.
+    let start = r.checkpoint();
     let slot = r.path_slot();
     if read_chunk(chunk, r).is_some() {
         return true;
     }
     *chunk = ColumnChunk::default();
-    r.set_position(start);
+    r.restore(start);
     r.set_path_slot(slot);
     false
 }
@@ -236,6 +244,26 @@ macro_rules! optional {
 /// Steps over a statistics field that is to be skipped, from inside `ColumnMetaData`:
 /// two structures below the depth the reader is at, as the generated reader would be
 /// (so that a deeply nested value fails here exactly when it fails there).
+/// Steps over a statistics field to be skipped, decoding it with `parse` and dropping
+/// the result when it has the usual layout: the decode is cheaper than the general
+/// skip. Whatever `parse` accepts, the general skip steps over the same bytes (every
+/// value parsed is well-formed for it), provided it can enter one level more than the
+/// decode does (the list of page encoding stats and the level histograms count as a
+/// level when skipped). Otherwise the general skip decides.
+fn skip_statistics_parsed(
+    c: &mut Cursor<'_>,
+    r: &mut CompactReader<'_>,
+    ty: u8,
+    parse: impl FnOnce(&mut Cursor<'_>) -> Option<()>,
+) -> Option<()> {
+    let start = c.pos;
+    if r.depth_left() > NESTING && parse(c).is_some() {
+        return Some(());
+    }
+    c.pos = start;
+    skip_statistics_field(c, r, ty)
+}
+
 fn skip_statistics_field(c: &mut Cursor<'_>, r: &mut CompactReader<'_>, ty: u8) -> Option<()> {
     r.set_position(c.pos);
     r.enter().ok()?;
@@ -326,7 +354,12 @@ fn read_meta_data(
     // Statistics fields to skip are stepped over whatever their wire type, as the
     // generated reader does, and left `None`.
     if id == 12 && skip {
-        skip_statistics_field(c, r, ty)?;
+        skip_statistics_parsed(c, r, ty, |c| {
+            (ty == wire::STRUCT).then_some(())?;
+            // Decoded into a scratch value, dropped.
+            let mut scratch = EMPTY_STATISTICS;
+            read_statistics(&mut scratch, c)
+        })?;
         next_field!(c, last, ty, id);
     }
     if id == 12 {
@@ -338,7 +371,17 @@ fn read_meta_data(
         next_field!(c, last, ty, id);
     }
     if id == 13 && skip {
-        skip_statistics_field(c, r, ty)?;
+        skip_statistics_parsed(c, r, ty, |c| {
+            (ty == wire::LIST).then_some(())?;
+            let (elem, count) = c.list_header(3)?;
+            if count > 0 && elem != wire::STRUCT {
+                return None;
+            }
+            for _ in 0..count {
+                read_page_encoding_stats(c)?;
+            }
+            Some(())
+        })?;
         next_field!(c, last, ty, id);
     }
     optional!(c, last, ty, id, 13, wire::LIST, {
@@ -353,7 +396,11 @@ fn read_meta_data(
     m.bloom_filter_offset = optional!(c, last, ty, id, 14, wire::I64, c.i64()?);
     m.bloom_filter_length = optional!(c, last, ty, id, 15, wire::I32, c.i32()?);
     if id == 16 && skip {
-        skip_statistics_field(c, r, ty)?;
+        skip_statistics_parsed(c, r, ty, |c| {
+            (ty == wire::STRUCT).then_some(())?;
+            let mut scratch = EMPTY_SIZE_STATISTICS;
+            read_size_statistics(&mut scratch, c)
+        })?;
         next_field!(c, last, ty, id);
     }
     if id == 16 {
@@ -646,5 +693,18 @@ mod tests {
         assert_eq!(m.encoding_stats, None);
         assert_eq!(m.size_statistics, None);
         assert_eq!(m.num_values, 1000);
+        // Skipping the encoding stats (a list of structures) takes a level more than
+        // decoding them: at 3 levels, both readers fail the same way; at 4, both skip.
+        for depth in [3, 4] {
+            let read = |hand_tuned: bool| {
+                let mut r = CompactReader::new(&typical)
+                    .with_skip_statistics(true)
+                    .with_max_depth(depth)
+                    .with_hand_tuned(hand_tuned);
+                format!("{:?}", ColumnChunk::read(&mut r))
+            };
+            assert_eq!(read(true), read(false), "depth {depth}");
+            assert_eq!(read(true).starts_with("Err"), depth == 3, "depth {depth}");
+        }
     }
 }
