@@ -181,6 +181,17 @@ impl Cursor<'_> {
         (count <= max).then_some((b & 0x0f, count))
     }
 
+    /// Steps over a `binary` (a length of at most `i32::MAX` that fits the input).
+    #[inline(always)]
+    fn skip_binary(&mut self) -> Option<()> {
+        let len = self.varint()?;
+        let len = usize::try_from(len)
+            .ok()
+            .filter(|&n| n <= i32::MAX as usize)?;
+        self.pos = self.pos.checked_add(len).filter(|&e| e <= self.buf.len())?;
+        Some(())
+    }
+
     /// A `binary` (as `Binary`'s reader: a length of at most `i32::MAX` that fits the
     /// remaining input), copied into `slot` in place.
     #[inline(always)]
@@ -274,6 +285,94 @@ fn skip_statistics_field(c: &mut Cursor<'_>, r: &mut CompactReader<'_>, ty: u8) 
     skipped.ok()?;
     c.pos = r.position();
     Some(())
+}
+
+/// Steps over the `ColumnChunk` at the reader's position if it has the usual layout,
+/// as `CompactReader::skip_struct` would (a selective decode's unselected chunks);
+/// returns whether it did, else the reader is untouched. Following the known field
+/// order is cheaper than the general skip's dispatch on every field's wire type.
+/// Whatever this accepts is well-formed for the general skip, which would end at the
+/// same position, provided it can enter the chunk's four levels (the chunk, its
+/// metadata, a list of page encoding stats or a level histogram, and the stats).
+pub(crate) fn skip_column_chunk(r: &mut CompactReader<'_>) -> bool {
+    if !r.hand_tuned() || r.depth_left() <= NESTING {
+        return false;
+    }
+    let mut c = Cursor {
+        buf: r.buffer(),
+        pos: r.position(),
+    };
+    if skip_chunk(&mut c).is_some() {
+        r.set_position(c.pos);
+        return true;
+    }
+    false
+}
+
+fn skip_chunk(c: &mut Cursor<'_>) -> Option<()> {
+    let mut last = 0i16;
+    let (mut ty, mut id);
+    next_field!(c, last, ty, id);
+    required!(c, last, ty, id, 2, wire::I64, c.i64()?);
+    optional!(c, last, ty, id, 3, wire::STRUCT, skip_meta_data(c)?);
+    optional!(c, last, ty, id, 4, wire::I64, c.i64()?);
+    optional!(c, last, ty, id, 5, wire::I32, c.i32()?);
+    optional!(c, last, ty, id, 6, wire::I64, c.i64()?);
+    optional!(c, last, ty, id, 7, wire::I32, c.i32()?);
+    at_stop!(ty, id).then_some(())
+}
+
+fn skip_meta_data(c: &mut Cursor<'_>) -> Option<()> {
+    let mut last = 0i16;
+    let (mut ty, mut id);
+    next_field!(c, last, ty, id);
+    required!(c, last, ty, id, 1, wire::I32, c.i32()?);
+    required!(c, last, ty, id, 2, wire::LIST, {
+        let (elem, count) = c.list_header(5)?;
+        if count > 0 && !is_varint_integer(elem) {
+            return None;
+        }
+        for _ in 0..count {
+            c.i32()?;
+        }
+    });
+    required!(c, last, ty, id, 3, wire::LIST, {
+        // The names are not looked at (the general skip does not check UTF-8 either).
+        let (elem, count) = c.list_header(14)?;
+        if count > 0 && elem != wire::BINARY {
+            return None;
+        }
+        for _ in 0..count {
+            c.skip_binary()?;
+        }
+    });
+    required!(c, last, ty, id, 4, wire::I32, c.i32()?);
+    required!(c, last, ty, id, 5, wire::I64, c.i64()?);
+    required!(c, last, ty, id, 6, wire::I64, c.i64()?);
+    required!(c, last, ty, id, 7, wire::I64, c.i64()?);
+    required!(c, last, ty, id, 9, wire::I64, c.i64()?);
+    optional!(c, last, ty, id, 10, wire::I64, c.i64()?);
+    optional!(c, last, ty, id, 11, wire::I64, c.i64()?);
+    optional!(c, last, ty, id, 12, wire::STRUCT, {
+        let mut scratch = EMPTY_STATISTICS;
+        read_statistics(&mut scratch, c)?
+    });
+    optional!(c, last, ty, id, 13, wire::LIST, {
+        let (elem, count) = c.list_header(3)?;
+        if count > 0 && elem != wire::STRUCT {
+            return None;
+        }
+        for _ in 0..count {
+            read_page_encoding_stats(c)?;
+        }
+    });
+    optional!(c, last, ty, id, 14, wire::I64, c.i64()?);
+    optional!(c, last, ty, id, 15, wire::I32, c.i32()?);
+    optional!(c, last, ty, id, 16, wire::STRUCT, {
+        let mut scratch = EMPTY_SIZE_STATISTICS;
+        read_size_statistics(&mut scratch, c)?
+    });
+    at_stop!(ty, id).then_some(())
 }
 
 fn read_chunk(chunk: &mut ColumnChunk, r: &mut CompactReader<'_>) -> Option<()> {
@@ -581,6 +680,46 @@ mod tests {
         let full = ColumnChunk::read(&mut CompactReader::new(bytes));
         let generated = ColumnChunk::read(&mut CompactReader::new(bytes).with_hand_tuned(false));
         assert_eq!(format!("{full:?}"), format!("{generated:?}"));
+    }
+
+    #[test]
+    fn chunk_skip_agrees_with_the_general_skip() {
+        let typical = typical_chunk().encode();
+        let general = |bytes: &[u8], depth: u32| {
+            let mut r = CompactReader::new(bytes).with_max_depth(depth);
+            r.skip_struct().ok().map(|()| r.position())
+        };
+        let layout_aware = |bytes: &[u8], depth: u32| {
+            let mut r = CompactReader::new(bytes).with_max_depth(depth);
+            let took = skip_column_chunk(&mut r);
+            (took, r.position())
+        };
+        assert_eq!(layout_aware(&typical, 64), (true, typical.len()));
+        // Four levels are needed (chunk, metadata, encoding stats list, its elements).
+        assert_eq!(layout_aware(&typical, 3), (false, 0));
+        assert_eq!(layout_aware(&typical, 4), (true, typical.len()));
+        assert_eq!(general(&typical, 4), Some(typical.len()));
+        assert_eq!(general(&typical, 3), None);
+        // Every single-byte change: whenever the layout-aware skip takes the bytes, the
+        // general skip takes the same bytes; otherwise it leaves the reader alone.
+        let (mut taken, mut left) = (0, 0);
+        for pos in 0..typical.len() {
+            for value in [0x00u8, 0x01, 0x0c, 0x15, 0x19, 0x26, 0x7f, 0x80, 0xff] {
+                let mut bytes = typical.clone();
+                bytes[pos] = value;
+                match layout_aware(&bytes, 64) {
+                    (true, end) => {
+                        taken += 1;
+                        assert_eq!(general(&bytes, 64), Some(end), "byte {pos} = {value:#x}");
+                    }
+                    (false, end) => {
+                        left += 1;
+                        assert_eq!(end, 0);
+                    }
+                }
+            }
+        }
+        assert!(taken > 100 && left > 100, "{taken} taken, {left} left");
     }
 
     #[test]
