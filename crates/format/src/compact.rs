@@ -70,6 +70,40 @@ impl<T: Copy + Default, const N: usize> InlineVec<T, N> {
         })
     }
 
+    /// An empty list, as a constant (the unused inline slots hold `fill`). A constant
+    /// is copied into place from read-only memory; `new()` may be built on the stack
+    /// first and copied, and reloading the just-built value stalls the CPU.
+    pub(crate) const fn empty_with(fill: T) -> Self {
+        InlineVec(Repr::Inline {
+            len: 0,
+            items: [fill; N],
+        })
+    }
+
+    /// Sets an empty, inline list to `count` values from `next`, written in place; `None`
+    /// (the list left unspecified) when `count` exceeds the inline capacity, the list is
+    /// not an empty inline one, or `next` gives up.
+    #[inline(always)]
+    pub(crate) fn fill_inline(
+        &mut self,
+        count: usize,
+        mut next: impl FnMut() -> Option<T>,
+    ) -> Option<()> {
+        match &mut self.0 {
+            Repr::Inline {
+                len: len @ 0,
+                items,
+            } if count <= N => {
+                for slot in &mut items[..count] {
+                    *slot = next()?;
+                }
+                *len = count as u8;
+                Some(())
+            }
+            _ => None,
+        }
+    }
+
     /// The values.
     #[inline]
     pub fn as_slice(&self) -> &[T] {
@@ -337,6 +371,27 @@ impl Binary {
         }
     }
 
+    /// Sets the value to a copy of `buf[start..end]` (a range within `buf`), in place:
+    /// built on the stack and moved, the value was reloaded with wider loads than it
+    /// was stored with, a stall per value.
+    #[inline(always)]
+    pub(crate) fn assign_range(&mut self, buf: &[u8], start: usize, end: usize) {
+        let n = end - start;
+        match &mut self.0 {
+            BinRepr::Inline { len, data } if n <= Self::INLINE_CAPACITY => {
+                // A fixed-size copy (two vector moves) when the buffer extends far
+                // enough, rather than a `memcpy` call of a variable length; the bytes
+                // past `len` are never looked at.
+                match buf.get(start..start + Self::INLINE_CAPACITY) {
+                    Some(window) => data.copy_from_slice(window),
+                    None => data[..n].copy_from_slice(&buf[start..end]),
+                }
+                *len = n as u8;
+            }
+            _ => *self = Binary::from_slice(&buf[start..end]),
+        }
+    }
+
     /// The bytes.
     #[inline]
     pub fn as_slice(&self) -> &[u8] {
@@ -487,21 +542,7 @@ impl ThriftValue for Binary {
     #[inline]
     fn read_value_in_place(&mut self, r: &mut CompactReader<'_>) -> Result<()> {
         let (start, end) = r.read_binary_range()?;
-        let buf = r.buffer();
-        let n = end - start;
-        match &mut self.0 {
-            BinRepr::Inline { len, data } if n <= Self::INLINE_CAPACITY => {
-                // A fixed-size copy (two vector moves) when the buffer extends far
-                // enough, rather than a `memcpy` call of a variable length; the bytes
-                // past `len` are never looked at.
-                match buf.get(start..start + Self::INLINE_CAPACITY) {
-                    Some(window) => data.copy_from_slice(window),
-                    None => data[..n].copy_from_slice(&buf[start..end]),
-                }
-                *len = n as u8;
-            }
-            _ => *self = Binary::from_slice(&buf[start..end]),
-        }
+        self.assign_range(r.buffer(), start, end);
         Ok(())
     }
     #[inline]
@@ -531,6 +572,9 @@ impl CompactReader<'_> {
 pub struct ColumnPath(Option<Arc<[Text]>>);
 
 impl ColumnPath {
+    /// The empty path, as a constant.
+    pub(crate) const EMPTY: ColumnPath = ColumnPath(None);
+
     /// The path's names.
     #[inline]
     pub fn as_slice(&self) -> &[Text] {

@@ -427,7 +427,7 @@ fn read_columns_selected(
             let mut chunk = ColumnChunk::default();
             chunk.read_in_place(r).map_err(|e| e.at_index(i))?;
             out.push(chunk);
-        } else {
+        } else if !crate::chunk::skip_column_chunk(r) {
             r.skip_struct().map_err(|e| e.at_index(i))?;
         }
     }

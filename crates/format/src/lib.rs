@@ -4,6 +4,7 @@
 //! This crate knows nothing about Arrow and contains no `unsafe` code.
 #![forbid(unsafe_code)]
 
+mod chunk;
 pub mod compact;
 pub mod error;
 pub mod footer;

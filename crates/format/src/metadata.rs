@@ -166,6 +166,7 @@ macro_rules! thrift_struct {
     (
         $(#[$attr:meta])*
         $(@on_read $hook:ident;)?
+        $(@fast_path $fast:path;)?
         pub struct $name:ident {
             $( $(#[$fattr:meta])* $id:literal : $req:ident $field:ident : $ty:ty ),* $(,)?
         }
@@ -181,6 +182,9 @@ macro_rules! thrift_struct {
             /// decoded in place, which avoids moving large structures).
             #[allow(unused_mut, unused_variables)]
             pub fn read_in_place(&mut self, r: &mut CompactReader<'_>) -> Result<()> {
+                // A hand-tuned reader for the structure's usual layout, if it has one;
+                // it leaves anything else to the general reader below.
+                $( if $fast(self, r) { return Ok(()); } )?
                 r.enter()?;
                 $( r.$hook(); )?
                 let mut seen: u64 = 0;
@@ -1028,6 +1032,8 @@ thrift_union! {
 
 thrift_struct! {
     /// A column chunk of a row group.
+    // Wide footers are made of these: the usual layout has a hand-tuned reader.
+    @fast_path crate::chunk::read_column_chunk;
     pub struct ColumnChunk {
         1: optional file_path: Text,
         /// Deprecated; 0 when the metadata is not stored outside the footer.

@@ -112,6 +112,7 @@ pub struct CompactReader<'a> {
     max_depth: u32,
     base_offset: u64,
     skip_statistics: bool,
+    hand_tuned: bool,
     /// Column paths decoded in the current row group, by chunk position, with the
     /// range of their encoding: the next row group's identical paths share them.
     paths: Vec<(usize, usize, ColumnPath)>,
@@ -130,6 +131,7 @@ impl<'a> CompactReader<'a> {
             max_depth: DEFAULT_MAX_DEPTH,
             base_offset: 0,
             skip_statistics: false,
+            hand_tuned: true,
             paths: Vec::new(),
             path_slot: 0,
         }
@@ -159,6 +161,20 @@ impl<'a> CompactReader<'a> {
     pub fn with_skip_statistics(mut self, skip: bool) -> Self {
         self.skip_statistics = skip;
         self
+    }
+
+    /// When unset, every structure is decoded by its generated reader, including those
+    /// that have a hand-tuned reader for their usual layout (column chunks). Both give
+    /// the same values and errors; this is for tests and fuzzing that compare them.
+    pub fn with_hand_tuned(mut self, hand_tuned: bool) -> Self {
+        self.hand_tuned = hand_tuned;
+        self
+    }
+
+    /// Whether hand-tuned readers may be used (see [`with_hand_tuned`](Self::with_hand_tuned)).
+    #[inline]
+    pub fn hand_tuned(&self) -> bool {
+        self.hand_tuned
     }
 
     /// Whether statistics are being skipped.
@@ -364,6 +380,34 @@ impl<'a> CompactReader<'a> {
     #[inline]
     pub(crate) fn buffer(&self) -> &'a [u8] {
         self.buf
+    }
+
+    /// Moves to `pos` (at most the input's length), for the hand-tuned readers that
+    /// decode from a local cursor (`chunk` module) and hand the position back.
+    #[inline]
+    pub(crate) fn set_position(&mut self, pos: usize) {
+        debug_assert!(pos <= self.buf.len());
+        self.pos = pos.min(self.buf.len());
+    }
+
+    /// How many more structures may be entered before the depth limit.
+    #[inline]
+    pub(crate) fn depth_left(&self) -> u32 {
+        self.max_depth.saturating_sub(self.depth)
+    }
+
+    /// The position of the next column path within the row group (see
+    /// [`cached_path_at`](Self::cached_path_at)), saved before an attempt that may
+    /// be undone.
+    #[inline]
+    pub(crate) fn path_slot(&self) -> usize {
+        self.path_slot
+    }
+
+    /// Returns to a path position saved with [`path_slot`](Self::path_slot).
+    #[inline]
+    pub(crate) fn set_path_slot(&mut self, slot: usize) {
+        self.path_slot = slot;
     }
 
     /// Marks the start of a row group: column paths are matched by chunk position

@@ -65,6 +65,7 @@ fn every_single_byte_mutation_decodes_or_fails_cleanly() {
                 let mut bytes = original.clone();
                 bytes[pos] = value;
                 let bytes = Bytes::from(bytes);
+                assert_hand_tuned_agrees(&bytes);
                 match decode_file_metadata(bytes.clone(), &FooterOptions::new()) {
                     Ok(meta) => {
                         outcomes.0 += 1;
@@ -88,6 +89,17 @@ fn every_single_byte_mutation_decodes_or_fails_cleanly() {
     }
     println!("mutations: {} decoded, {} rejected", outcomes.0, outcomes.1);
     assert!(outcomes.1 > 0 && outcomes.0 > 0);
+}
+
+/// The hand-tuned column chunk reader and the generated readers give the same value or
+/// the same error (message, offset and field path) for `footer`.
+fn assert_hand_tuned_agrees(footer: &Bytes) {
+    for skip in [true, false] {
+        let reader = || CompactReader::from_bytes(footer).with_skip_statistics(skip);
+        let fast = FileMetaData::read(&mut reader());
+        let generated = FileMetaData::read(&mut reader().with_hand_tuned(false));
+        assert_eq!(format!("{fast:?}"), format!("{generated:?}"));
+    }
 }
 
 /// A FileMetaData whose schema list claims `count` elements of `elem` type with only a
