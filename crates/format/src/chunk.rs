@@ -14,8 +14,8 @@
 //! which decodes the chunk (or reports the error) with its full rules. So this reader
 //! never decides anything on its own: whatever it accepts, the generated reader would
 //! have decoded to the same value. Statistics to skip are stepped over as the generated
-//! reader does (decoded and dropped when they have the usual layout, which is cheaper
-//! than the general skip and accepts nothing the general skip would reject).
+//! reader does (along their usual layout when they have it, which is cheaper than the
+//! general skip and accepts nothing the general skip would reject).
 //!
 //! `CompactReader::with_hand_tuned(false)` turns this reader off; the tests and the
 //! footer fuzz target compare both readers on the same input.
@@ -252,15 +252,14 @@ macro_rules! optional {
     }};
 }
 
-/// Steps over a statistics field that is to be skipped, from inside `ColumnMetaData`:
-/// two structures below the depth the reader is at, as the generated reader would be
-/// (so that a deeply nested value fails here exactly when it fails there).
-/// Steps over a statistics field to be skipped, decoding it with `parse` and dropping
-/// the result when it has the usual layout: the decode is cheaper than the general
-/// skip. Whatever `parse` accepts, the general skip steps over the same bytes (every
-/// value parsed is well-formed for it), provided it can enter one level more than the
-/// decode does (the list of page encoding stats and the level histograms count as a
-/// level when skipped). Otherwise the general skip decides.
+/// Steps over a statistics field to be skipped, from inside `ColumnMetaData`, with
+/// `parse` (a stepper or a decode into a dropped scratch value) when it has the usual
+/// layout: cheaper than the general skip. Whatever `parse` accepts, the general skip
+/// steps over the same bytes (every value parsed is well-formed for it), provided it
+/// can enter one level more than the decode does (the list of page encoding stats and
+/// the level histograms count as a level when skipped). Otherwise the general skip
+/// decides, two structures below the depth the reader is at, as the generated reader
+/// would be (so that a deeply nested value fails here exactly when it fails there).
 fn skip_statistics_parsed(
     c: &mut Cursor<'_>,
     r: &mut CompactReader<'_>,
@@ -353,10 +352,7 @@ fn skip_meta_data(c: &mut Cursor<'_>) -> Option<()> {
     required!(c, last, ty, id, 9, wire::I64, c.i64()?);
     optional!(c, last, ty, id, 10, wire::I64, c.i64()?);
     optional!(c, last, ty, id, 11, wire::I64, c.i64()?);
-    optional!(c, last, ty, id, 12, wire::STRUCT, {
-        let mut scratch = EMPTY_STATISTICS;
-        read_statistics(&mut scratch, c)?
-    });
+    optional!(c, last, ty, id, 12, wire::STRUCT, step_statistics(c)?);
     optional!(c, last, ty, id, 13, wire::LIST, {
         let (elem, count) = c.list_header(3)?;
         if count > 0 && elem != wire::STRUCT {
@@ -455,9 +451,7 @@ fn read_meta_data(
     if id == 12 && skip {
         skip_statistics_parsed(c, r, ty, |c| {
             (ty == wire::STRUCT).then_some(())?;
-            // Decoded into a scratch value, dropped.
-            let mut scratch = EMPTY_STATISTICS;
-            read_statistics(&mut scratch, c)
+            step_statistics(c)
         })?;
         next_field!(c, last, ty, id);
     }
@@ -547,6 +541,25 @@ fn read_statistics(s: &mut Statistics, c: &mut Cursor<'_>) -> Option<()> {
     s.is_max_value_exact = read_bool_field(c, &mut last, &mut ty, &mut id, 7)?;
     s.is_min_value_exact = read_bool_field(c, &mut last, &mut ty, &mut id, 8)?;
     s.nan_count = optional!(c, last, ty, id, 9, wire::I64, c.i64()?);
+    at_stop!(ty, id).then_some(())
+}
+
+/// Steps over a `Statistics` of the layout [`read_statistics`] accepts, checking the
+/// same things (field order and wire types, lengths within the input) without building
+/// the values: statistics to skip cost no copies of their bounds.
+fn step_statistics(c: &mut Cursor<'_>) -> Option<()> {
+    let mut last = 0i16;
+    let (mut ty, mut id);
+    next_field!(c, last, ty, id);
+    optional!(c, last, ty, id, 1, wire::BINARY, c.skip_binary()?);
+    optional!(c, last, ty, id, 2, wire::BINARY, c.skip_binary()?);
+    optional!(c, last, ty, id, 3, wire::I64, c.i64()?);
+    optional!(c, last, ty, id, 4, wire::I64, c.i64()?);
+    optional!(c, last, ty, id, 5, wire::BINARY, c.skip_binary()?);
+    optional!(c, last, ty, id, 6, wire::BINARY, c.skip_binary()?);
+    read_bool_field(c, &mut last, &mut ty, &mut id, 7)?;
+    read_bool_field(c, &mut last, &mut ty, &mut id, 8)?;
+    optional!(c, last, ty, id, 9, wire::I64, c.i64()?);
     at_stop!(ty, id).then_some(())
 }
 
