@@ -422,14 +422,18 @@ impl StatisticsConverter {
         };
         // Byte arrays read as strings go through `Utf8` (invalid UTF-8, e.g. a
         // truncated bound, becomes null).
-        let natural = match (&natural.data_type(), &self.arrow_type) {
-            (DataType::Binary, DataType::Utf8View | DataType::LargeUtf8) => {
-                match cast_with_options(&natural, &DataType::Utf8, &options) {
-                    Ok(utf8) => utf8,
-                    Err(_) => return new_null_array(&self.arrow_type, values.len()),
-                }
-            }
-            _ => natural,
+        // Dates read as Date64 are days converted to milliseconds, as the reader does.
+        let via = match (natural.data_type(), &self.arrow_type) {
+            (DataType::Binary, DataType::Utf8View | DataType::LargeUtf8) => Some(DataType::Utf8),
+            (DataType::Int32, DataType::Date64) => Some(DataType::Date32),
+            _ => None,
+        };
+        let natural = match via {
+            Some(via) => match cast_with_options(&natural, &via, &options) {
+                Ok(step) => step,
+                Err(_) => return new_null_array(&self.arrow_type, values.len()),
+            },
+            None => natural,
         };
         cast_with_options(&natural, &self.arrow_type, &options)
             .unwrap_or_else(|_| new_null_array(&self.arrow_type, values.len()))
