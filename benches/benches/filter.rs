@@ -33,8 +33,8 @@ use parquet::arrow::ArrowWriter;
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::statistics::StatisticsConverter;
 use parquet::arrow::arrow_reader::{
-    ArrowPredicateFn, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowFilter,
-    RowSelection, RowSelector,
+    ArrowPredicateFn, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowFilter, RowSelection,
+    RowSelector,
 };
 use parquet::file::properties::WriterProperties;
 use parquet::file::reader::FileReader;
@@ -69,9 +69,12 @@ fn files() -> (PathBuf, PathBuf) {
             .build()
     };
     let write = |path: &Path, batch: &RecordBatch| {
-        let mut writer =
-            ArrowWriter::try_new(File::create(path).expect("create"), batch.schema(), Some(props()))
-                .expect("writer");
+        let mut writer = ArrowWriter::try_new(
+            File::create(path).expect("create"),
+            batch.schema(),
+            Some(props()),
+        )
+        .expect("writer");
         writer.write(batch).expect("write");
         writer.close().expect("close");
     };
@@ -103,8 +106,7 @@ struct Case {
 }
 
 fn herringbone(case: &Case) -> usize {
-    let scan = ScanBuilder::try_new(File::open(&case.file).expect("open"))
-        .expect("footer");
+    let scan = ScanBuilder::try_new(File::open(&case.file).expect("open")).expect("footer");
     let schema = scan.schema().expect("schema");
     let roots: Vec<usize> = case
         .columns
@@ -124,64 +126,74 @@ fn herringbone(case: &Case) -> usize {
 fn arrow_rs(case: &Case) -> usize {
     let file = File::open(&case.file).expect("open");
     let options = ArrowReaderOptions::new().with_page_index(true);
-    let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(file, options).expect("footer");
+    let builder =
+        ParquetRecordBatchReaderBuilder::try_new_with_options(file, options).expect("footer");
     let metadata = builder.metadata().clone();
     let schema = builder.schema().clone();
     let parquet_schema = builder.parquet_schema().clone();
     let groups: Vec<usize> = (0..metadata.num_row_groups()).collect();
-    let (row_groups, selection, predicate_column): (Vec<usize>, Option<RowSelection>, &str) = match case.name {
-        n if n.contains("shipdate") => {
-            let converter = StatisticsConverter::try_new("l_shipdate", &schema, &parquet_schema).expect("converter");
-            let max = converter.row_group_maxes(metadata.row_groups().iter()).expect("maxes");
-            let from = Date32Array::new_scalar(SHIPDATE_FROM);
-            let keep = arrow_ord::cmp::gt_eq(&max, &from).expect("cmp");
-            let kept: Vec<usize> = groups.iter().copied().filter(|&g| keep.is_null(g) || keep.value(g)).collect();
-            // Pages from the page index, as a RowSelection over the kept row groups.
-            let column_index = metadata.column_index().expect("column index");
-            let offset_index = metadata.offset_index().expect("offset index");
-            let mut selectors = Vec::new();
-            for &g in &kept {
-                let maxes = converter
-                    .data_page_maxes(column_index, offset_index, [&g])
-                    .expect("page maxes");
-                let rows = converter
-                    .data_page_row_counts(offset_index, metadata.row_groups(), [&g])
-                    .expect("page rows")
-                    .expect("row counts");
-                let keep = arrow_ord::cmp::gt_eq(&maxes, &from).expect("cmp");
-                for i in 0..rows.len() {
-                    let n = rows.value(i) as usize;
-                    if keep.is_null(i) || keep.value(i) {
-                        selectors.push(RowSelector::select(n));
-                    } else {
-                        selectors.push(RowSelector::skip(n));
+    let (row_groups, selection, predicate_column): (Vec<usize>, Option<RowSelection>, &str) =
+        match case.name {
+            n if n.contains("shipdate") => {
+                let converter =
+                    StatisticsConverter::try_new("l_shipdate", &schema, &parquet_schema)
+                        .expect("converter");
+                let max = converter
+                    .row_group_maxes(metadata.row_groups().iter())
+                    .expect("maxes");
+                let from = Date32Array::new_scalar(SHIPDATE_FROM);
+                let keep = arrow_ord::cmp::gt_eq(&max, &from).expect("cmp");
+                let kept: Vec<usize> = groups
+                    .iter()
+                    .copied()
+                    .filter(|&g| keep.is_null(g) || keep.value(g))
+                    .collect();
+                // Pages from the page index, as a RowSelection over the kept row groups.
+                let column_index = metadata.column_index().expect("column index");
+                let offset_index = metadata.offset_index().expect("offset index");
+                let mut selectors = Vec::new();
+                for &g in &kept {
+                    let maxes = converter
+                        .data_page_maxes(column_index, offset_index, [&g])
+                        .expect("page maxes");
+                    let rows = converter
+                        .data_page_row_counts(offset_index, metadata.row_groups(), [&g])
+                        .expect("page rows")
+                        .expect("row counts");
+                    let keep = arrow_ord::cmp::gt_eq(&maxes, &from).expect("cmp");
+                    for i in 0..rows.len() {
+                        let n = rows.value(i) as usize;
+                        if keep.is_null(i) || keep.value(i) {
+                            selectors.push(RowSelector::select(n));
+                        } else {
+                            selectors.push(RowSelector::skip(n));
+                        }
                     }
                 }
+                (kept, Some(RowSelection::from(selectors)), "l_shipdate")
             }
-            (kept, Some(RowSelection::from(selectors)), "l_shipdate")
-        }
-        n if n.contains("bloom") => {
-            let reader = SerializedFileReader::new_with_options(
-                File::open(&case.file).expect("open"),
-                ReadOptionsBuilder::new().with_bloom_filter().build(),
-            )
-            .expect("reader");
-            let column = schema.index_of("l_partkey").expect("l_partkey");
-            let kept = groups
-                .iter()
-                .copied()
-                .filter(|&g| {
-                    let group = reader.get_row_group(g).expect("row group");
-                    match group.get_column_bloom_filter(column) {
-                        Some(sbbf) => sbbf.check(&ABSENT_PARTKEY),
-                        None => true,
-                    }
-                })
-                .collect();
-            (kept, None, "l_partkey")
-        }
-        _ => (groups, None, "l_returnflag"),
-    };
+            n if n.contains("bloom") => {
+                let reader = SerializedFileReader::new_with_options(
+                    File::open(&case.file).expect("open"),
+                    ReadOptionsBuilder::new().with_bloom_filter().build(),
+                )
+                .expect("reader");
+                let column = schema.index_of("l_partkey").expect("l_partkey");
+                let kept = groups
+                    .iter()
+                    .copied()
+                    .filter(|&g| {
+                        let group = reader.get_row_group(g).expect("row group");
+                        match group.get_column_bloom_filter(column) {
+                            Some(sbbf) => sbbf.check(&ABSENT_PARTKEY),
+                            None => true,
+                        }
+                    })
+                    .collect();
+                (kept, None, "l_partkey")
+            }
+            _ => (groups, None, "l_returnflag"),
+        };
     let filter_columns: Vec<usize> = match predicate_column {
         "l_returnflag" => vec![8, 4],
         "l_shipdate" => vec![10],
@@ -212,7 +224,11 @@ fn arrow_rs(case: &Case) -> usize {
             }
         },
     );
-    let projection: Vec<usize> = case.columns.iter().map(|c| schema.index_of(c).expect("column")).collect();
+    let projection: Vec<usize> = case
+        .columns
+        .iter()
+        .map(|c| schema.index_of(c).expect("column"))
+        .collect();
     let mut builder = builder
         .with_row_groups(row_groups)
         .with_projection(ProjectionMask::roots(&parquet_schema, projection))
@@ -231,7 +247,10 @@ fn arrow_rs(case: &Case) -> usize {
 /// DataFusion queries over the same file: Herringbone's provider and DataFusion's own
 /// Parquet source, in a session of one partition each.
 const QUERIES: &[(&str, &str)] = &[
-    ("q_count_recent", "SELECT count(*) FROM lineitem WHERE l_shipdate >= DATE '1998-09-01'"),
+    (
+        "q_count_recent",
+        "SELECT count(*) FROM lineitem WHERE l_shipdate >= DATE '1998-09-01'",
+    ),
     (
         "q_sum_flag_quantity",
         "SELECT sum(l_extendedprice) FROM lineitem WHERE l_returnflag = 'R' AND l_quantity < 5",
@@ -246,35 +265,79 @@ const QUERIES: &[(&str, &str)] = &[
         "SELECT sum(l_extendedprice * l_discount) FROM lineitem WHERE l_shipdate >= DATE '1994-01-01' \
          AND l_shipdate < DATE '1995-01-01' AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24",
     ),
-    ("q_point_orderkey", "SELECT l_orderkey, l_partkey FROM lineitem WHERE l_orderkey = 4242401"),
+    (
+        "q_point_orderkey",
+        "SELECT l_orderkey, l_partkey FROM lineitem WHERE l_orderkey = 4242401",
+    ),
 ];
 
-fn session(path: &Path, herringbone: bool, runtime: &tokio::runtime::Runtime) -> datafusion::prelude::SessionContext {
+fn session(
+    path: &Path,
+    herringbone: bool,
+    runtime: &tokio::runtime::Runtime,
+) -> datafusion::prelude::SessionContext {
     use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
     let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(1));
     if herringbone {
-        let table = herringbone_datafusion::HerringboneTable::try_new(vec![path.to_path_buf()]).expect("table");
-        ctx.register_table("lineitem", Arc::new(table)).expect("register");
+        let table = herringbone_datafusion::HerringboneTable::try_new(vec![path.to_path_buf()])
+            .expect("table");
+        ctx.register_table("lineitem", Arc::new(table))
+            .expect("register");
     } else {
         runtime
-            .block_on(ctx.register_parquet("lineitem", path.to_str().expect("path"), ParquetReadOptions::default()))
+            .block_on(ctx.register_parquet(
+                "lineitem",
+                path.to_str().expect("path"),
+                ParquetReadOptions::default(),
+            ))
             .expect("register");
     }
     ctx
 }
 
-fn run_query(ctx: &datafusion::prelude::SessionContext, sql: &str, runtime: &tokio::runtime::Runtime) -> Vec<RecordBatch> {
-    runtime.block_on(async { ctx.sql(sql).await.expect("plan").collect().await.expect("run") })
+fn run_query(
+    ctx: &datafusion::prelude::SessionContext,
+    sql: &str,
+    runtime: &tokio::runtime::Runtime,
+) -> Vec<RecordBatch> {
+    runtime.block_on(async {
+        ctx.sql(sql)
+            .await
+            .expect("plan")
+            .collect()
+            .await
+            .expect("run")
+    })
 }
 
 fn main() {
     let started = SystemTime::now();
     let (unsorted, sorted) = files();
     let cases = [
-        Case { name: "sorted_shipdate_ge", file: sorted.clone(), filter: "l_shipdate >= '1998-09-01'", columns: &["l_orderkey", "l_extendedprice", "l_shipdate"] },
-        Case { name: "unsorted_shipdate_ge", file: unsorted.clone(), filter: "l_shipdate >= '1998-09-01'", columns: &["l_orderkey", "l_extendedprice", "l_shipdate"] },
-        Case { name: "unsorted_flag_quantity", file: unsorted.clone(), filter: "l_returnflag = 'R' AND l_quantity < 5", columns: &["l_orderkey", "l_quantity", "l_returnflag", "l_comment"] },
-        Case { name: "bloom_point_lookup", file: unsorted.clone(), filter: "l_partkey = 100001", columns: &["l_orderkey", "l_partkey"] },
+        Case {
+            name: "sorted_shipdate_ge",
+            file: sorted.clone(),
+            filter: "l_shipdate >= '1998-09-01'",
+            columns: &["l_orderkey", "l_extendedprice", "l_shipdate"],
+        },
+        Case {
+            name: "unsorted_shipdate_ge",
+            file: unsorted.clone(),
+            filter: "l_shipdate >= '1998-09-01'",
+            columns: &["l_orderkey", "l_extendedprice", "l_shipdate"],
+        },
+        Case {
+            name: "unsorted_flag_quantity",
+            file: unsorted.clone(),
+            filter: "l_returnflag = 'R' AND l_quantity < 5",
+            columns: &["l_orderkey", "l_quantity", "l_returnflag", "l_comment"],
+        },
+        Case {
+            name: "bloom_point_lookup",
+            file: unsorted.clone(),
+            filter: "l_partkey = 100001",
+            columns: &["l_orderkey", "l_partkey"],
+        },
     ];
     for case in &cases {
         let (a, b) = (herringbone(case), arrow_rs(case));
@@ -288,33 +351,57 @@ fn main() {
     {
         let mut group = c.benchmark_group("filter");
         for case in &cases {
-            group.bench_function(format!("herringbone/{}", case.name), |b| b.iter(|| herringbone(case)));
-            group.bench_function(format!("arrow-rs/{}", case.name), |b| b.iter(|| arrow_rs(case)));
+            group.bench_function(format!("herringbone/{}", case.name), |b| {
+                b.iter(|| herringbone(case))
+            });
+            group.bench_function(format!("arrow-rs/{}", case.name), |b| {
+                b.iter(|| arrow_rs(case))
+            });
         }
         group.finish();
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("runtime");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
     {
         let ours = session(&unsorted, true, &runtime);
         let theirs = session(&unsorted, false, &runtime);
         for (name, sql) in QUERIES {
             let a = run_query(&ours, sql, &runtime);
             let b = run_query(&theirs, sql, &runtime);
-            let pretty = |x: &[RecordBatch]| arrow_cast::pretty::pretty_format_batches(x).expect("format").to_string();
+            let pretty = |x: &[RecordBatch]| {
+                arrow_cast::pretty::pretty_format_batches(x)
+                    .expect("format")
+                    .to_string()
+            };
             assert_eq!(pretty(&a), pretty(&b), "{name}: results differ");
         }
         let mut group = c.benchmark_group("datafusion");
         for (name, sql) in QUERIES {
-            group.bench_function(format!("herringbone/{name}"), |b| b.iter(|| run_query(&ours, sql, &runtime)));
-            group.bench_function(format!("parquet/{name}"), |b| b.iter(|| run_query(&theirs, sql, &runtime)));
+            group.bench_function(format!("herringbone/{name}"), |b| {
+                b.iter(|| run_query(&ours, sql, &runtime))
+            });
+            group.bench_function(format!("parquet/{name}"), |b| {
+                b.iter(|| run_query(&theirs, sql, &runtime))
+            });
         }
         group.finish();
     }
     c.final_summary();
     println!("\narrow-rs (or DataFusion's Parquet source) time / Herringbone time:");
     for (group, other, names) in [
-        ("filter", "arrow-rs", cases.iter().map(|c| c.name).collect::<Vec<_>>()),
-        ("datafusion", "parquet", QUERIES.iter().map(|q| q.0).collect()),
+        (
+            "filter",
+            "arrow-rs",
+            cases.iter().map(|c| c.name).collect::<Vec<_>>(),
+        ),
+        (
+            "datafusion",
+            "parquet",
+            QUERIES.iter().map(|q| q.0).collect(),
+        ),
     ] {
         for name in names {
             let ours = common::mean_ns(group, "herringbone", name, started);

@@ -131,7 +131,8 @@ impl Literal {
 
     /// Whether the literal is null.
     pub fn is_null(&self) -> bool {
-        self.value.is_null(0)
+        // A `NullArray` has no validity buffer: its nulls are logical.
+        self.value.logical_null_count() == 1
     }
 }
 

@@ -12,7 +12,13 @@ use arrow_schema::{DataType, Field, Fields, TimeUnit};
 use herringbone_arrow_bridge::predicate::{Predicate, col};
 
 fn batch() -> RecordBatch {
-    let x: ArrayRef = Arc::new(Int32Array::from(vec![Some(1), Some(2), None, Some(4), Some(5)]));
+    let x: ArrayRef = Arc::new(Int32Array::from(vec![
+        Some(1),
+        Some(2),
+        None,
+        Some(4),
+        Some(5),
+    ]));
     let name: ArrayRef = Arc::new(StringArray::from(vec![
         Some("apple"),
         Some("banana"),
@@ -178,11 +184,17 @@ fn binding_errors_name_the_column_and_the_problem() {
     let e = err("day = 'not a date'");
     assert!(e.contains("is not a value of column day (Date32)"), "{e}");
     let e = err("x = 'abc'");
-    assert!(e.contains("'abc' is not a number (column x is Int32)"), "{e}");
+    assert!(
+        e.contains("'abc' is not a number (column x is Int32)"),
+        "{e}"
+    );
     let e = err("x LIKE 'a%'");
     assert!(e.contains("LIKE needs a string column, x is Int32"), "{e}");
     let e = err("s = 1");
-    assert!(e.contains("only columns of values can be filtered on"), "{e}");
+    assert!(
+        e.contains("only columns of values can be filtered on"),
+        "{e}"
+    );
     let e = err("day = TRUE");
     assert!(e.contains("cannot be compared with column day"), "{e}");
     // Case-insensitive fallback when unambiguous.
@@ -196,9 +208,8 @@ fn binding_errors_name_the_column_and_the_problem() {
 
 #[test]
 fn timestamps_of_other_units_and_zones() {
-    let ts: ArrayRef = Arc::new(
-        TimestampSecondArray::from(vec![0, 60, 3600]).with_timezone("+01:00"),
-    );
+    let ts: ArrayRef =
+        Arc::new(TimestampSecondArray::from(vec![0, 60, 3600]).with_timezone("+01:00"));
     let b = RecordBatch::try_from_iter([("t", ts)]).unwrap();
     assert_eq!(
         b.schema().field(0).data_type(),
@@ -208,5 +219,8 @@ fn timestamps_of_other_units_and_zones() {
         .unwrap()
         .bind(&b.schema())
         .unwrap();
-    assert_eq!(p.evaluate(&b).unwrap(), BooleanArray::from(vec![false, true, true]));
+    assert_eq!(
+        p.evaluate(&b).unwrap(),
+        BooleanArray::from(vec![false, true, true])
+    );
 }

@@ -37,23 +37,46 @@ fn stats(file: &Bytes, path: &str) -> StatisticsArrays {
 #[test]
 fn integers_dates_times_in_their_arrow_types() {
     let file = two_groups(vec![
-        ("i8", Arc::new(Int8Array::from(vec![Some(-5), Some(7), None, Some(3)])) as ArrayRef),
+        (
+            "i8",
+            Arc::new(Int8Array::from(vec![Some(-5), Some(7), None, Some(3)])) as ArrayRef,
+        ),
         (
             "u32",
-            Arc::new(UInt32Array::from(vec![Some(1), Some(u32::MAX), Some(3_000_000_000), None])),
+            Arc::new(UInt32Array::from(vec![
+                Some(1),
+                Some(u32::MAX),
+                Some(3_000_000_000),
+                None,
+            ])),
         ),
         ("u64", Arc::new(UInt64Array::from(vec![u64::MAX, 0, 5, 9]))),
-        ("i64", Arc::new(Int64Array::from(vec![i64::MIN, 0, -1, i64::MAX]))),
-        ("d", Arc::new(Date32Array::from(vec![10_470, 10_000, 20_000, 19_000]))),
-        ("d64", Arc::new(Date64Array::from(vec![86_400_000, 0, 2 * 86_400_000, 3 * 86_400_000]))),
+        (
+            "i64",
+            Arc::new(Int64Array::from(vec![i64::MIN, 0, -1, i64::MAX])),
+        ),
+        (
+            "d",
+            Arc::new(Date32Array::from(vec![10_470, 10_000, 20_000, 19_000])),
+        ),
+        (
+            "d64",
+            Arc::new(Date64Array::from(vec![
+                86_400_000,
+                0,
+                2 * 86_400_000,
+                3 * 86_400_000,
+            ])),
+        ),
         (
             "ts",
-            Arc::new(
-                TimestampMicrosecondArray::from(vec![5, 1, 9, 7]).with_timezone("UTC"),
-            ),
+            Arc::new(TimestampMicrosecondArray::from(vec![5, 1, 9, 7]).with_timezone("UTC")),
         ),
         ("t", Arc::new(Time64NanosecondArray::from(vec![5, 1, 9, 7]))),
-        ("b", Arc::new(BooleanArray::from(vec![true, true, false, true]))),
+        (
+            "b",
+            Arc::new(BooleanArray::from(vec![true, true, false, true])),
+        ),
     ]);
     let s = stats(&file, "i8");
     assert_eq!(s.min.as_primitive::<Int8Type>().values(), &[-5, 3]);
@@ -64,8 +87,14 @@ fn integers_dates_times_in_their_arrow_types() {
 
     // Unsigned order: 3,000,000,000 is above 1 (its INT32 bits are negative).
     let s = stats(&file, "u32");
-    assert_eq!(s.min.as_primitive::<UInt32Type>().values(), &[1, 3_000_000_000]);
-    assert_eq!(s.max.as_primitive::<UInt32Type>().values(), &[u32::MAX, 3_000_000_000]);
+    assert_eq!(
+        s.min.as_primitive::<UInt32Type>().values(),
+        &[1, 3_000_000_000]
+    );
+    assert_eq!(
+        s.max.as_primitive::<UInt32Type>().values(),
+        &[u32::MAX, 3_000_000_000]
+    );
     let s = stats(&file, "u64");
     assert_eq!(s.min.as_primitive::<UInt64Type>().values(), &[0, 5]);
     assert_eq!(s.max.as_primitive::<UInt64Type>().values(), &[u64::MAX, 9]);
@@ -75,22 +104,40 @@ fn integers_dates_times_in_their_arrow_types() {
 
     let s = stats(&file, "d");
     assert_eq!(s.min.data_type(), &DataType::Date32);
-    assert_eq!(s.min.as_primitive::<Date32Type>().values(), &[10_000, 19_000]);
+    assert_eq!(
+        s.min.as_primitive::<Date32Type>().values(),
+        &[10_000, 19_000]
+    );
     // Date64 is stored as days and read back as milliseconds.
     let s = stats(&file, "d64");
     assert_eq!(s.min.data_type(), &DataType::Date64);
-    assert_eq!(s.min.as_primitive::<Date64Type>().values(), &[0, 2 * 86_400_000]);
-    assert_eq!(s.max.as_primitive::<Date64Type>().values(), &[86_400_000, 3 * 86_400_000]);
+    assert_eq!(
+        s.min.as_primitive::<Date64Type>().values(),
+        &[0, 2 * 86_400_000]
+    );
+    assert_eq!(
+        s.max.as_primitive::<Date64Type>().values(),
+        &[86_400_000, 3 * 86_400_000]
+    );
 
     let s = stats(&file, "ts");
     assert_eq!(
         s.min.data_type(),
         &DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
     );
-    assert_eq!(s.min.as_primitive::<TimestampMicrosecondType>().values(), &[1, 7]);
-    assert_eq!(s.max.as_primitive::<TimestampMicrosecondType>().values(), &[5, 9]);
+    assert_eq!(
+        s.min.as_primitive::<TimestampMicrosecondType>().values(),
+        &[1, 7]
+    );
+    assert_eq!(
+        s.max.as_primitive::<TimestampMicrosecondType>().values(),
+        &[5, 9]
+    );
     let s = stats(&file, "t");
-    assert_eq!(s.min.as_primitive::<Time64NanosecondType>().values(), &[1, 7]);
+    assert_eq!(
+        s.min.as_primitive::<Time64NanosecondType>().values(),
+        &[1, 7]
+    );
 
     let s = stats(&file, "b");
     assert_eq!(s.min.as_boolean(), &BooleanArray::from(vec![true, false]));
@@ -100,13 +147,18 @@ fn integers_dates_times_in_their_arrow_types() {
 #[test]
 fn decimals_of_every_storage() {
     let dec = |p: u8, s: i8, v: Vec<i128>| -> ArrayRef {
-        Arc::new(Decimal128Array::from(v).with_precision_and_scale(p, s).unwrap())
+        Arc::new(
+            Decimal128Array::from(v)
+                .with_precision_and_scale(p, s)
+                .unwrap(),
+        )
     };
     let wide: ArrayRef = Arc::new(
         Decimal256Array::from(vec![
             arrow_buffer::i256::from_i128(-7),
             arrow_buffer::i256::from_i128(12),
-            arrow_buffer::i256::MAX.wrapping_div(arrow_buffer::i256::from_i128(10i128.pow(10))),
+            arrow_buffer::i256::from_i128(10i128.pow(30))
+                .wrapping_mul(arrow_buffer::i256::from_i128(10i128.pow(29))),
             arrow_buffer::i256::from_i128(0),
         ])
         .with_precision_and_scale(60, 2)
@@ -120,20 +172,38 @@ fn decimals_of_every_storage() {
     ]);
     let s = stats(&file, "d5");
     assert_eq!(s.min.data_type(), &DataType::Decimal128(5, 2));
-    assert_eq!(s.min.as_primitive::<Decimal128Type>().values(), &[-125, 299]);
-    assert_eq!(s.max.as_primitive::<Decimal128Type>().values(), &[1250, 300]);
+    assert_eq!(
+        s.min.as_primitive::<Decimal128Type>().values(),
+        &[-125, 299]
+    );
+    assert_eq!(
+        s.max.as_primitive::<Decimal128Type>().values(),
+        &[1250, 300]
+    );
     let s = stats(&file, "d15");
-    assert_eq!(s.max.as_primitive::<Decimal128Type>().values(), &[10i128.pow(14), 8]);
+    assert_eq!(
+        s.max.as_primitive::<Decimal128Type>().values(),
+        &[10i128.pow(14), 8]
+    );
     // FIXED_LEN_BYTE_ARRAY: big-endian two's complement, compared signed.
     let s = stats(&file, "d30");
     assert_eq!(s.min.data_type(), &DataType::Decimal128(30, 4));
-    assert_eq!(s.min.as_primitive::<Decimal128Type>().values(), &[-(10i128.pow(29)), -3]);
+    assert_eq!(
+        s.min.as_primitive::<Decimal128Type>().values(),
+        &[-(10i128.pow(29)), -3]
+    );
     assert_eq!(s.max.as_primitive::<Decimal128Type>().values(), &[5, 2]);
     let s = stats(&file, "d60");
     assert_eq!(s.min.data_type(), &DataType::Decimal256(60, 2));
     let wide = wide.as_primitive::<Decimal256Type>();
-    assert_eq!(s.min.as_primitive::<Decimal256Type>().values(), &[wide.value(0), wide.value(3)]);
-    assert_eq!(s.max.as_primitive::<Decimal256Type>().values(), &[wide.value(1), wide.value(2)]);
+    assert_eq!(
+        s.min.as_primitive::<Decimal256Type>().values(),
+        &[wide.value(0), wide.value(3)]
+    );
+    assert_eq!(
+        s.max.as_primitive::<Decimal256Type>().values(),
+        &[wide.value(1), wide.value(2)]
+    );
 }
 
 #[test]
@@ -174,7 +244,10 @@ fn floats_nan_and_zero_rules() {
 
     // A NaN bound (from a writer that let one in) makes the pair unusable.
     let (mut metadata, descriptor, mapping) = common::open(&file);
-    let chunk = metadata.row_groups[0].columns[0].meta_data.as_mut().unwrap();
+    let chunk = metadata.row_groups[0].columns[0]
+        .meta_data
+        .as_mut()
+        .unwrap();
     chunk.statistics.as_mut().unwrap().max_value = Some(Binary::from(&f64::NAN.to_le_bytes()[..]));
     let converter = StatisticsConverter::try_new("f", &metadata, &descriptor, &mapping).unwrap();
     let s = converter.row_groups(&metadata, &[0, 1]).unwrap();
@@ -187,15 +260,27 @@ fn strings_binaries_and_truncated_bounds() {
     let batch = RecordBatch::try_from_iter([
         (
             "s",
-            Arc::new(StringArray::from(vec![Some("banana"), Some("apple"), None, None])) as ArrayRef,
+            Arc::new(StringArray::from(vec![
+                Some("banana"),
+                Some("apple"),
+                None,
+                None,
+            ])) as ArrayRef,
         ),
         (
             "long",
-            Arc::new(StringArray::from(vec!["abcdefgh", "abcdzzzz", "xyz", "xyzw"])),
+            Arc::new(StringArray::from(vec![
+                "abcdefgh", "abcdzzzz", "xyz", "xyzw",
+            ])),
         ),
         (
             "bin",
-            Arc::new(BinaryArray::from(vec![&b"\xff\x00"[..], b"\x01", b"", b"\x80"])),
+            Arc::new(BinaryArray::from(vec![
+                &b"\xff\x00"[..],
+                b"\x01",
+                b"",
+                b"\x80",
+            ])),
         ),
         (
             "fixed",
@@ -215,8 +300,10 @@ fn strings_binaries_and_truncated_bounds() {
     let file = common::write(&[batch], props);
     let s = stats(&file, "s");
     assert_eq!(s.min.data_type(), &DataType::Utf8);
-    assert_eq!(s.min.as_string::<i32>().value(0), "apple");
-    assert_eq!(s.max.as_string::<i32>().value(0), "banana");
+    // Truncated to 4 bytes: a lower bound, and an upper bound with its last byte raised.
+    assert_eq!(s.min.as_string::<i32>().value(0), "appl");
+    assert_eq!(s.max.as_string::<i32>().value(0), "banb");
+    assert!(!s.min_exact.value(0) && !s.max_exact.value(0));
     // The second row group holds only nulls: no bounds, every row null.
     assert!(s.min.is_null(1) && s.max.is_null(1));
     assert_eq!(s.null_count.values(), &[0, 2]);
@@ -246,7 +333,10 @@ fn strings_binaries_and_truncated_bounds() {
 #[test]
 fn deprecated_min_max_only_where_signed_and_unknown_orders_refused() {
     let file = two_groups(vec![
-        ("i", Arc::new(Int32Array::from(vec![-3, 4, 5, 6])) as ArrayRef),
+        (
+            "i",
+            Arc::new(Int32Array::from(vec![-3, 4, 5, 6])) as ArrayRef,
+        ),
         ("u", Arc::new(UInt32Array::from(vec![1, 2, 3, 4]))),
         ("s", Arc::new(StringArray::from(vec!["a", "b", "c", "d"]))),
     ]);
@@ -254,7 +344,13 @@ fn deprecated_min_max_only_where_signed_and_unknown_orders_refused() {
     // An old writer: only the deprecated fields.
     for group in &mut metadata.row_groups {
         for chunk in &mut group.columns {
-            let s = chunk.meta_data.as_mut().unwrap().statistics.as_mut().unwrap();
+            let s = chunk
+                .meta_data
+                .as_mut()
+                .unwrap()
+                .statistics
+                .as_mut()
+                .unwrap();
             s.min = s.min_value.take();
             s.max = s.max_value.take();
         }
@@ -316,8 +412,14 @@ fn page_statistics_from_the_page_index() {
     for page in 0..4 {
         let rows = &values[page * 25..(page + 1) * 25];
         let present: Vec<i32> = rows.iter().flatten().copied().collect();
-        assert_eq!(s.min.as_primitive::<Int32Type>().value(page), *present.iter().min().unwrap());
-        assert_eq!(s.max.as_primitive::<Int32Type>().value(page), *present.iter().max().unwrap());
+        assert_eq!(
+            s.min.as_primitive::<Int32Type>().value(page),
+            *present.iter().min().unwrap()
+        );
+        assert_eq!(
+            s.max.as_primitive::<Int32Type>().value(page),
+            *present.iter().max().unwrap()
+        );
         assert_eq!(
             s.null_count.value(page) as usize,
             rows.iter().filter(|v| v.is_none()).count()
@@ -333,16 +435,29 @@ fn page_statistics_from_the_page_index() {
     let e = converter
         .pages(Some(&short), &offset_index, 100)
         .unwrap_err();
-    assert!(e.to_string().contains("column x: column index has 3 min_values for 4 pages"), "{e}");
-    let e = converter.pages(Some(&column_index), &offset_index, 60).unwrap_err();
-    assert!(e.to_string().contains("offset index: page 3 starts at row 75"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("column x: column index has 3 min_values for 4 pages"),
+        "{e}"
+    );
+    let e = converter
+        .pages(Some(&column_index), &offset_index, 60)
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("offset index: page 2 starts at row 50 and the next at 75"),
+        "{e}"
+    );
 }
 
 #[test]
 fn files_written_by_arrow_rs() {
     use parquet::file::properties::{EnabledStatistics, WriterProperties as Props};
     let batch = RecordBatch::try_from_iter([
-        ("u16", Arc::new(UInt16Array::from(vec![1, 65_535, 7, 8])) as ArrayRef),
+        (
+            "u16",
+            Arc::new(UInt16Array::from(vec![1, 65_535, 7, 8])) as ArrayRef,
+        ),
         (
             "dec",
             Arc::new(
@@ -355,7 +470,10 @@ fn files_written_by_arrow_rs() {
             "ts",
             Arc::new(TimestampNanosecondArray::from(vec![3, 1, 2, 4]).with_timezone("+02:00")),
         ),
-        ("s", Arc::new(StringViewArray::from(vec!["b", "a", "d", "c"]))),
+        (
+            "s",
+            Arc::new(StringViewArray::from(vec!["b", "a", "d", "c"])),
+        ),
     ])
     .unwrap();
     let props = Props::builder()
@@ -367,13 +485,19 @@ fn files_written_by_arrow_rs() {
     assert_eq!(s.max.as_primitive::<UInt16Type>().values(), &[65_535, 8]);
     let s = stats(&file, "dec");
     assert_eq!(s.min.data_type(), &DataType::Decimal128(20, 3));
-    assert_eq!(s.max.as_primitive::<Decimal128Type>().values(), &[2_000_000_000_000, 4]);
+    assert_eq!(
+        s.max.as_primitive::<Decimal128Type>().values(),
+        &[2_000_000_000_000, 4]
+    );
     let s = stats(&file, "ts");
     assert_eq!(
         s.min.data_type(),
         &DataType::Timestamp(TimeUnit::Nanosecond, Some("+02:00".into()))
     );
-    assert_eq!(s.min.as_primitive::<TimestampNanosecondType>().values(), &[1, 2]);
+    assert_eq!(
+        s.min.as_primitive::<TimestampNanosecondType>().values(),
+        &[1, 2]
+    );
     let s = stats(&file, "s");
     assert_eq!(s.min.data_type(), &DataType::Utf8View);
     assert_eq!(s.min.as_string_view().value(0), "a");
@@ -394,7 +518,10 @@ fn int96_and_unknown_paths() {
     assert!(matches!(s.min.data_type(), DataType::Timestamp(_, _)));
     assert!(s.min.is_null(0) && s.max.is_null(0));
     let e = StatisticsConverter::try_new("nope", &metadata, &descriptor, &mapping).unwrap_err();
-    assert!(e.to_string().contains("no leaf column at path `nope`"), "{e}");
+    assert!(
+        e.to_string().contains("no leaf column at path `nope`"),
+        "{e}"
+    );
     let e = converter.row_groups(&metadata, &[5]).unwrap_err();
     assert!(e.to_string().contains("row group 5 out of range"), "{e}");
 }

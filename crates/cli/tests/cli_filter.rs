@@ -35,11 +35,29 @@ fn file() -> String {
 #[test]
 fn cat_prints_only_matching_rows() {
     let f = file();
-    let text = ok(&["cat", &f, "--format", "csv", "--filter", "id >= 995 AND flag = 'R'"]);
+    let text = ok(&[
+        "cat",
+        &f,
+        "--format",
+        "csv",
+        "--filter",
+        "id >= 995 AND flag = 'R'",
+    ]);
     assert_eq!(text, "id,flag,day\n996,R,10099\n999,R,10099\n");
-    let text = ok(&["cat", &f, "--format", "csv", "--columns", "id", "--filter", "flag IN ('A') AND id < 5"]);
+    let text = ok(&[
+        "cat",
+        &f,
+        "--format",
+        "csv",
+        "--columns",
+        "id",
+        "--filter",
+        "flag IN ('A') AND id < 5",
+    ]);
     assert_eq!(text, "id\n1\n4\n");
-    let text = ok(&["cat", &f, "--format", "csv", "--limit", "2", "--filter", "id > 500"]);
+    let text = ok(&[
+        "cat", &f, "--format", "csv", "--limit", "2", "--filter", "id > 500",
+    ]);
     assert_eq!(text, "id,flag,day\n501,N,10050\n502,R,10050\n");
 }
 
@@ -47,7 +65,10 @@ fn cat_prints_only_matching_rows() {
 fn scan_reports_what_was_pruned() {
     let f = file();
     let text = ok(&["scan", &f, "--filter", "id >= 950"]);
-    assert!(text.contains("row groups:    read 1 of 10 (skipped: 9 by statistics, 0 by Bloom filters"), "{text}");
+    assert!(
+        text.contains("row groups:    read 1 of 10 (skipped: 9 by statistics, 0 by Bloom filters"),
+        "{text}"
+    );
     assert!(text.contains("rows:          matched 50 of 1000"), "{text}");
     assert!(text.contains("pages:         read "), "{text}");
     // A value no row has: the Bloom filters skip what the statistics keep.
@@ -62,11 +83,20 @@ fn filter_errors_name_the_problem() {
     let out = hb(&["cat", &f, "--filter", "id >="]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--filter: expected a literal, found the end of the filter at offset 5"), "{err}");
+    assert!(
+        err.contains("--filter: expected a literal, found the end of the filter at offset 5"),
+        "{err}"
+    );
     let out = hb(&["cat", &f, "--filter", "nope = 1"]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--filter: no column `nope` (the columns are id, flag, day)"), "{err}");
+    assert!(
+        err.contains("--filter: no column `nope` (the columns are id, flag, day)"),
+        "{err}"
+    );
     let out = hb(&["scan", &f, "--filter", "day = 'x'"]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--filter: 'x' is not a number (column day is Int64)"), "{err}");
+    assert!(
+        err.contains("--filter: 'x' is not a number (column day is Int64)"),
+        "{err}"
+    );
 }

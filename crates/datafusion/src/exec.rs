@@ -111,8 +111,12 @@ impl DisplayAs for HerringboneExec {
                     self.partitions.len()
                 )?;
                 if let Some(p) = &self.projection {
-                    let names: Vec<&str> =
-                        self.schema.fields().iter().map(|f| f.name().as_str()).collect();
+                    let names: Vec<&str> = self
+                        .schema
+                        .fields()
+                        .iter()
+                        .map(|f| f.name().as_str())
+                        .collect();
                     write!(f, ", projection=[{}]", names.join(", "))?;
                     let _ = p;
                 }
@@ -167,7 +171,11 @@ impl ExecutionPlan for HerringboneExec {
         }
     }
 
-    fn execute(&self, partition: usize, _context: Arc<TaskContext>) -> Result<SendableRecordBatchStream> {
+    fn execute(
+        &self,
+        partition: usize,
+        _context: Arc<TaskContext>,
+    ) -> Result<SendableRecordBatchStream> {
         let parts = self
             .partitions
             .get(partition)
@@ -215,7 +223,8 @@ impl ScanTask {
             let entry = &self.files[part.file];
             let path = entry.path.display();
             let wrap = |e: herringbone::arrow::Error| external(format!("{path}: {e}"));
-            let file = std::fs::File::open(&entry.path).map_err(|e| external(format!("{path}: {e}")))?;
+            let file =
+                std::fs::File::open(&entry.path).map_err(|e| external(format!("{path}: {e}")))?;
             let mut scan = ScanBuilder::try_new(file)
                 .map_err(wrap)?
                 .with_row_groups(part.row_groups.clone())
@@ -260,6 +269,10 @@ impl ScanTask {
         }
         let options = datafusion::arrow::record_batch::RecordBatchOptions::new()
             .with_row_count(Some(batch.num_rows()));
-        Ok(RecordBatch::try_new_with_options(self.schema.clone(), columns, &options)?)
+        Ok(RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            columns,
+            &options,
+        )?)
     }
 }

@@ -12,9 +12,9 @@
 //! Anything else (functions, casts of the column, arithmetic, comparisons of two columns)
 //! is not translated and left to DataFusion.
 
-use herringbone::arrow::predicate::{ColumnRef, CompareOp, Literal, Predicate};
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{BinaryExpr, Expr, Operator};
+use herringbone::arrow::predicate::{ColumnRef, CompareOp, Literal, Predicate};
 
 /// The predicate a DataFusion expression stands for, or `None` when it has no
 /// translation (see the [module documentation](self)).
@@ -138,7 +138,10 @@ mod tests {
         let e = col("a").between(lit(1i32), lit(2i32));
         assert_eq!(to_predicate(&e).unwrap().to_string(), "a >= 1 AND a <= 2");
         let e = col("s").like(lit("ab%")).or(col("s").is_null());
-        assert_eq!(to_predicate(&e).unwrap().to_string(), "s LIKE 'ab%' OR s IS NULL");
+        assert_eq!(
+            to_predicate(&e).unwrap().to_string(),
+            "s LIKE 'ab%' OR s IS NULL"
+        );
         let e = col("a").in_list(vec![lit(1i32), lit(2i32)], true);
         assert_eq!(to_predicate(&e).unwrap().to_string(), "a NOT IN (1, 2)");
         // Not translated: arithmetic, two columns, a function.

@@ -52,7 +52,8 @@ fn column_statistics(files: &[Arc<FileEntry>], field: usize) -> Option<ColumnSta
                 (Some(n), true) => Some(n.saturating_add(stats.null_count.value(i) as usize)),
                 _ => None,
             };
-            let all_null = stats.null_count.is_valid(i) && stats.null_count.value(i) == stats.row_count.value(i);
+            let all_null = stats.null_count.is_valid(i)
+                && stats.null_count.value(i) == stats.row_count.value(i);
             if all_null {
                 continue;
             }
@@ -80,7 +81,12 @@ fn column_statistics(files: &[Arc<FileEntry>], field: usize) -> Option<ColumnSta
 
 /// Folds entry `i` into the running minimum (`is_min`) or maximum; `false` when the
 /// entry has no bound (the table's bound is then unknown).
-fn fold(acc: &mut Option<(ScalarValue, bool)>, stats: &StatisticsArrays, i: usize, is_min: bool) -> bool {
+fn fold(
+    acc: &mut Option<(ScalarValue, bool)>,
+    stats: &StatisticsArrays,
+    i: usize,
+    is_min: bool,
+) -> bool {
     let (array, exact) = if is_min {
         (&stats.min, &stats.min_exact)
     } else {

@@ -1,6 +1,5 @@
 //! [`HerringboneTable`]: Parquet files as a DataFusion table, scanned by Herringbone.
 
-use std::any::Any;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -115,7 +114,8 @@ impl HerringboneTable {
 }
 
 fn open(path: &Path) -> Result<FileEntry> {
-    let file = std::fs::File::open(path).map_err(|e| external(format!("{}: {e}", path.display())))?;
+    let file =
+        std::fs::File::open(path).map_err(|e| external(format!("{}: {e}", path.display())))?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(file)
         .map_err(|e| external(format!("{}: {e}", path.display())))?;
     let metadata = builder.metadata().clone();
@@ -141,7 +141,10 @@ pub(crate) fn external(message: impl Into<String>) -> DataFusionError {
 impl fmt::Debug for HerringboneTable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HerringboneTable")
-            .field("files", &self.files.iter().map(|e| &e.path).collect::<Vec<_>>())
+            .field(
+                "files",
+                &self.files.iter().map(|e| &e.path).collect::<Vec<_>>(),
+            )
             .field("schema", &self.schema)
             .finish()
     }
@@ -149,10 +152,6 @@ impl fmt::Debug for HerringboneTable {
 
 #[async_trait]
 impl TableProvider for HerringboneTable {
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
     fn schema(&self) -> SchemaRef {
         self.schema.clone()
     }
@@ -161,7 +160,10 @@ impl TableProvider for HerringboneTable {
         TableType::Base
     }
 
-    fn supports_filters_pushdown(&self, filters: &[&Expr]) -> Result<Vec<TableProviderFilterPushDown>> {
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&Expr],
+    ) -> Result<Vec<TableProviderFilterPushDown>> {
         Ok(filters
             .iter()
             .map(|f| match to_predicate(f) {
@@ -189,7 +191,9 @@ impl TableProvider for HerringboneTable {
             let groups: Vec<usize> = (0..file.metadata.row_groups.len()).collect();
             let keep = match &predicate {
                 Some(p) => {
-                    let bound = p.bind(file.mapping.schema()).map_err(|e| external(e.to_string()))?;
+                    let bound = p
+                        .bind(file.mapping.schema())
+                        .map_err(|e| external(e.to_string()))?;
                     Pruner::try_new(&bound, &file.metadata, &file.descriptor, &file.mapping)
                         .and_then(|pruner| pruner.row_groups(&file.metadata, &groups))
                         .map_err(|e| external(format!("{}: {e}", file.path.display())))?
@@ -285,7 +289,10 @@ mod tests {
             [vec![(0, vec![0, 1])], vec![(1, vec![0, 1])]]
         );
         assert_eq!(shape(&split(&units, 8)).len(), 4);
-        assert_eq!(shape(&split(&units, 1)), [vec![(0, vec![0, 1]), (1, vec![0, 1])]]);
+        assert_eq!(
+            shape(&split(&units, 1)),
+            [vec![(0, vec![0, 1]), (1, vec![0, 1])]]
+        );
         let uneven = [(0, 0, 100), (0, 1, 1), (0, 2, 1), (0, 3, 1)];
         let parts = shape(&split(&uneven, 3));
         assert_eq!(parts.len(), 3);

@@ -159,6 +159,11 @@ fn timestamp(
         safe: false,
         ..Default::default()
     };
+    // Named zones need arrow's chrono-tz feature; the UTC names are the offset +00:00.
+    let tz = match tz.as_deref() {
+        Some("UTC" | "utc" | "Etc/UTC" | "GMT" | "Z" | "Etc/GMT") => Some("+00:00".into()),
+        _ => tz,
+    };
     let fine = DataType::Timestamp(TimeUnit::Nanosecond, tz);
     let err = |e: arrow_schema::ArrowError| {
         Error::invalid_argument(format!(

@@ -169,6 +169,10 @@ fn per_value(
     f: &dyn Fn(&dyn Array) -> Result<BooleanArray>,
 ) -> Result<BooleanArray> {
     if let Some(dict) = array.as_any_dictionary_opt() {
+        if dict.values().is_empty() {
+            // No entries: every key is null.
+            return Ok(BooleanArray::new_null(array.len()));
+        }
         let on_values = f(dict.values().as_ref())?;
         let keys = dict.normalized_keys();
         let mut values = Vec::with_capacity(keys.len());

@@ -93,8 +93,7 @@ impl Batches {
             .map_err(|e| named(&e))?
             .with_schema_options(options.clone());
         if let Some(filter) = &args.filter {
-            let predicate =
-                Predicate::parse(filter).map_err(|e| format!("--{e}"))?;
+            let predicate = Predicate::parse(filter).map_err(|e| format!("--{e}"))?;
             builder = builder.with_predicate(predicate);
         }
         let file_schema = builder.schema().map_err(|e| named(&e))?;

@@ -16,7 +16,8 @@ use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::prelude::SessionContext;
 use herringbone_datafusion::HerringboneTable;
 
-const USAGE: &str = "usage: hb-sql --table NAME=PATH [--table NAME=PATH ...] [--format table|csv|jsonl] \"SQL\"";
+const USAGE: &str =
+    "usage: hb-sql --table NAME=PATH [--table NAME=PATH ...] [--format table|csv|jsonl] \"SQL\"";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Format {
@@ -107,9 +108,17 @@ fn print(
         Format::Table => {
             if batches.iter().all(|b| b.num_rows() == 0) {
                 let empty = RecordBatch::new_empty(schema);
-                writeln!(out, "{}", datafusion::arrow::util::pretty::pretty_format_batches(&[empty])?)?;
+                writeln!(
+                    out,
+                    "{}",
+                    datafusion::arrow::util::pretty::pretty_format_batches(&[empty])?
+                )?;
             } else {
-                writeln!(out, "{}", datafusion::arrow::util::pretty::pretty_format_batches(batches)?)?;
+                writeln!(
+                    out,
+                    "{}",
+                    datafusion::arrow::util::pretty::pretty_format_batches(batches)?
+                )?;
             }
         }
         Format::Csv => {
@@ -142,7 +151,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
         Err(e) => {
             eprintln!("hb-sql: starting the runtime: {e}");
