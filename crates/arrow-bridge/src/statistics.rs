@@ -244,15 +244,7 @@ impl StatisticsConverter {
     }
 
     /// `(min, max, min exact, max exact)` bytes of one chunk's statistics.
-    fn chunk_bounds<'s>(
-        &self,
-        s: &'s Statistics,
-    ) -> (
-        Option<&'s [u8]>,
-        Option<&'s [u8]>,
-        Option<bool>,
-        Option<bool>,
-    ) {
+    fn chunk_bounds<'s>(&self, s: &'s Statistics) -> ChunkBounds<'s> {
         let rule = self.rule;
         if rule.use_values && (s.min_value.is_some() || s.max_value.is_some()) {
             let exact = |flag: Option<bool>, present: bool| {
@@ -439,6 +431,14 @@ impl StatisticsConverter {
             .unwrap_or_else(|_| new_null_array(&self.arrow_type, values.len()))
     }
 }
+
+/// `(min, max, min exact, max exact)` of one column chunk.
+type ChunkBounds<'s> = (
+    Option<&'s [u8]>,
+    Option<&'s [u8]>,
+    Option<bool>,
+    Option<bool>,
+);
 
 /// Rows of each page from the offset index's first row indices.
 fn page_row_counts(offset_index: &OffsetIndex, row_group_rows: u64) -> Result<Vec<u64>> {

@@ -2,7 +2,7 @@
 //! errors that name the filter's problem.
 
 mod common;
-use common::{hb, temp_dir};
+use common::{fails, hb, temp_dir};
 
 fn ok(args: &[&str]) -> String {
     let out = hb(args);
@@ -80,21 +80,17 @@ fn scan_reports_what_was_pruned() {
 #[test]
 fn filter_errors_name_the_problem() {
     let f = file();
-    let out = hb(&["cat", &f, "--filter", "id >="]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = fails(&["cat", &f, "--filter", "id >="]);
     assert!(
         err.contains("--filter: expected a literal, found the end of the filter at offset 5"),
         "{err}"
     );
-    let out = hb(&["cat", &f, "--filter", "nope = 1"]);
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = fails(&["cat", &f, "--filter", "nope = 1"]);
     assert!(
         err.contains("--filter: no column `nope` (the columns are id, flag, day)"),
         "{err}"
     );
-    let out = hb(&["scan", &f, "--filter", "day = 'x'"]);
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = fails(&["scan", &f, "--filter", "day = 'x'"]);
     assert!(
         err.contains("--filter: 'x' is not a number (column day is Int64)"),
         "{err}"

@@ -52,7 +52,7 @@ pub(crate) fn may_match(
             .collect(),
         Bound::IsNull { negated: true, .. } => (0..n).map(has_value).collect(),
         Bound::Compare { op, value, .. } => {
-            let satisfiable_by_nan = float && !(matches!(op, CompareOp::Eq) && !is_nan(value));
+            let satisfiable_by_nan = float && (!matches!(op, CompareOp::Eq) || is_nan(value));
             let by_bounds = compare_bounds(stats, *op, value)?;
             (0..n)
                 .map(|i| has_value(i) && (by_bounds[i] || (satisfiable_by_nan && !nan_free(i))))

@@ -11,7 +11,7 @@ pub struct RowRanges {
 impl RowRanges {
     /// Rows `0..rows`.
     pub fn all(rows: u64) -> Self {
-        Self::from_sorted(vec![0..rows])
+        Self::from_sorted(std::iter::once(0..rows))
     }
 
     /// No rows.
