@@ -106,6 +106,8 @@ class PythonPeers:
             self.table = self.frame = None
             self.table = pyarrow.ipc.open_file(path).read_all()
             self.table_path = path
+            if hasattr(self, "duckdb"):
+                self.duckdb.register("source_table", self.table)
 
     def write(self, writer: str, source: str, output: str, row_groups: int | None = None):
         """Writes the table in the IPC file `source` to `output` with `writer`'s defaults
@@ -131,12 +133,11 @@ class PythonPeers:
                 self.frame.write_parquet(output)
             return time.perf_counter_ns() - start
         if writer == "duckdb":
-            table = self.table  # noqa: F841  (DuckDB finds the table by its name)
             options = "FORMAT parquet"
             if rows_per_group:
                 options += f", ROW_GROUP_SIZE {rows_per_group}"
             start = time.perf_counter_ns()
-            self.duckdb.execute(f"COPY (SELECT * FROM table) TO '{output}' ({options})")
+            self.duckdb.execute(f"COPY source_table TO '{output}' ({options})")
             return time.perf_counter_ns() - start
         raise ValueError(f"unknown Python writer {writer}")
 
@@ -169,10 +170,11 @@ def once_main(reader: str, path: str | None, threads: int):
     """`--once`: one read in a fresh process (or none: the baseline), for peak RSS."""
     peers = PythonPeers(threads, libraries=(reader,))
     if path:
-        _, rows = peers.read(reader, path)
-        print(json.dumps({"rows": rows}))
+        result, rows = peers.read(reader, path)
+        print(json.dumps({"rows": rows, "peak_rss": peak_rss()}))
+        del result
     else:
-        print(json.dumps({}))
+        print(json.dumps({"peak_rss": peak_rss()}))
 
 
 # --------------------------------------------------------------------------------------
@@ -210,16 +212,29 @@ def peer_env(threads: int) -> dict:
     return env
 
 
-def max_rss(argv, env=None) -> tuple[int | None, str]:
-    """Runs `argv` to the end; its maximum RSS in bytes and its output."""
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
-    text = process.stdout.read().decode(errors="replace").strip()
-    # wait4, not wait: the rusage of this child alone.
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode != 0:
+def peak_rss() -> int | None:
+    """This process's peak RSS in bytes (VmHWM: the high-water mark of its own memory
+    since exec, which a child's rusage does not give: Linux carries the parent's RSS
+    at fork into the child's ru_maxrss)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def run_for_peak_rss(argv, env=None) -> tuple[int | None, str]:
+    """Runs `argv` (a `suite read` or `--once` process, which reports its own peak RSS
+    as `peak_rss` in its JSON answer); the peak in bytes and the output."""
+    result = subprocess.run(argv, capture_output=True, text=True, env=env)
+    text = (result.stdout + result.stderr).strip()
+    try:
+        return json.loads(result.stdout.strip().splitlines()[-1])["peak_rss"], text
+    except (json.JSONDecodeError, KeyError, IndexError):
         return None, text
-    return usage.ru_maxrss * 1024, text
 
 
 def build_suite(threads: bool) -> Path | None:
@@ -406,12 +421,12 @@ def measure_memory(suite, files, readers, threads, views):
         a = [sys.executable, __file__, "--once", reader, "--threads", str(threads)]
         return a + ([path] if path else [])
 
-    baseline = {r: max_rss(argv(r, None), env)[0] for r in readers}
+    baseline = {r: run_for_peak_rss(argv(r, None), env)[0] for r in readers}
     memory = {}
     for f in files:
         memory[f["path"]] = {}
         for reader in readers:
-            rss, _ = max_rss(argv(reader, f["path"]), env)
+            rss, _ = run_for_peak_rss(argv(reader, f["path"]), env)
             memory[f["path"]][reader] = rss
     return memory, baseline
 
@@ -478,7 +493,9 @@ def ms(ns):
 
 
 def mib(b):
-    return "—" if b is None else f"{b / 2**20:.0f} MiB"
+    if b is None:
+        return "—"
+    return f"{b / 2**20:.1f} MiB" if b < 10 * 2**20 else f"{b / 2**20:.0f} MiB"
 
 
 def ratio(x):

@@ -6,7 +6,8 @@
 //! ```text
 //! suite serve                         JSON requests on stdin, one JSON answer a line
 //! suite read READER FILE [--views] [--batch-size N] [--threads N]
-//!                                     one whole-file read (the peak-memory process)
+//!                                     one whole-file read, with this process's peak
+//!                                     RSS (the peak-memory figure)
 //! suite check FILE [--views]          Herringbone's batches against arrow-rs's
 //! suite write WRITER IN.arrow OUT.parquet [--delta] [--row-group-rows N]
 //! suite footer FILE [--rounds N]      footer decode, paired rounds
@@ -48,7 +49,9 @@ fn run(args: &[String]) -> Result<Option<Value>, String> {
         "serve" => serve().map(|()| None),
         "read" => {
             let reader = Reader::parse(rest.positional(0)?)?;
-            timed_read(reader, rest.positional(1)?, rest.read_options()?).map(Some)
+            let mut answer = timed_read(reader, rest.positional(1)?, rest.read_options()?)?;
+            answer["peak_rss"] = json!(peak_rss());
+            Ok(Some(answer))
         }
         "check" => {
             let rows = read::check(rest.positional(0)?, rest.read_options()?)?;
@@ -70,12 +73,21 @@ fn run(args: &[String]) -> Result<Option<Value>, String> {
                 json!({ "herringbone_ns": ours, "arrow_rs_ns": theirs, "footer_bytes": bytes }),
             ))
         }
-        "noop" => Ok(Some(json!({}))),
+        "noop" => Ok(Some(json!({ "peak_rss": peak_rss() }))),
         other => Err(format!(
             "unknown command {other:?}: serve, read, check, write, footer or noop \
              (see the module documentation of benches/src/bin/suite/main.rs)"
         )),
     }
+}
+
+/// This process's peak resident set in bytes (`VmHWM`: its own high-water mark since
+/// exec; a child's `ru_maxrss` would include the parent's RSS at fork), if Linux says.
+fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 fn timed_read(reader: Reader, path: &str, options: ReadOptions) -> Result<Value, String> {
