@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! suite serve                         JSON requests on stdin, one JSON answer a line
-//! suite read READER FILE [--views] [--batch-size N] [--threads N]
+//! suite read READER FILE [--views] [--batch-size N] [--threads N] [--repeat N]
 //!                                     one whole-file read, with this process's peak
 //!                                     RSS (the peak-memory figure)
 //! suite check FILE [--views]          Herringbone's batches against arrow-rs's
@@ -49,7 +49,11 @@ fn run(args: &[String]) -> Result<Option<Value>, String> {
         "serve" => serve().map(|()| None),
         "read" => {
             let reader = Reader::parse(rest.positional(0)?)?;
-            let mut answer = timed_read(reader, rest.positional(1)?, rest.read_options()?)?;
+            // --repeat N: N reads in a row (for a profiler), the last one answered.
+            let mut answer = json!({});
+            for _ in 0..rest.number("--repeat")?.unwrap_or(1).max(1) {
+                answer = timed_read(reader, rest.positional(1)?, rest.read_options()?)?;
+            }
             answer["peak_rss"] = json!(peak_rss());
             Ok(Some(answer))
         }
@@ -163,7 +167,7 @@ struct Args<'a> {
 
 impl<'a> Args<'a> {
     const WITH_VALUE: &'static [&'static str] =
-        &["--batch-size", "--threads", "--row-group-rows", "--rounds"];
+        &["--batch-size", "--threads", "--row-group-rows", "--rounds", "--repeat"];
 
     fn new(args: &'a [String]) -> Self {
         Self { args }
