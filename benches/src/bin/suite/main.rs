@@ -166,8 +166,13 @@ struct Args<'a> {
 }
 
 impl<'a> Args<'a> {
-    const WITH_VALUE: &'static [&'static str] =
-        &["--batch-size", "--threads", "--row-group-rows", "--rounds", "--repeat"];
+    const WITH_VALUE: &'static [&'static str] = &[
+        "--batch-size",
+        "--threads",
+        "--row-group-rows",
+        "--rounds",
+        "--repeat",
+    ];
 
     fn new(args: &'a [String]) -> Self {
         Self { args }

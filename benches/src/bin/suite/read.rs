@@ -103,7 +103,8 @@ fn read_arrow_rs(file: File, options: ReadOptions) -> Result<Vec<RecordBatch>, S
     if options.views {
         let schema = as_views(builder.schema());
         let with_views = ArrowReaderOptions::new().with_schema(schema);
-        builder = ArrowRsBuilder::try_new_with_options(file, with_views).map_err(|e| e.to_string())?;
+        builder =
+            ArrowRsBuilder::try_new_with_options(file, with_views).map_err(|e| e.to_string())?;
     }
     if let Some(rows) = options.batch_size {
         builder = builder.with_batch_size(rows);

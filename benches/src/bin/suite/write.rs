@@ -84,7 +84,10 @@ pub fn write(writer: Writer, table: &Table, path: &str, layout: Layout) -> Resul
                 .map_err(|e| e.to_string())?;
             for batch in &table.batches {
                 w.write(batch).map_err(|e| e.to_string())?;
-                if layout.row_group_rows.is_some_and(|rows| w.in_progress_rows() >= rows) {
+                if layout
+                    .row_group_rows
+                    .is_some_and(|rows| w.in_progress_rows() >= rows)
+                {
                     w.flush().map_err(|e| e.to_string())?;
                 }
             }
