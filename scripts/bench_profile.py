@@ -127,7 +127,11 @@ def main():
     parser.add_argument("--repeat", type=int, default=5, help="reads per measurement")
     parser.add_argument("--views", action="store_true")
     parser.add_argument("--readers", default="herringbone,arrow-rs")
+    parser.add_argument("--suite", help="the suite binary (default target/release/suite)")
     args = parser.parse_args()
+    global SUITE
+    if args.suite:
+        SUITE = Path(args.suite)
     if not SUITE.exists():
         sys.exit(f"{SUITE} is missing: run scripts/bench_suite.py (or cargo build --release "
                  "-p herringbone-benches --bin suite) first")

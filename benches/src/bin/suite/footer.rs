@@ -3,7 +3,9 @@
 //! descriptor), both from the footer bytes in memory, each timed with the drop of what
 //! it built, under the default (system) allocator.
 
+use std::fs::File;
 use std::hint::black_box;
+use std::io::{Read, Seek, SeekFrom};
 use std::time::Instant;
 
 use bytes::Bytes;
@@ -11,18 +13,30 @@ use herringbone_format::footer::{FooterOptions, decode_file_metadata};
 use herringbone_format::schema::SchemaDescriptor;
 use parquet::file::metadata::ParquetMetaDataReader;
 
-/// The footer's Thrift bytes (between the data and the 8-byte tail).
+/// The footer's Thrift bytes (between the data and the 8-byte tail), read alone.
 pub fn footer_bytes(path: &str) -> Result<Bytes, String> {
-    let file = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
-    let n = file.len();
-    if n < 12 || &file[n - 4..] != b"PAR1" {
-        return Err(format!("{path}: not a Parquet file with a plain footer"));
+    let mut file = File::open(path).map_err(|e| format!("{path}: {e}"))?;
+    let n = file.metadata().map_err(|e| format!("{path}: {e}"))?.len();
+    let mut tail = [0u8; 8];
+    let too_short = || format!("{path}: not a Parquet file with a plain footer");
+    if n < 12 {
+        return Err(too_short());
     }
-    let len = u32::from_le_bytes(file[n - 8..n - 4].try_into().expect("4 bytes")) as usize;
+    file.seek(SeekFrom::Start(n - 8))
+        .and_then(|_| file.read_exact(&mut tail))
+        .map_err(|e| format!("{path}: {e}"))?;
+    if &tail[4..] != b"PAR1" {
+        return Err(too_short());
+    }
+    let len = u64::from(u32::from_le_bytes(tail[..4].try_into().expect("4 bytes")));
     if len > n - 12 {
         return Err(format!("{path}: footer of {len} bytes in a file of {n}"));
     }
-    Ok(Bytes::from(file).slice(n - 8 - len..n - 8))
+    let mut footer = vec![0u8; len as usize];
+    file.seek(SeekFrom::Start(n - 8 - len))
+        .and_then(|_| file.read_exact(&mut footer))
+        .map_err(|e| format!("{path}: {e}"))?;
+    Ok(Bytes::from(footer))
 }
 
 fn herringbone_once(footer: &Bytes) -> Result<u64, String> {
