@@ -423,8 +423,10 @@ def measure_memory(suite, files, readers, threads, views):
                 if views:
                     a.append("--views")
             return a
-        a = [sys.executable, __file__, "--once", reader, "--threads", str(threads)]
-        return a + ([path] if path else [])
+        # --once takes the reader and the file: it comes last.
+        return [sys.executable, __file__, "--threads", str(threads), "--once", reader] + (
+            [path] if path else []
+        )
 
     baseline = {r: run_for_peak_rss(argv(r, None), env)[0] for r in readers}
     memory = {}
