@@ -2,7 +2,7 @@
 """Herringbone's benchmark suite: whole-file reads and writes of realistic tables, with
 the peers timed in the same run.
 
-    /work/venv/bin/python scripts/bench_suite.py            # everything (~30 min)
+    /work/venv/bin/python scripts/bench_suite.py            # everything (see below)
     /work/venv/bin/python scripts/bench_suite.py --quick    # small files, a smoke test
 
 1. Builds `suite` (benches/src/bin/suite) in release mode.
@@ -23,6 +23,9 @@ the peers timed in the same run.
    and DuckDB, paired rounds, with the file sizes.
 7. Footer decode of the wide files: Herringbone decode + schema descriptor against
    arrow-rs `ParquetMetaDataReader::decode_metadata`, paired rounds.
+
+On the 2-core machine under load, generating the full files took about an hour (once:
+they are kept) and a run about 45 minutes; `--quick` takes a few minutes.
 
 `--threads 2` reads with Herringbone's `with_threads(2)` and the peers at their default
 threading (arrow-rs stays single-threaded); it is skipped, with a message, while the
