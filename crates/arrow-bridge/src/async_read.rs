@@ -254,6 +254,19 @@ pub struct ParquetRecordBatchStreamBuilder<R> {
     verify_crc: bool,
 }
 
+impl<R> std::fmt::Debug for ParquetRecordBatchStreamBuilder<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParquetRecordBatchStreamBuilder")
+            .field("file_size", &self.file_size)
+            .field("projection", &self.projection)
+            .field("row_groups", &self.row_groups)
+            .field("batch_size", &self.batch_size)
+            .field("limit", &self.limit)
+            .field("coalesce_gap", &self.coalesce_gap)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<R: AsyncFileReader + 'static> ParquetRecordBatchStreamBuilder<R> {
     /// Reads the footer of a file of `file_size` bytes (one request of the last
     /// [`DEFAULT_FOOTER_SIZE_HINT`] bytes when the footer fits in them).

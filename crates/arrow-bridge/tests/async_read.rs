@@ -164,7 +164,7 @@ async fn requests_and_bytes_are_counted() {
     let builder = ParquetRecordBatchStreamBuilder::try_new_with_size_hint(store.clone(), size, 16 * 1024)
         .await
         .unwrap();
-    assert_eq!(store.counts(), (1, 1, 16 * 1024.min(size)));
+    assert_eq!(store.counts(), (1, 1, (16 * 1024).min(size)));
     let metadata = builder.metadata().clone();
     let groups = metadata.row_groups.len();
     assert_eq!(groups, 4);
