@@ -17,6 +17,7 @@ usage: sql_check.py HB_SQL WORK_DIR [--scale SF]
 """
 
 import csv
+import datetime
 import io
 import math
 import pathlib
@@ -64,6 +65,10 @@ SELECT
 FROM range(0, {HITS_ROWS}) t(i)
 """
 
+# Lower-case column names: DataFusion folds unquoted names to lower case, DuckDB matches
+# them whatever the case, so ClickBench's query texts run unchanged on both.
+HITS_SQL = re.sub(r" AS (\w+)", lambda m: " AS " + m.group(1).lower(), HITS_SQL)
+
 # ClickBench queries (numbering as in ClickBench), ties broken where a LIMIT would leave
 # the rows open.
 HITS_QUERIES = {
@@ -106,7 +111,12 @@ def canon(value):
         return float(value)
     if isinstance(value, (int, float)):
         return float(value)
-    text = value.isoformat(sep=" ") if hasattr(value, "isoformat") else str(value)
+    if isinstance(value, datetime.datetime):
+        text = value.isoformat(sep=" ")
+    elif hasattr(value, "isoformat"):  # date, time
+        text = value.isoformat()
+    else:
+        text = str(value)
     if hasattr(value, "as_tuple"):  # Decimal
         return float(value)
     # Timestamps: arrow-csv writes `2013-07-01T00:00:31`, Python `2013-07-01 00:00:31`.
@@ -165,7 +175,7 @@ def check(name, sql, binary, tables, con, failures):
         got = hb_sql(binary, tables, sql)
     except RuntimeError as e:
         failures.append(f"{name}: hb-sql failed: {e}")
-        print(f"  {name}: hb-sql FAILED: {e}")
+        print(f"  {name}: hb-sql FAILED: {str(e).splitlines()[0] if str(e) else e}")
         return
     hb_seconds = time.time() - start
     expected = duck(con, sql)
