@@ -9,7 +9,7 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
-use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use arrow_array::{ArrayRef, Int64Array, RecordBatch, RecordBatchReader, StringArray};
 use bytes::Bytes;
 use futures::TryStreamExt;
 use futures::future::BoxFuture;
@@ -99,7 +99,10 @@ impl Counting {
 }
 
 impl AsyncFileReader for Counting {
-    fn get_bytes(&self, range: Range<u64>) -> BoxFuture<'_, herringbone_arrow_bridge::Result<Bytes>> {
+    fn get_bytes(
+        &self,
+        range: Range<u64>,
+    ) -> BoxFuture<'_, herringbone_arrow_bridge::Result<Bytes>> {
         self.requests.fetch_add(1, Ordering::SeqCst);
         Box::pin(async move { Ok(self.answer(range)) })
     }
@@ -151,7 +154,10 @@ async fn stream_equals_the_sync_reader() {
         .unwrap();
     let rows: Vec<usize> = batches.iter().map(|b| b.num_rows()).collect();
     assert_eq!(rows, [2_000, 1_000, 500]);
-    assert_eq!(concat(&batches), sync_read(&bytes, Projection::All, None).slice(0, 3_500));
+    assert_eq!(
+        concat(&batches),
+        sync_read(&bytes, Projection::All, None).slice(0, 3_500)
+    );
 }
 
 #[tokio::test]
@@ -161,9 +167,10 @@ async fn requests_and_bytes_are_counted() {
     let store = Counting::new(bytes.clone());
 
     // The footer: one request of the hint's bytes when it covers the footer...
-    let builder = ParquetRecordBatchStreamBuilder::try_new_with_size_hint(store.clone(), size, 16 * 1024)
-        .await
-        .unwrap();
+    let builder =
+        ParquetRecordBatchStreamBuilder::try_new_with_size_hint(store.clone(), size, 16 * 1024)
+            .await
+            .unwrap();
     assert_eq!(store.counts(), (1, 1, (16 * 1024).min(size)));
     let metadata = builder.metadata().clone();
     let groups = metadata.row_groups.len();
@@ -248,7 +255,10 @@ async fn short_reads_and_bad_sizes_are_errors() {
     let err = ParquetRecordBatchStreamBuilder::try_new(Bytes::from(padded), size + 100)
         .await
         .unwrap_err();
-    assert!(err.to_string().contains("magic") || err.to_string().contains("PAR1"), "{err}");
+    assert!(
+        err.to_string().contains("magic") || err.to_string().contains("PAR1"),
+        "{err}"
+    );
 }
 
 #[tokio::test]

@@ -82,7 +82,10 @@ impl DeclaredOrder {
         }
         let keys = keys.unwrap_or_default();
         let bounds = match keys.first() {
-            Some(first) => files.iter().map(|f| first_key_bounds(f, first.field)).collect(),
+            Some(first) => files
+                .iter()
+                .map(|f| first_key_bounds(f, first.field))
+                .collect(),
             None => Vec::new(),
         };
         Self { keys, bounds }
@@ -140,13 +143,9 @@ impl DeclaredOrder {
         let (Some(last), Some(next)) = (last, next) else {
             return 0;
         };
-        let step = last.partial_cmp(&next).map(|o| {
-            if first.descending {
-                o.reverse()
-            } else {
-                o
-            }
-        });
+        let step = last
+            .partial_cmp(&next)
+            .map(|o| if first.descending { o.reverse() } else { o });
         match step {
             Some(Ordering::Less) => self.keys.len(),
             Some(Ordering::Equal) => 1,
@@ -169,8 +168,7 @@ impl DeclaredOrder {
                 Some(p) => p.iter().position(|&f| f == key.field),
                 None => Some(key.field),
             };
-            let Some(field) = position.and_then(|i| schema.fields().get(i).map(|f| (i, f)))
-            else {
+            let Some(field) = position.and_then(|i| schema.fields().get(i).map(|f| (i, f))) else {
                 break;
             };
             exprs.push(PhysicalSortExpr::new(
@@ -239,8 +237,9 @@ fn first_key_bounds(file: &FileEntry, field: usize) -> Vec<GroupBounds> {
         _ => return vec![GroupBounds::default(); groups],
     };
     let all: Vec<usize> = (0..groups).collect();
-    let stats = StatisticsConverter::for_leaf(leaf, &file.metadata, &file.descriptor, &file.mapping)
-        .and_then(|c| c.row_groups(&file.metadata, &all));
+    let stats =
+        StatisticsConverter::for_leaf(leaf, &file.metadata, &file.descriptor, &file.mapping)
+            .and_then(|c| c.row_groups(&file.metadata, &all));
     let Ok(stats) = stats else {
         return vec![GroupBounds::default(); groups];
     };
@@ -298,7 +297,11 @@ mod tests {
 
     #[test]
     fn consecutive_row_groups_keep_the_order_only_when_their_bounds_follow() {
-        let ascending = order(2, vec![(0, 9, 0), (10, 19, 0), (19, 30, 0), (5, 6, 0)], false);
+        let ascending = order(
+            2,
+            vec![(0, 9, 0), (10, 19, 0), (19, 30, 0), (5, 6, 0)],
+            false,
+        );
         assert_eq!(ascending.keys_kept(&one_partition(vec![0, 1])), 2);
         // Touching bounds: the first key only.
         assert_eq!(ascending.keys_kept(&one_partition(vec![0, 1, 2])), 1);

@@ -256,9 +256,7 @@ impl TableProvider for HerringboneTable {
             statistics = statistics.to_inexact();
         }
         let kept = self.order.keys_kept(&partitions);
-        let ordering = self
-            .order
-            .sort_exprs(kept, &schema, projection.as_deref());
+        let ordering = self.order.sort_exprs(kept, &schema, projection.as_deref());
         Ok(Arc::new(HerringboneExec::new(
             self.files.clone(),
             schema,

@@ -194,11 +194,13 @@ fn hb_sql_prints_tables_csv_and_json_lines() {
 fn write_sorted(path: &Path, batch: &RecordBatch, group_rows: usize, sorted_by: &[(i32, bool)]) {
     let columns = sorted_by
         .iter()
-        .map(|&(column_idx, descending)| herringbone::format::metadata::SortingColumn {
-            column_idx,
-            descending,
-            nulls_first: false,
-        })
+        .map(
+            |&(column_idx, descending)| herringbone::format::metadata::SortingColumn {
+                column_idx,
+                descending,
+                nulls_first: false,
+            },
+        )
         .collect();
     let props = WriterProperties::builder()
         .set_max_row_group_rows(group_rows)
@@ -245,7 +247,10 @@ async fn sorting_columns_give_the_scan_its_output_ordering() {
         // The declared order makes the sort unnecessary (a merge of sorted partitions at most).
         let query = "SELECT id, kind FROM t WHERE id >= 420 ORDER BY id LIMIT 5";
         let plan = run(&ctx, &format!("EXPLAIN {query}")).await;
-        assert!(!plan.contains("SortExec"), "{partitions} partitions:\n{plan}");
+        assert!(
+            !plan.contains("SortExec"),
+            "{partitions} partitions:\n{plan}"
+        );
         assert_eq!(
             run(&ctx, query).await,
             run(&ctx, &query.replace("FROM t", "FROM p")).await
