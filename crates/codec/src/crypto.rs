@@ -12,6 +12,7 @@
 //! | reading: [`FileDecryptor`], [`ColumnDecryptor`] | [`decryptor`] |
 //! | writing: [`FileEncryptor`], [`ColumnEncryptor`] | [`encryptor`] |
 //! | footer with keys: [`decode_footer`] | [`footer`] |
+//! | column index, offset index, Bloom filter of an encrypted chunk | [`chunk`] |
 //! | KMS, key material (PKMT1), single and double wrapping | [`key_tools`] |
 //!
 //! The reader hands each column chunk's [`ColumnDecryptor`] to the page reader
@@ -34,6 +35,7 @@
 //! ```
 
 pub mod aad;
+pub mod chunk;
 pub mod cipher;
 pub mod decryptor;
 pub mod encryptor;
@@ -43,6 +45,7 @@ pub mod module;
 pub mod properties;
 
 pub use aad::{ModuleType, module_aad};
+pub use chunk::{decrypt_bloom_filter, decrypt_column_index, decrypt_offset_index};
 pub use cipher::{AesKey, CtrCipher, GcmCipher};
 pub use decryptor::{ColumnDecryptor, FileDecryptor};
 pub use encryptor::{ColumnEncryptor, FileEncryptor};

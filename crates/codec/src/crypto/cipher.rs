@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use aes::cipher::{InnerIvInit, KeyInit, StreamCipher};
+use aes::cipher::{InnerIvInit, KeyInit, StreamCipher, StreamCipherCoreWrapper};
 use aes_gcm::aead::AeadInOut;
 
 use crate::error::{Error, Result};
@@ -128,7 +128,7 @@ impl GcmCipher {
             }
             GcmImpl::Aes192(cipher) => {
                 let tag = cipher
-                    .encrypt_in_place_detached(&(*nonce).into(), aad, data)
+                    .encrypt_inout_detached(&(*nonce).into(), aad, data.into())
                     .map_err(|_| failed())?;
                 Ok(tag.into())
             }
@@ -162,7 +162,7 @@ impl GcmCipher {
                 .map(|_| ())
                 .map_err(|_| failed()),
             GcmImpl::Aes192(cipher) => cipher
-                .decrypt_in_place_detached(&(*nonce).into(), aad, data, &(*tag).into())
+                .decrypt_inout_detached(&(*nonce).into(), aad, data.into(), &(*tag).into())
                 .map_err(|_| failed()),
         }
     }
@@ -214,15 +214,21 @@ impl CtrCipher {
         let iv = iv.into();
         let result = match &self.imp {
             CtrImpl::Aes128(aes) => {
-                ctr::Ctr32BE::<aes::Aes128>::inner_iv_init(aes.clone(), &iv)
+                StreamCipherCoreWrapper::from_core(
+                    ctr::CtrCore::<aes::Aes128, ctr::flavors::Ctr32BE>::inner_iv_init(aes.clone(), &iv),
+                )
                     .try_apply_keystream(data)
             }
             CtrImpl::Aes192(aes) => {
-                ctr::Ctr32BE::<aes::Aes192>::inner_iv_init(aes.clone(), &iv)
+                StreamCipherCoreWrapper::from_core(
+                    ctr::CtrCore::<aes::Aes192, ctr::flavors::Ctr32BE>::inner_iv_init(aes.clone(), &iv),
+                )
                     .try_apply_keystream(data)
             }
             CtrImpl::Aes256(aes) => {
-                ctr::Ctr32BE::<aes::Aes256>::inner_iv_init(aes.clone(), &iv)
+                StreamCipherCoreWrapper::from_core(
+                    ctr::CtrCore::<aes::Aes256, ctr::flavors::Ctr32BE>::inner_iv_init(aes.clone(), &iv),
+                )
                     .try_apply_keystream(data)
             }
         };

@@ -265,7 +265,7 @@ impl FileDecryptor {
         let ciphers = match crypto_metadata {
             None if self.empty_aad => self.footer_ciphers()?,
             None => return Ok(None),
-            Some(ColumnCryptoMetaData::EncryptionWithFooterKey(_)) => self
+            Some(ColumnCryptoMetaData::EncryptionWithFooterKey) => self
                 .footer_ciphers()
                 .map_err(|e| e.context(format!("column {path} (encrypted with the footer key)")))?,
             Some(ColumnCryptoMetaData::EncryptionWithColumnKey(k)) => {
@@ -395,7 +395,7 @@ mod tests {
     use super::*;
     use crate::crypto::module::encrypt_module;
     use crate::error::ErrorKind;
-    use herringbone_format::metadata::{AesGcmCtrV1, AesGcmV1, EncryptionWithColumnKey, EncryptionWithFooterKey};
+    use herringbone_format::metadata::{AesGcmCtrV1, AesGcmV1, EncryptionWithColumnKey};
 
     fn gcm(prefix: Option<&[u8]>, unique: Option<&[u8]>, supply: Option<bool>) -> EncryptionAlgorithm {
         EncryptionAlgorithm::AesGcmV1(AesGcmV1 {
@@ -445,7 +445,7 @@ mod tests {
         let d = FileDecryptor::new(&props(), &algorithm, None).unwrap();
         assert_eq!(d.algorithm(), Algorithm::AesGcmCtrV1);
         assert!(d.column("x", None, 0, 0).unwrap().is_none());
-        let footer = ColumnCryptoMetaData::EncryptionWithFooterKey(EncryptionWithFooterKey {});
+        let footer = ColumnCryptoMetaData::EncryptionWithFooterKey;
         assert!(d.column("x", Some(&footer), 0, 0).unwrap().is_some());
         let own = |path: &str| {
             ColumnCryptoMetaData::EncryptionWithColumnKey(EncryptionWithColumnKey {
@@ -470,7 +470,7 @@ mod tests {
     fn modules_decrypt_with_their_aad_and_errors_say_where() {
         let algorithm = gcm(None, Some(b"uniq"), None);
         let d = FileDecryptor::new(&props(), &algorithm, None).unwrap();
-        let footer = ColumnCryptoMetaData::EncryptionWithFooterKey(EncryptionWithFooterKey {});
+        let footer = ColumnCryptoMetaData::EncryptionWithFooterKey;
         let col = d.column("x", Some(&footer), 2, 5).unwrap().unwrap();
         let gcm = GcmCipher::new(&AesKey::new(b"0123456789012345").unwrap());
         let aad = module_aad(b"uniq", ModuleType::DataPageHeader, 2, 5, Some(7)).unwrap();

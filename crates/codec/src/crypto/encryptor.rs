@@ -14,7 +14,7 @@ use bytes::Bytes;
 use herringbone_format::crypto::{FOOTER_SIGNATURE_NONCE_LEN, encode_footer_tail};
 use herringbone_format::metadata::{
     AesGcmCtrV1, AesGcmV1, ColumnChunk, ColumnCryptoMetaData, EncryptionAlgorithm,
-    EncryptionWithColumnKey, EncryptionWithFooterKey, FileCryptoMetaData, FileMetaData,
+    EncryptionWithColumnKey, FileCryptoMetaData, FileMetaData,
 };
 use herringbone_format::thrift::{Text, ThriftStruct};
 
@@ -157,7 +157,7 @@ impl FileEncryptor {
         let (ciphers, crypto_metadata) = if self.properties.is_uniform() {
             (
                 self.footer.clone(),
-                ColumnCryptoMetaData::EncryptionWithFooterKey(EncryptionWithFooterKey {}),
+                ColumnCryptoMetaData::EncryptionWithFooterKey,
             )
         } else if let Some(ciphers) = self.columns.get(path) {
             let key = self.properties.column_key(path).expect("listed path");
@@ -193,7 +193,7 @@ impl FileEncryptor {
         chunk.crypto_metadata = Some(Box::new(column.crypto_metadata.clone()));
         let with_footer_key = matches!(
             column.crypto_metadata,
-            ColumnCryptoMetaData::EncryptionWithFooterKey(_)
+            ColumnCryptoMetaData::EncryptionWithFooterKey
         );
         let plaintext_footer = self.properties.plaintext_footer();
         if with_footer_key && !plaintext_footer {
@@ -360,7 +360,7 @@ mod tests {
         let c = uniform.column("anything", 4, 2).unwrap().unwrap();
         assert!(matches!(
             c.crypto_metadata(),
-            ColumnCryptoMetaData::EncryptionWithFooterKey(_)
+            ColumnCryptoMetaData::EncryptionWithFooterKey
         ));
         let e = uniform.column("far", 0, 40_000).unwrap_err();
         assert!(e.message().contains("column ordinal 40000"), "{e}");
