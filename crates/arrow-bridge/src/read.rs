@@ -213,7 +213,7 @@ pub fn read_metadata_with_decryption<R: ChunkReader + ?Sized>(
         let paths: Vec<String> = descriptor.columns().iter().map(|c| c.path().dotted()).collect();
         decryptor
             .check_column_keys(paths.iter().map(String::as_str))
-            .map_err(Error::from)?;
+            .map_err(|e| Error::invalid_argument(e.message().to_string()))?;
     }
     Ok((decoded.metadata, decoded.decryptor))
 }
