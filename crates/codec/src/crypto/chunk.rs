@@ -6,7 +6,7 @@
 //! `herringbone_format::footer` and [`crate::bloom`] return for a plaintext chunk.
 
 use bytes::Bytes;
-use herringbone_format::metadata::{ColumnIndex, OffsetIndex};
+use herringbone_format::metadata::{BloomFilterHeader, ColumnIndex, OffsetIndex};
 use herringbone_format::thrift::{CompactReader, ThriftStruct};
 
 use crate::bloom::SplitBlockBloomFilter;
@@ -53,23 +53,29 @@ pub fn decrypt_bloom_filter(
     column: &ColumnDecryptor,
     max_bytes: usize,
 ) -> Result<(SplitBlockBloomFilter, usize)> {
-    let (mut plain, header_len) = column.decrypt_prefix(ModuleType::BloomFilterHeader, None, bytes)?;
+    let (header, header_len) = column.decrypt_prefix(ModuleType::BloomFilterHeader, None, bytes)?;
     let (bitset, bitset_len) =
         column.decrypt_prefix(ModuleType::BloomFilterBitset, None, &bytes[header_len..])?;
-    plain.extend_from_slice(&bitset);
-    let (filter, used) = SplitBlockBloomFilter::read(&plain, max_bytes).map_err(|e| {
-        e.context(format!(
-            "column {}, row group {}: decrypted Bloom filter",
-            column.path(),
-            column.row_group()
-        ))
+    let location = || format!("column {}, row group {}", column.path(), column.row_group());
+    // parquet-java pads the header module's plaintext past the Thrift structure: only
+    // the structure is the header.
+    let (_, thrift_len) = BloomFilterHeader::decode_slice(&header).map_err(|e| {
+        Error::new(
+            ErrorKind::Metadata,
+            format!("{}: invalid decrypted Bloom filter header", location()),
+        )
+        .with_source(e)
     })?;
+    let mut plain = header;
+    plain.truncate(thrift_len);
+    plain.extend_from_slice(&bitset);
+    let (filter, used) = SplitBlockBloomFilter::read(&plain, max_bytes)
+        .map_err(|e| e.context(format!("{}: decrypted Bloom filter", location())))?;
     if used != plain.len() {
         return Err(Error::corrupt(format!(
-            "column {}, row group {}: the Bloom filter header says {} bytes of bitset but its module holds {}",
-            column.path(),
-            column.row_group(),
-            used - (plain.len() - bitset.len()),
+            "{}: the Bloom filter header says {} bytes of bitset but its module holds {}",
+            location(),
+            used - thrift_len,
             bitset.len()
         )));
     }
