@@ -117,7 +117,9 @@ impl<W: Write + Send> ArrowWriter<W> {
                     .iter()
                     .map(|c| c.path().dotted())
                     .collect();
-                encryptor.check_column_keys(paths.iter().map(String::as_str))?;
+                encryptor
+                    .check_column_keys(paths.iter().map(String::as_str))
+                    .map_err(|e| Error::invalid_argument(e.message().to_string()))?;
                 Some(Arc::new(encryptor))
             }
             None => None,

@@ -113,7 +113,7 @@ fn column_keyed(algorithm: Algorithm, plaintext_footer: bool) -> FileEncryptionP
         .with_algorithm(algorithm)
         .with_plaintext_footer(plaintext_footer)
         .with_column_key("name", KEY_A.to_vec())
-        .with_column_key("tags.list.element", KEY_B.to_vec())
+        .with_column_key("tags.list.item", KEY_B.to_vec())
         .with_aad_prefix(b"tbl/part-0".to_vec())
         .with_store_aad_prefix(false)
         .build()
@@ -124,7 +124,7 @@ fn all_keys() -> FileDecryptionProperties {
     FileDecryptionProperties::builder()
         .with_footer_key(FOOTER.to_vec())
         .with_column_key("name", KEY_A.to_vec())
-        .with_column_key("tags.list.element", KEY_B.to_vec())
+        .with_column_key("tags.list.item", KEY_B.to_vec())
         .with_aad_prefix(b"tbl/part-0".to_vec())
         .build()
         .unwrap()
@@ -173,8 +173,8 @@ fn every_tampered_module_byte_is_an_error_never_data() {
     let data = batch(60);
     let cases = [
         ("uniform, encrypted footer", uniform(Algorithm::AesGcmV1, false, FOOTER), keys_for_uniform()),
-        ("column keys, encrypted footer", column_keyed_all(false), all_keys()),
-        ("column keys, plaintext footer", column_keyed_all(true), all_keys()),
+        ("column keys, encrypted footer", column_keyed_all(false), every_column_key()),
+        ("column keys, plaintext footer", column_keyed_all(true), every_column_key()),
     ];
     for (what, encryption, keys) in cases {
         let file = write(&data, encryption, 30);
@@ -212,13 +212,26 @@ fn keys_for_uniform() -> FileDecryptionProperties {
         .unwrap()
 }
 
+/// The keys of `column_keyed_all`.
+fn every_column_key() -> FileDecryptionProperties {
+    FileDecryptionProperties::builder()
+        .with_footer_key(FOOTER.to_vec())
+        .with_column_key("id", KEY_A.to_vec())
+        .with_column_key("name", KEY_A.to_vec())
+        .with_column_key("tags.list.item", KEY_B.to_vec())
+        .with_column_key("point.x", FOOTER.to_vec())
+        .with_aad_prefix(b"tbl/part-0".to_vec())
+        .build()
+        .unwrap()
+}
+
 /// Every leaf under a key of its own (so that no chunk is plaintext).
 fn column_keyed_all(plaintext_footer: bool) -> FileEncryptionProperties {
     FileEncryptionProperties::builder(FOOTER.to_vec())
         .with_plaintext_footer(plaintext_footer)
         .with_column_key("id", KEY_A.to_vec())
         .with_column_key("name", KEY_A.to_vec())
-        .with_column_key("tags.list.element", KEY_B.to_vec())
+        .with_column_key("tags.list.item", KEY_B.to_vec())
         .with_column_key("point.x", FOOTER.to_vec())
         .with_aad_prefix(b"tbl/part-0".to_vec())
         .with_store_aad_prefix(false)
@@ -271,13 +284,13 @@ fn errors_name_the_missing_or_wrong_key_and_the_column() {
             .unwrap(),
     );
     assert_eq!(kind, ErrorKind::Encrypted, "{text}");
-    assert!(text.contains("column tags.list.element is encrypted with its own key and none was given"), "{text}");
+    assert!(text.contains("column tags.list.item is encrypted with its own key and none was given"), "{text}");
     // A wrong column key: its metadata does not decrypt.
     let (kind, text) = message(
         FileDecryptionProperties::builder()
             .with_footer_key(FOOTER.to_vec())
             .with_column_key("name", KEY_B.to_vec())
-            .with_column_key("tags.list.element", KEY_B.to_vec())
+            .with_column_key("tags.list.item", KEY_B.to_vec())
             .with_aad_prefix(b"tbl/part-0".to_vec())
             .build()
             .unwrap(),
@@ -289,7 +302,7 @@ fn errors_name_the_missing_or_wrong_key_and_the_column() {
         FileDecryptionProperties::builder()
             .with_footer_key(FOOTER.to_vec())
             .with_column_key("name", KEY_A.to_vec())
-            .with_column_key("tags.list.element", KEY_B.to_vec())
+            .with_column_key("tags.list.item", KEY_B.to_vec())
             .with_column_key("nmae", KEY_B.to_vec())
             .with_aad_prefix(b"tbl/part-0".to_vec())
             .build()
