@@ -83,6 +83,28 @@ enum Command {
         #[command(flatten)]
         csv: commands::convert::CsvArgs,
     },
+    /// Print every page of every column chunk: offset, type, encoding, sizes, values,
+    /// nulls, rows, statistics, CRC.
+    Pages {
+        /// Print JSON instead of tables.
+        #[arg(long)]
+        json: bool,
+        /// The Parquet file.
+        file: PathBuf,
+    },
+    /// Check everything a file promises (pages, CRCs, decoding, counts, statistics,
+    /// page index, Bloom filters, sort order); exit 0 clean, 1 problems, 2 unreadable.
+    Verify {
+        /// Print JSON instead of lines.
+        #[arg(long)]
+        json: bool,
+        /// Skip reading every row group through the Arrow reader.
+        #[arg(long)]
+        no_arrow: bool,
+        /// The Parquet files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
     /// Print the JSON of a Variant given its metadata and value blobs.
     Variant {
         /// File holding the Variant metadata bytes.
@@ -99,6 +121,8 @@ fn main() -> ExitCode {
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
+    // Commands that report through the exit status (hb verify) set it here.
+    let mut status = 0u8;
     let result = match cli.command {
         Command::Demo { rows } => commands::demo::run(rows as usize, &mut out),
         Command::Schema { file } => commands::schema::run(&file, &mut out),
@@ -122,10 +146,16 @@ fn main() -> ExitCode {
             csv,
         } => commands::convert::run(&input, &output, &read, &write, &csv, &mut out),
         Command::Variant { metadata, value } => commands::variant::run(&metadata, &value, &mut out),
+        Command::Pages { json, file } => commands::pages::run(&file, json, &mut out),
+        Command::Verify {
+            json,
+            no_arrow,
+            files,
+        } => commands::verify::run(&files, json, no_arrow, &mut out).map(|code| status = code),
     };
     let result = result.and_then(|()| out.flush().map_err(|e| format!("writing output: {e}")));
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => ExitCode::from(status),
         Err(message) => {
             let first_line = message.lines().next().unwrap_or("error");
             eprintln!("hb: {first_line}");

@@ -50,3 +50,6 @@ pub use herringbone_arrow_bridge::write::{
 };
 pub use herringbone_codec::compression::Codec;
 pub use herringbone_format::metadata::Encoding;
+
+pub mod layout;
+pub mod verify;

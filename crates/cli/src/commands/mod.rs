@@ -6,11 +6,13 @@ pub mod convert;
 pub mod demo;
 pub mod ipc_dictionaries;
 pub mod meta;
+pub mod pages;
 pub mod progress;
 pub mod reading;
 pub mod scan;
 pub mod schema;
 pub mod variant;
+pub mod verify;
 pub mod writing;
 
 use std::path::Path;
