@@ -54,6 +54,22 @@ enum Command {
         /// Print at most this many rows.
         #[arg(long, value_name = "N")]
         limit: Option<usize>,
+        /// Skip this many rows first.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        offset: usize,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t)]
+        format: commands::cat::Format,
+    },
+    /// Print the first rows of a Parquet file (like `hb cat --limit N`).
+    Head {
+        /// The Parquet file.
+        file: PathBuf,
+        /// Rows to print.
+        #[arg(short = 'n', long = "rows", value_name = "N", default_value_t = 10)]
+        rows: usize,
+        #[command(flatten)]
+        read: commands::reading::ReadArgs,
         /// Output format.
         #[arg(long, value_enum, default_value_t)]
         format: commands::cat::Format,
@@ -82,6 +98,29 @@ enum Command {
         write: commands::writing::WriteArgs,
         #[command(flatten)]
         csv: commands::convert::CsvArgs,
+    },
+    /// Write a Parquet file again with other writer settings, keeping its rows and
+    /// key-value metadata (streaming: memory follows one row group).
+    Rewrite {
+        /// The Parquet file to read.
+        input: PathBuf,
+        /// The Parquet file to write.
+        output: PathBuf,
+        #[command(flatten)]
+        read: commands::reading::ReadArgs,
+        #[command(flatten)]
+        write: commands::writing::WriteArgs,
+    },
+    /// Concatenate Parquet files with the same schema: column chunks are copied as they
+    /// are when the inputs allow and no writer option is given, else rows re-encoded.
+    Merge {
+        /// The Parquet file to write.
+        output: PathBuf,
+        /// The Parquet files to concatenate, in order.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        #[command(flatten)]
+        write: commands::writing::WriteArgs,
     },
     /// Print every page of every column chunk: offset, type, encoding, sizes, values,
     /// nulls, rows, statistics, CRC.
@@ -131,8 +170,15 @@ fn main() -> ExitCode {
             file,
             read,
             limit,
+            offset,
             format,
-        } => commands::cat::run(&file, &read, limit, format, &mut out),
+        } => commands::cat::run(&file, &read, offset, limit, format, &mut out),
+        Command::Head {
+            file,
+            rows,
+            read,
+            format,
+        } => commands::head::run(&file, &read, rows, format, &mut out),
         Command::Scan {
             file,
             read,
@@ -146,6 +192,17 @@ fn main() -> ExitCode {
             csv,
         } => commands::convert::run(&input, &output, &read, &write, &csv, &mut out),
         Command::Variant { metadata, value } => commands::variant::run(&metadata, &value, &mut out),
+        Command::Rewrite {
+            input,
+            output,
+            read,
+            write,
+        } => commands::rewrite::run(&input, &output, &read, &write, &mut out),
+        Command::Merge {
+            output,
+            inputs,
+            write,
+        } => commands::merge::run(&output, &inputs, &write, &mut out),
         Command::Pages { json, file } => commands::pages::run(&file, json, &mut out),
         Command::Verify {
             json,

@@ -53,3 +53,5 @@ pub use herringbone_format::metadata::Encoding;
 
 pub mod layout;
 pub mod verify;
+pub mod merge;
+mod shared;

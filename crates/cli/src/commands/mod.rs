@@ -4,11 +4,14 @@
 pub mod cat;
 pub mod convert;
 pub mod demo;
+pub mod head;
 pub mod ipc_dictionaries;
+pub mod merge;
 pub mod meta;
 pub mod pages;
 pub mod progress;
 pub mod reading;
+pub mod rewrite;
 pub mod scan;
 pub mod schema;
 pub mod variant;

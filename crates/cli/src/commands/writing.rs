@@ -1,7 +1,9 @@
 //! Writer options shared by the commands that write Parquet (`hb convert`).
 
 use clap::Args;
-use herringbone::arrow::write::{DataPageVersion, StatisticsLevel, WriterProperties};
+use herringbone::arrow::write::{
+    DataPageVersion, StatisticsLevel, WriterProperties, WriterPropertiesBuilder,
+};
 use herringbone::codec::compression::Codec;
 use herringbone::format::metadata::Encoding;
 
@@ -43,6 +45,24 @@ impl WriteArgs {
     /// The writer properties these options ask for; `rows` (the rows to be written)
     /// sizes the Bloom filters.
     pub fn properties(&self, rows: u64) -> Result<WriterProperties, String> {
+        self.builder(rows).map(|b| b.build())
+    }
+
+    /// Whether any option was given (else the writer's defaults apply).
+    pub fn is_default(&self) -> bool {
+        self.compression.is_none()
+            && self.encodings.is_empty()
+            && self.dictionary.is_none()
+            && self.page_version.is_none()
+            && self.row_group_size.is_none()
+            && self.page_size.is_none()
+            && self.statistics.is_none()
+            && self.bloom_filters.is_empty()
+            && !self.crc
+    }
+
+    /// [`WriteArgs::properties`] still open for more settings.
+    pub fn builder(&self, rows: u64) -> Result<WriterPropertiesBuilder, String> {
         let mut builder = WriterProperties::builder();
         if let Some(codec) = &self.compression {
             builder = builder.set_compression(parse_codec(codec)?);
@@ -103,7 +123,7 @@ impl WriteArgs {
             };
             builder = builder.set_bloom_filter(column, fpp, rows.max(1));
         }
-        Ok(builder.set_write_crc(self.crc).build())
+        Ok(builder.set_write_crc(self.crc))
     }
 }
 

@@ -90,6 +90,8 @@ pub(crate) struct PageSummary {
     pub offset: u64,
     /// Header plus stored bytes.
     pub total_len: u64,
+    /// Stored bytes (after the header).
+    pub stored_len: u64,
     pub uncompressed_total: u64,
     pub page_type: PageType,
     pub encoding: Option<herringbone_format::metadata::Encoding>,
@@ -142,8 +144,10 @@ pub(crate) fn chunk_range(
     findings: &mut Findings<'_>,
 ) -> Option<std::ops::Range<u64>> {
     let dictionary = meta.dictionary_page_offset.filter(|&d| d > 0);
+    // A chunk without data pages (no values) may say data_page_offset 0.
+    let no_data = meta.num_values == 0 && meta.data_page_offset == 0;
     let start = match dictionary {
-        Some(d) if d < meta.data_page_offset => d,
+        Some(d) if d < meta.data_page_offset || no_data => d,
         Some(d) => {
             findings.problem(
                 Check::ChunkMetadata,
@@ -186,6 +190,20 @@ pub(crate) fn chunk_range(
         return None;
     }
     Some(start..end)
+}
+
+/// Where the walk of a chunk may go past its declared end: files of parquet-mr before
+/// 1.2.9 (`created_by` says which) give `total_compressed_size` without the dictionary
+/// page header, so up to 100 more bytes (within the data area) are allowed.
+pub(crate) fn padded_end(
+    meta: &ColumnMetaData,
+    range: &std::ops::Range<u64>,
+    created_by: Option<&str>,
+    data_end: u64,
+) -> u64 {
+    herringbone_codec::page::column_chunk_range(meta, created_by, data_end)
+        .map(|r| r.end.max(range.end))
+        .unwrap_or(range.end)
 }
 
 /// Loads the chunk's Bloom filter (a problem is reported when it is unreadable).
@@ -257,11 +275,13 @@ pub(crate) struct ValueChecks<'a> {
 }
 
 /// Walks and decodes the pages of a chunk whose bytes are `bytes` (starting at file
-/// offset `start`), reporting what is wrong with any page.
+/// offset `start`; `declared_len` of them are the chunk's, the rest is the padding old
+/// parquet-mr files need, see [`padded_end`]), reporting what is wrong with any page.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn walk_chunk(
     bytes: Bytes,
     start: u64,
+    declared_len: u64,
     meta: &ColumnMetaData,
     facts: &ColumnFacts,
     codec: Option<Codec>,
@@ -307,6 +327,7 @@ pub(crate) fn walk_chunk(
             index,
             offset: span.offset,
             total_len: span.total_len(),
+            stored_len: span.compressed_len as u64,
             uncompressed_total: (span.header_len + span.uncompressed_len) as u64,
             page_type: span.header.type_,
             encoding: span.encoding(),
@@ -387,17 +408,45 @@ pub(crate) fn walk_chunk(
             summary.levels += page.def_histogram.iter().sum::<i64>() as u64;
         }
         summary.pages.push(page);
-        // Files of parquet-mr before 1.2.9 give a chunk size without the dictionary
-        // page header: the chunk ends with its last value, whatever bytes follow.
-        if data_values >= declared_values && declared_values > 0 && walker.remaining() > 0 {
-            let rest = walker.remaining();
-            findings.problem(
+        // Reading stops with the chunk's last value (PARQUET-816 padding may follow).
+        if data_values >= declared_values && declared_values > 0 {
+            break;
+        }
+    }
+    let walked: u64 = summary.pages.iter().map(|p| p.total_len).sum();
+    if summary.walked && walked < declared_len {
+        summary.walked = false;
+        findings.problem_at(
+            Finding::new(
+                findings.base().clone(),
                 Check::ChunkMetadata,
                 format!(
-                    "{rest} bytes after the page holding the chunk's last value (num_values {declared_values}): total_compressed_size is too large"
+                    "{} bytes of the chunk follow the page holding its last value (num_values {declared_values})",
+                    declared_len - walked
                 ),
+            )
+            .values(walked.to_string(), format!("total_compressed_size {declared_len}")),
+        );
+    } else if walked > declared_len {
+        let dictionary_header = summary
+            .pages
+            .first()
+            .filter(|p| p.page_type == PageType::DICTIONARY_PAGE)
+            .map(|p| p.total_len - p.stored_len);
+        if dictionary_header == Some(walked - declared_len) {
+            findings.warning(
+                Check::ChunkMetadata,
+                "total_compressed_size leaves out the dictionary page header (parquet-mr before 1.2.9, PARQUET-816; readers allow for it)",
             );
-            break;
+        } else {
+            findings.problem_at(
+                Finding::new(
+                    findings.base().clone(),
+                    Check::ChunkMetadata,
+                    "the chunk's pages run past its total_compressed_size",
+                )
+                .values(walked.to_string(), declared_len.to_string()),
+            );
         }
     }
     summary.distinct = checks.distinct.as_ref().map(HashSet::len);
@@ -574,6 +623,7 @@ fn decode_values(
     let mut decoder = PageDecoder::new(shape, data)?;
     let mut messages = Vec::new();
     let mut first = true;
+    let element_level = facts.def_at_rep.last().copied().unwrap_or(0);
     let mut reps = Vec::new();
     let mut defs = Vec::new();
     loop {
@@ -617,6 +667,9 @@ fn decode_values(
                 present += 1;
             } else {
                 page.computed.nulls += 1;
+                if def >= element_level {
+                    page.computed.element_nulls += 1;
+                }
             }
         }
         let order = facts.order;

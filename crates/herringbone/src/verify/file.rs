@@ -9,29 +9,19 @@ use herringbone_format::footer::{FooterOptions, decode_file_metadata, parse_foot
 use herringbone_format::metadata::{FileMetaData, RowGroup};
 use herringbone_format::schema::SchemaDescriptor;
 
+use crate::shared::Shared;
 use crate::{ChunkReader, ParquetRecordBatchReaderBuilder};
 
 use super::checks::{check_chunk_metadata, check_page_statistics, check_size_statistics, check_statistics};
-use super::chunk::{ChunkSummary, ColumnFacts, ValueChecks, chunk_range, load_bloom_filter, walk_chunk};
+use super::chunk::{
+    ChunkSummary, ColumnFacts, ValueChecks, chunk_range, load_bloom_filter, padded_end, walk_chunk,
+};
 use super::findings::Findings;
 use super::index::check_page_index;
 use super::order::SortOrder;
 use super::report::{Check, Finding, Location, Report};
 use super::sorting::SortCheck;
 use super::VerifyOptions;
-
-/// A reader shared between the verifier and the Arrow reader it runs.
-pub(crate) struct Shared<R>(pub Arc<R>);
-
-impl<R: ChunkReader + Sync> ChunkReader for Shared<R> {
-    fn len(&self) -> u64 {
-        self.0.len()
-    }
-
-    fn get_bytes(&self, range: std::ops::Range<u64>) -> herringbone_arrow_bridge::Result<bytes::Bytes> {
-        self.0.get_bytes(range)
-    }
-}
 
 /// Everything about the file that chunk checks need.
 struct FileFacts<'a> {
@@ -425,7 +415,8 @@ fn verify_chunk_in(
         }
     };
     let range = chunk_range(meta, facts.data_end, findings)?;
-    let bytes = match facts.input.get_bytes(range.clone()) {
+    let end = padded_end(meta, &range, facts.metadata.created_by.as_deref(), facts.data_end);
+    let bytes = match facts.input.get_bytes(range.start..end) {
         Ok(bytes) => bytes,
         Err(e) => {
             findings.problem(Check::ChunkMetadata, format!("reading the chunk: {e}"));
@@ -450,6 +441,7 @@ fn verify_chunk_in(
     let summary = walk_chunk(
         bytes,
         range.start,
+        range.end - range.start,
         meta,
         column,
         codec,
@@ -541,7 +533,13 @@ fn read_through_arrow<R: ChunkReader + Sync + 'static>(
             }
         };
         let selected: Vec<usize> = (next..groups).collect();
-        let reader = match builder.with_row_groups(selected).build() {
+        // INT96 as seconds: every value fits, whatever its date.
+        let options = crate::SchemaOptions::default().with_int96_unit(arrow_schema::TimeUnit::Second);
+        let reader = match builder
+            .with_schema_options(options)
+            .with_row_groups(selected)
+            .build()
+        {
             Ok(r) => r,
             Err(e) => {
                 report.problems.push(Finding::new(

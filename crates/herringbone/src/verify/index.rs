@@ -242,10 +242,11 @@ fn check_column_index(
                 all_null.to_string(),
                 index.null_pages[i].to_string(),
             );
+            continue;
         }
         if let Some(counts) = &index.null_counts
             && let Some(&declared) = counts.get(i)
-            && u64::try_from(declared).ok() != Some(page.computed.nulls)
+            && !page.computed.null_count_matches(declared)
         {
             problem(
                 findings,
@@ -293,14 +294,15 @@ fn check_column_index(
         if all_null || facts.order == SortOrder::Undefined {
             continue;
         }
-        if page.computed.min.is_none() {
-            // Only NaNs: writers may store anything or a NaN.
+        let (min, max) = page.computed.bounds();
+        if min.is_none() {
+            // Only NaNs under the types' order: writers may store anything or a NaN.
             continue;
         }
         let exact = facts.order.bounds_are_exact();
         for (declared, computed, is_min, name) in [
-            (&index.min_values[i], page.computed.min.as_ref(), true, "min_values"),
-            (&index.max_values[i], page.computed.max.as_ref(), false, "max_values"),
+            (&index.min_values[i], min, true, "min_values"),
+            (&index.max_values[i], max, false, "max_values"),
         ] {
             if let Err(mut finding) = check_bound(
                 declared,

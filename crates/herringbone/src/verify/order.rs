@@ -258,8 +258,15 @@ pub(crate) struct Computed {
     pub max: Option<OwnedValue>,
     /// Values that are present (not null).
     pub values: u64,
+    /// Under the IEEE 754 total order: the smallest and largest NaN, which are the
+    /// bounds only when every value is a NaN.
+    pub nan_min: Option<OwnedValue>,
+    pub nan_max: Option<OwnedValue>,
     /// Levels below the maximum definition level.
     pub nulls: u64,
+    /// Of those, the ones inside the innermost list (an element that is null, not a
+    /// null or empty list): what some writers count as `null_count` of a list's leaf.
+    pub element_nulls: u64,
     pub nans: u64,
 }
 
@@ -270,48 +277,69 @@ impl Computed {
         self.values += 1;
         if order.is_nan(value, float16) {
             self.nans += 1;
-            if order != SortOrder::FloatTotal {
-                return;
+            if order == SortOrder::FloatTotal {
+                update_bounds(&mut self.nan_min, &mut self.nan_max, value, order, float16);
             }
+            return;
         }
         if order == SortOrder::Undefined {
             return;
         }
-        match &mut self.min {
-            None => self.min = Some(OwnedValue::of(value)),
-            Some(min) => {
-                if order.compare(value, min.as_value(), float16) == Some(Ordering::Less) {
-                    min.set(value);
-                }
-            }
+        update_bounds(&mut self.min, &mut self.max, value, order, float16);
+    }
+
+    /// The bounds statistics should hold: the smallest and largest non-NaN values, or
+    /// under the IEEE 754 total order, the NaNs when there is nothing else.
+    pub(crate) fn bounds(&self) -> (Option<&OwnedValue>, Option<&OwnedValue>) {
+        if self.min.is_some() {
+            (self.min.as_ref(), self.max.as_ref())
+        } else {
+            (self.nan_min.as_ref(), self.nan_max.as_ref())
         }
-        match &mut self.max {
-            None => self.max = Some(OwnedValue::of(value)),
-            Some(max) => {
-                if order.compare(value, max.as_value(), float16) == Some(Ordering::Greater) {
-                    max.set(value);
-                }
-            }
-        }
+    }
+
+    /// Whether `declared` is the null count under either reading (every level below
+    /// the maximum, or only null elements inside the innermost list).
+    pub(crate) fn null_count_matches(&self, declared: i64) -> bool {
+        let declared = u64::try_from(declared).ok();
+        declared == Some(self.nulls) || declared == Some(self.element_nulls)
     }
 
     /// Adds another set's counts and bounds.
     pub(crate) fn merge(&mut self, other: &Computed, order: SortOrder, float16: bool) {
         self.values += other.values;
         self.nulls += other.nulls;
+        self.element_nulls += other.element_nulls;
         self.nans += other.nans;
-        for (mine, theirs, want) in [
-            (&mut self.min, &other.min, Ordering::Less),
-            (&mut self.max, &other.max, Ordering::Greater),
-        ] {
-            if let Some(theirs) = theirs {
-                let replace = match mine {
-                    None => true,
-                    Some(m) => order.compare(theirs.as_value(), m.as_value(), float16) == Some(want),
-                };
-                if replace {
-                    *mine = Some(theirs.clone());
-                }
+        for bound in [&other.min, &other.max].into_iter().flatten() {
+            update_bounds(&mut self.min, &mut self.max, bound.as_value(), order, float16);
+        }
+        for bound in [&other.nan_min, &other.nan_max].into_iter().flatten() {
+            update_bounds(&mut self.nan_min, &mut self.nan_max, bound.as_value(), order, float16);
+        }
+    }
+}
+
+fn update_bounds(
+    min: &mut Option<OwnedValue>,
+    max: &mut Option<OwnedValue>,
+    value: Value<'_>,
+    order: SortOrder,
+    float16: bool,
+) {
+    match min {
+        None => *min = Some(OwnedValue::of(value)),
+        Some(min) => {
+            if order.compare(value, min.as_value(), float16) == Some(Ordering::Less) {
+                min.set(value);
+            }
+        }
+    }
+    match max {
+        None => *max = Some(OwnedValue::of(value)),
+        Some(max) => {
+            if order.compare(value, max.as_value(), float16) == Some(Ordering::Greater) {
+                max.set(value);
             }
         }
     }

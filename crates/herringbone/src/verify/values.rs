@@ -316,24 +316,14 @@ impl<'p> PageDecoder<'p> {
     pub(crate) fn new(shape: ColumnShape, page: &'p DataPage) -> Result<Self> {
         let (rep, def, values_data) = match &page.v2_levels {
             Some((rep_bytes, def_bytes)) => {
+                // Some writers store a run of zeros for a level whose maximum is 0:
+                // there is nothing to decode either way.
                 let rep = if shape.max_rep == 0 {
-                    if !rep_bytes.is_empty() {
-                        return Err(Error::corrupt(format!(
-                            "{} bytes of repetition levels in a column without repetition",
-                            rep_bytes.len()
-                        )));
-                    }
                     Levels::None
                 } else {
                     Levels::Rle(RleDecoder::new(rep_bytes, level_bit_width(shape.max_rep))?)
                 };
                 let def = if shape.max_def == 0 {
-                    if !def_bytes.is_empty() {
-                        return Err(Error::corrupt(format!(
-                            "{} bytes of definition levels in a required column",
-                            def_bytes.len()
-                        )));
-                    }
                     Levels::None
                 } else {
                     Levels::Rle(RleDecoder::new(def_bytes, level_bit_width(shape.max_def))?)
