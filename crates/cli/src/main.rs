@@ -111,6 +111,18 @@ enum Command {
         #[command(flatten)]
         write: commands::writing::WriteArgs,
     },
+    /// Rebuild a file whose footer is missing, truncated or corrupt: every row group
+    /// whose pages all decode is written to OUT; what was dropped is listed.
+    Recover {
+        /// The damaged file.
+        input: PathBuf,
+        /// The file to write.
+        output: PathBuf,
+        /// The schema, when the footer has none left: a text schema file or a Parquet
+        /// file with the same schema.
+        #[arg(long, value_name = "FILE")]
+        schema: Option<PathBuf>,
+    },
     /// Concatenate Parquet files with the same schema: column chunks are copied as they
     /// are when the inputs allow and no writer option is given, else rows re-encoded.
     Merge {
@@ -198,6 +210,11 @@ fn main() -> ExitCode {
             read,
             write,
         } => commands::rewrite::run(&input, &output, &read, &write, &mut out),
+        Command::Recover {
+            input,
+            output,
+            schema,
+        } => commands::recover::run(&input, &output, schema.as_deref(), &mut out),
         Command::Merge {
             output,
             inputs,

@@ -55,3 +55,4 @@ pub mod layout;
 pub mod verify;
 pub mod merge;
 mod shared;
+pub mod recover;

@@ -11,6 +11,7 @@ pub mod meta;
 pub mod pages;
 pub mod progress;
 pub mod reading;
+pub mod recover;
 pub mod rewrite;
 pub mod scan;
 pub mod schema;

@@ -41,14 +41,14 @@
 //! ```
 
 mod checks;
-mod chunk;
+pub(crate) mod chunk;
 mod file;
 mod findings;
 mod index;
-mod order;
+pub(crate) mod order;
 mod report;
 mod sorting;
-mod values;
+pub(crate) mod values;
 
 use std::sync::Arc;
 
