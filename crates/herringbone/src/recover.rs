@@ -568,6 +568,18 @@ fn chunk_at(
 fn group_pages(file: &Bytes, pages: &[PageSpan], columns: &[ColumnFacts]) -> (Vec<Group>, Vec<String>) {
     let mut groups = Vec::new();
     let mut dropped = Vec::new();
+    // Pages that start no row group, in a run: (first page, count).
+    let mut skipped: Option<(usize, usize)> = None;
+    let flush = |skipped: &mut Option<(usize, usize)>, dropped: &mut Vec<String>| {
+        if let Some((first, n)) = skipped.take() {
+            let last = &pages[first + n - 1];
+            dropped.push(format!(
+                "{n} pages at offsets {}..{} belong to no complete row group (skipped)",
+                pages[first].offset,
+                last.end()
+            ));
+        }
+    };
     let mut at = 0usize;
     while at < pages.len() {
         // Every way the row group starting here can be split into one chunk per column.
@@ -596,13 +608,14 @@ fn group_pages(file: &Bytes, pages: &[PageSpan], columns: &[ColumnFacts]) -> (Ve
         }
         match ways.len() {
             0 => {
-                dropped.push(format!(
-                    "the page at offset {} starts no complete row group: skipped",
-                    pages[at].offset
-                ));
+                match &mut skipped {
+                    Some((_, n)) => *n += 1,
+                    None => skipped = Some((at, 1)),
+                }
                 at += 1;
             }
             1 => {
+                flush(&mut skipped, &mut dropped);
                 let chunks = ways.pop().expect("one way");
                 let mut start = at;
                 let rows = chunks[0].2.rows;
@@ -634,6 +647,7 @@ fn group_pages(file: &Bytes, pages: &[PageSpan], columns: &[ColumnFacts]) -> (Ve
                 at = start;
             }
             n => {
+                flush(&mut skipped, &mut dropped);
                 dropped.push(format!(
                     "the row group starting at offset {}: its pages split into columns {n} ways, none provable: dropped with the rest of the pages after it",
                     pages[at].offset
@@ -642,6 +656,7 @@ fn group_pages(file: &Bytes, pages: &[PageSpan], columns: &[ColumnFacts]) -> (Ve
             }
         }
     }
+    flush(&mut skipped, &mut dropped);
     (groups, dropped)
 }
 

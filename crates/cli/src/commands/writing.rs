@@ -10,7 +10,7 @@ use herringbone::format::metadata::Encoding;
 /// How to write Parquet.
 #[derive(Debug, Clone, Default, Args)]
 pub struct WriteArgs {
-    /// Codec: uncompressed, snappy, gzip[:LEVEL], brotli[:QUALITY], lz4, lz4_raw,
+    /// Codec: uncompressed, snappy, gzip[:LEVEL], brotli[:QUALITY], lz4, lz4_raw, lzo,
     /// zstd[:LEVEL].
     #[arg(long, value_name = "CODEC[:LEVEL]")]
     pub compression: Option<String>,
@@ -163,6 +163,7 @@ pub fn parse_codec(spec: &str) -> Result<Codec, String> {
         "uncompressed" | "none" => no_level(Codec::Uncompressed),
         "snappy" => no_level(Codec::Snappy),
         "lz4" => no_level(Codec::Lz4),
+        "lzo" => no_level(Codec::Lzo),
         "lz4_raw" | "lz4-raw" => no_level(Codec::Lz4Raw),
         "gzip" => Ok(Codec::Gzip {
             level: unsigned(6, 9)?,

@@ -45,7 +45,7 @@ pub(super) fn decompress(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Re
 fn decompress_into(input: &[u8], target: &mut [u8]) -> Result<()> {
     match decompress_hadoop(input, target) {
         Ok(()) => Ok(()),
-        Err(framed) => match lzo::decompress_into(input, target) {
+        Err(framed) => match ::lzo::decompress_into(input, target) {
             Ok(n) if n == target.len() => Ok(()),
             _ => Err(framed),
         },
@@ -89,7 +89,7 @@ fn decompress_hadoop(input: &[u8], target: &mut [u8]) -> Result<()> {
                     rest.len()
                 )));
             }
-            let produced = lzo::decompress_into(&rest[..chunk_len], &mut target[filled..block_end])
+            let produced = ::lzo::decompress_into(&rest[..chunk_len], &mut target[filled..block_end])
                 .map_err(|e| {
                     Error::corrupt(format!("Hadoop LZO block {block}, chunk {chunk}: {e}"))
                 })?;
@@ -270,7 +270,7 @@ mod tests {
             let block = be_u32(rest);
             let chunk = be_u32(&rest[4..]);
             let mut decoded = vec![0u8; block];
-            let n = lzo::decompress_into(&rest[8..8 + chunk], &mut decoded).unwrap();
+            let n = ::lzo::decompress_into(&rest[8..8 + chunk], &mut decoded).unwrap();
             assert_eq!(n, block);
             assert_eq!(decoded, &data[at..at + block]);
             at += block;
