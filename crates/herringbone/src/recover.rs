@@ -589,8 +589,10 @@ fn group_pages(file: &Bytes, pages: &[PageSpan], columns: &[ColumnFacts]) -> (Ve
             let mut chunks = vec![first];
             let mut ok = true;
             for facts in &columns[1..] {
+                // Chunks may have bytes between them (writers put a copy of the chunk's
+                // metadata, or its Bloom filter, there); pages within a chunk may not.
                 let start = chunks.last().expect("one chunk at least").1;
-                if start >= pages.len() || pages[start].offset != pages[start - 1].end() {
+                if start >= pages.len() {
                     ok = false;
                     break;
                 }
