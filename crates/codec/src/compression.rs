@@ -720,7 +720,11 @@ mod tests {
             .decompress(b"abc", 10, &mut Vec::new())
             .unwrap_err();
         assert_eq!(err.kind(), crate::ErrorKind::Corrupt);
-        assert!(err.to_string().contains("LZO decompression of 3 bytes into 10"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("LZO decompression of 3 bytes into 10"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -35,7 +35,11 @@ fn liblzo2_blocks_decode_bare_and_framed() {
                 .unwrap();
             assert_eq!(out, raw, "{name}.{level} framed");
             // One byte short of its size is an error, not a shorter output.
-            assert!(Codec::Lzo.decompress(&block, raw.len() - 1, &mut Vec::new()).is_err());
+            assert!(
+                Codec::Lzo
+                    .decompress(&block, raw.len() - 1, &mut Vec::new())
+                    .is_err()
+            );
         }
     }
 }
@@ -47,7 +51,9 @@ fn our_blocks_round_trip_and_compress() {
         let mut compressed = Vec::new();
         Codec::Lzo.compress(&raw, &mut compressed).unwrap();
         let mut out = Vec::new();
-        Codec::Lzo.decompress(&compressed, raw.len(), &mut out).unwrap();
+        Codec::Lzo
+            .decompress(&compressed, raw.len(), &mut out)
+            .unwrap();
         assert_eq!(out, raw, "{name}");
         if raw.len() > 1000 {
             let theirs = std::fs::read(vectors().join(format!("{name}.lzo1x_1"))).unwrap();
@@ -61,7 +67,11 @@ fn our_blocks_round_trip_and_compress() {
         }
         if let Some(dir) = std::env::var_os("HB_WRITE_LZO_VECTORS") {
             // For scripts/lzo_vectors.py to decode with liblzo2: the bare block.
-            std::fs::write(PathBuf::from(dir).join(format!("{name}.herringbone")), &compressed[8..]).unwrap();
+            std::fs::write(
+                PathBuf::from(dir).join(format!("{name}.herringbone")),
+                &compressed[8..],
+            )
+            .unwrap();
         }
     }
 }

@@ -52,7 +52,7 @@ pub use herringbone_codec::compression::Codec;
 pub use herringbone_format::metadata::Encoding;
 
 pub mod layout;
-pub mod verify;
 pub mod merge;
-mod shared;
 pub mod recover;
+mod shared;
+pub mod verify;

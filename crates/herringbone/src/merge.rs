@@ -44,8 +44,8 @@ use std::sync::Arc;
 
 use crate::layout::PageWalker;
 use crate::shared::Shared;
-use herringbone_arrow_bridge::read::read_metadata;
 use crate::{ArrowWriter, ChunkReader, ParquetRecordBatchReaderBuilder, WriterProperties};
+use herringbone_arrow_bridge::read::read_metadata;
 
 /// Errors of merging: what went wrong and with which input.
 pub type Error = herringbone_arrow_bridge::Error;
@@ -130,17 +130,22 @@ fn why_not_copy(metadata: &[FileMetaData]) -> Option<String> {
         {
             return Some(format!("input {i} is encrypted"));
         }
-        if m.row_groups
-            .iter()
-            .any(|g| g.columns.iter().any(|c| c.file_path.is_some() || c.meta_data.is_none()))
-        {
+        if m.row_groups.iter().any(|g| {
+            g.columns
+                .iter()
+                .any(|c| c.file_path.is_some() || c.meta_data.is_none())
+        }) {
             return Some(format!("input {i} has column chunks in other files"));
         }
         if m.schema != first.schema {
-            return Some(format!("the Parquet schema of input {i} differs from input 0's"));
+            return Some(format!(
+                "the Parquet schema of input {i} differs from input 0's"
+            ));
         }
         if m.column_orders != first.column_orders {
-            return Some(format!("the column orders of input {i} differ from input 0's"));
+            return Some(format!(
+                "the column orders of input {i} differ from input 0's"
+            ));
         }
         if m.created_by != first.created_by {
             return Some(format!(
@@ -161,9 +166,12 @@ struct Output<W: Write> {
 
 impl<W: Write> Output<W> {
     fn write(&mut self, bytes: &[u8]) -> Result<()> {
-        self.sink
-            .write_all(bytes)
-            .map_err(|e| Error::new(herringbone_arrow_bridge::ErrorKind::Io, format!("writing the output: {e}")))?;
+        self.sink.write_all(bytes).map_err(|e| {
+            Error::new(
+                herringbone_arrow_bridge::ErrorKind::Io,
+                format!("writing the output: {e}"),
+            )
+        })?;
         self.position += bytes.len() as u64;
         Ok(())
     }
@@ -171,12 +179,17 @@ impl<W: Write> Output<W> {
 
 /// The byte range of a chunk's pages, found by walking them: `total_compressed_size`
 /// is not trusted, as parquet-mr before 1.2.9 left the dictionary header out of it.
-fn chunk_extent(input: &dyn ChunkReader, file: &FileMetaData, chunk: &ColumnChunk) -> Result<(u64, Bytes)> {
+fn chunk_extent(
+    input: &dyn ChunkReader,
+    file: &FileMetaData,
+    chunk: &ColumnChunk,
+) -> Result<(u64, Bytes)> {
     let meta = chunk
         .meta_data
         .as_ref()
         .ok_or_else(|| Error::corrupt("a column chunk without metadata"))?;
-    let range = herringbone_codec::page::column_chunk_range(meta, file.created_by.as_deref(), input.len())?;
+    let range =
+        herringbone_codec::page::column_chunk_range(meta, file.created_by.as_deref(), input.len())?;
     let bytes = input.get_bytes(range.clone())?;
     let total = u64::try_from(meta.num_values).unwrap_or(0);
     let mut values = 0u64;
@@ -185,7 +198,10 @@ fn chunk_extent(input: &dyn ChunkReader, file: &FileMetaData, chunk: &ColumnChun
         let span = span?;
         end = span.end() - range.start;
         if span.is_data() {
-            values += span.num_values().and_then(|v| u64::try_from(v).ok()).unwrap_or(0);
+            values += span
+                .num_values()
+                .and_then(|v| u64::try_from(v).ok())
+                .unwrap_or(0);
             if values >= total {
                 break;
             }
@@ -194,7 +210,11 @@ fn chunk_extent(input: &dyn ChunkReader, file: &FileMetaData, chunk: &ColumnChun
     Ok((range.start, bytes.slice(..end as usize)))
 }
 
-fn copy<R: ChunkReader, W: Write>(inputs: &[R], metadata: &[FileMetaData], sink: W) -> Result<MergeSummary> {
+fn copy<R: ChunkReader, W: Write>(
+    inputs: &[R],
+    metadata: &[FileMetaData],
+    sink: W,
+) -> Result<MergeSummary> {
     let mut out = Output { sink, position: 0 };
     out.write(b"PAR1")?;
     let mut row_groups = Vec::new();
@@ -219,7 +239,10 @@ fn copy<R: ChunkReader, W: Write>(inputs: &[R], metadata: &[FileMetaData], sink:
                 let shift = |offset: i64| offset - old_start as i64 + new_start as i64;
                 let mut new_chunk = chunk.clone();
                 new_chunk.file_offset = new_start as i64;
-                let meta = new_chunk.meta_data.as_mut().expect("checked by why_not_copy");
+                let meta = new_chunk
+                    .meta_data
+                    .as_mut()
+                    .expect("checked by why_not_copy");
                 meta.data_page_offset = shift(meta.data_page_offset);
                 meta.dictionary_page_offset = meta
                     .dictionary_page_offset
@@ -250,7 +273,8 @@ fn copy<R: ChunkReader, W: Write>(inputs: &[R], metadata: &[FileMetaData], sink:
                 let Some(offset) = meta.bloom_filter_offset else {
                     continue;
                 };
-                let bytes = bloom_filter_bytes(input, offset, meta.bloom_filter_length).map_err(context)?;
+                let bytes =
+                    bloom_filter_bytes(input, offset, meta.bloom_filter_length).map_err(context)?;
                 let new_meta = new_group.columns[c].meta_data.as_mut().expect("copied");
                 new_meta.bloom_filter_offset = Some(out.position as i64);
                 new_meta.bloom_filter_length = i32::try_from(bytes.len()).ok();
@@ -289,9 +313,12 @@ fn copy<R: ChunkReader, W: Write>(inputs: &[R], metadata: &[FileMetaData], sink:
     let mut footer = Vec::new();
     encode_footer(&merged, &mut footer);
     out.write(&footer)?;
-    out.sink
-        .flush()
-        .map_err(|e| Error::new(herringbone_arrow_bridge::ErrorKind::Io, format!("writing the output: {e}")))?;
+    out.sink.flush().map_err(|e| {
+        Error::new(
+            herringbone_arrow_bridge::ErrorKind::Io,
+            format!("writing the output: {e}"),
+        )
+    })?;
     Ok(MergeSummary {
         mode: MergeMode::Copied,
         reason: None,
@@ -302,12 +329,18 @@ fn copy<R: ChunkReader, W: Write>(inputs: &[R], metadata: &[FileMetaData], sink:
 }
 
 fn index_bytes(input: &dyn ChunkReader, (offset, length): (i64, i32)) -> Result<Bytes> {
-    let start = u64::try_from(offset).map_err(|_| Error::corrupt(format!("index offset {offset} is negative")))?;
-    let len = u64::try_from(length).map_err(|_| Error::corrupt(format!("index length {length} is negative")))?;
+    let start = u64::try_from(offset)
+        .map_err(|_| Error::corrupt(format!("index offset {offset} is negative")))?;
+    let len = u64::try_from(length)
+        .map_err(|_| Error::corrupt(format!("index length {length} is negative")))?;
     let end = start
         .checked_add(len)
         .filter(|&e| e <= input.len())
-        .ok_or_else(|| Error::corrupt(format!("index at {start} of {len} bytes lies beyond the end of the file")))?;
+        .ok_or_else(|| {
+            Error::corrupt(format!(
+                "index at {start} of {len} bytes lies beyond the end of the file"
+            ))
+        })?;
     input.get_bytes(start..end)
 }
 
@@ -318,11 +351,14 @@ fn bloom_filter_bytes(input: &dyn ChunkReader, offset: i64, length: Option<i32>)
         .filter(|&s| s < input.len())
         .ok_or_else(|| Error::corrupt(format!("bloom_filter_offset {offset} outside the file")))?;
     let end = match length {
-        Some(len) => start.saturating_add(u64::try_from(len).unwrap_or(0)).min(input.len()),
+        Some(len) => start
+            .saturating_add(u64::try_from(len).unwrap_or(0))
+            .min(input.len()),
         None => input.len(),
     };
     let bytes = input.get_bytes(start..end)?;
-    let (_, used) = SplitBlockBloomFilter::read(&bytes, herringbone_codec::bloom::BITSET_MAX_BYTES)?;
+    let (_, used) =
+        SplitBlockBloomFilter::read(&bytes, herringbone_codec::bloom::BITSET_MAX_BYTES)?;
     Ok(bytes.slice(..used))
 }
 
@@ -352,7 +388,11 @@ fn reencode<R: ChunkReader + 'static, W: Write + Send>(
         }
         if writer.is_none() {
             let sink = output.take().expect("the output is taken once");
-            writer = Some(ArrowWriter::try_new(sink, std::sync::Arc::new(this), properties.clone())?);
+            writer = Some(ArrowWriter::try_new(
+                sink,
+                std::sync::Arc::new(this),
+                properties.clone(),
+            )?);
         }
         let w = writer.as_mut().expect("created above");
         for batch in reader {

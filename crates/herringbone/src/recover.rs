@@ -156,7 +156,13 @@ pub fn recover<R: ChunkReader, W: Write>(
         for (g, group) in metadata.row_groups.iter().enumerate() {
             match footer_group(&file, metadata, group, &columns) {
                 Ok(kept) => {
-                    scan_from = scan_from.max(kept.chunks.iter().map(|c| c.start + c.bytes.len() as u64).max().unwrap_or(0));
+                    scan_from = scan_from.max(
+                        kept.chunks
+                            .iter()
+                            .map(|c| c.start + c.bytes.len() as u64)
+                            .max()
+                            .unwrap_or(0),
+                    );
                     groups.push(kept);
                 }
                 Err(reason) => dropped.push(format!("row group {g} (from the footer): {reason}")),
@@ -182,12 +188,21 @@ pub fn recover<R: ChunkReader, W: Write>(
     let (created_by, key_value_metadata, column_orders) = match &footer {
         Some((m, _)) => (
             m.created_by.clone(),
-            m.key_value_metadata.clone().or_else(|| options.key_value_metadata.clone()),
+            m.key_value_metadata
+                .clone()
+                .or_else(|| options.key_value_metadata.clone()),
             m.column_orders.clone(),
         ),
         None => (None, options.key_value_metadata.clone(), None),
     };
-    let metadata = write_file(output, schema_elements, groups, created_by, key_value_metadata, column_orders)?;
+    let metadata = write_file(
+        output,
+        schema_elements,
+        groups,
+        created_by,
+        key_value_metadata,
+        column_orders,
+    )?;
     Ok(RecoveryReport {
         source,
         row_groups: metadata.row_groups.len(),
@@ -270,7 +285,11 @@ fn footer_group(
     columns: &[ColumnFacts],
 ) -> std::result::Result<Group, String> {
     if group.columns.len() != columns.len() {
-        return Err(format!("{} chunks for {} columns", group.columns.len(), columns.len()));
+        return Err(format!(
+            "{} chunks for {} columns",
+            group.columns.len(),
+            columns.len()
+        ));
     }
     let rows = group.num_rows;
     let mut chunks = Vec::new();
@@ -280,8 +299,12 @@ fn footer_group(
             .as_ref()
             .ok_or_else(|| format!("column {}: no metadata (encrypted?)", facts.path))?;
         let codec = Codec::from_thrift_id(meta.codec.0).map_err(|e| e.to_string())?;
-        let range = herringbone_codec::page::column_chunk_range(meta, metadata.created_by.as_deref(), file.len() as u64)
-            .map_err(|e| format!("column {}: {e}", facts.path))?;
+        let range = herringbone_codec::page::column_chunk_range(
+            meta,
+            metadata.created_by.as_deref(),
+            file.len() as u64,
+        )
+        .map_err(|e| format!("column {}: {e}", facts.path))?;
         let bytes = file.slice(range.start as usize..range.end as usize);
         let mut at = 0usize;
         let mut spans = Vec::new();
@@ -295,7 +318,8 @@ fn footer_group(
             }
             spans.push(span);
         }
-        let checked = check_chunk(&spans, codec, facts).map_err(|e| format!("column {}: {e}", facts.path))?;
+        let checked =
+            check_chunk(&spans, codec, facts).map_err(|e| format!("column {}: {e}", facts.path))?;
         if checked.rows != u64::try_from(rows).unwrap_or(0) {
             return Err(format!(
                 "column {}: the pages hold {} rows, the row group says {rows}",
@@ -362,7 +386,9 @@ impl<'a> ChunkCheck<'a> {
             .map_err(|e| at(&e))?
             .ok_or_else(|| at(&"not a data or dictionary page"))?;
         let data = match page {
-            Page::Dictionary { values, num_values, .. } => {
+            Page::Dictionary {
+                values, num_values, ..
+            } => {
                 if i != 0 {
                     return Err(at(&"a dictionary page inside the chunk"));
                 }
@@ -454,7 +480,9 @@ fn decode_rows(
             break;
         }
         if first && first_of_chunk && decoder.rep_levels()[0] != 0 {
-            return Err(herringbone_codec::Error::corrupt("the chunk starts inside a record"));
+            return Err(herringbone_codec::Error::corrupt(
+                "the chunk starts inside a record",
+            ));
         }
         first = false;
         rows += decoder.rep_levels().iter().filter(|&&r| r == 0).count() as u64;
@@ -494,7 +522,13 @@ fn plausible(span: &PageSpan) -> bool {
         PageType::DICTIONARY_PAGE => h.dictionary_page_header.is_some(),
         _ => false,
     };
-    sub_header && values >= 0 && span.uncompressed_len <= span.compressed_len.saturating_mul(1100).saturating_add(1024)
+    sub_header
+        && values >= 0
+        && span.uncompressed_len
+            <= span
+                .compressed_len
+                .saturating_mul(1100)
+                .saturating_add(1024)
 }
 
 /// The codecs a page may be compressed with, most likely first.
@@ -531,7 +565,8 @@ fn chunk_at(
         let mut end = first;
         while end < pages.len() {
             let gap = end > first && pages[end].offset != pages[end - 1].end();
-            let second_dictionary = end > first && pages[end].header.type_ == PageType::DICTIONARY_PAGE;
+            let second_dictionary =
+                end > first && pages[end].header.type_ == PageType::DICTIONARY_PAGE;
             if gap || second_dictionary || check.add(&pages[end]).is_err() {
                 break;
             }
@@ -565,7 +600,11 @@ fn chunk_at(
 }
 
 /// Groups scanned pages into row groups; returns them and what was dropped.
-fn group_pages(file: &Bytes, pages: &[PageSpan], columns: &[ColumnFacts]) -> (Vec<Group>, Vec<String>) {
+fn group_pages(
+    file: &Bytes,
+    pages: &[PageSpan],
+    columns: &[ColumnFacts],
+) -> (Vec<Group>, Vec<String>) {
     let mut groups = Vec::new();
     let mut dropped = Vec::new();
     // Pages that start no row group, in a run: (first page, count).
@@ -684,11 +723,15 @@ fn write_file<W: Write>(
             output.write_all(&chunk.bytes).map_err(io)?;
             position += chunk.bytes.len() as u64;
             let shift = |offset: i64| offset - chunk.start as i64 + new_start as i64;
-            let descr = descriptor.column(c).ok_or_else(|| Error::corrupt("column out of range"))?;
+            let descr = descriptor
+                .column(c)
+                .ok_or_else(|| Error::corrupt("column out of range"))?;
             let meta = match chunk.original.and_then(|o| o.meta_data) {
                 Some(mut meta) => {
                     meta.data_page_offset = shift(meta.data_page_offset);
-                    meta.dictionary_page_offset = meta.dictionary_page_offset.map(|d| if d > 0 { shift(d) } else { d });
+                    meta.dictionary_page_offset = meta
+                        .dictionary_page_offset
+                        .map(|d| if d > 0 { shift(d) } else { d });
                     meta.index_page_offset = None;
                     meta.bloom_filter_offset = None;
                     meta.bloom_filter_length = None;
@@ -706,7 +749,13 @@ fn write_file<W: Write>(
                     ColumnMetaData {
                         type_: descr.physical_type(),
                         encodings: chunk.encodings.into(),
-                        path_in_schema: descr.path().parts().iter().map(|p| p.as_str().into()).collect::<Vec<herringbone_format::thrift::Text>>().into(),
+                        path_in_schema: descr
+                            .path()
+                            .parts()
+                            .iter()
+                            .map(|p| p.as_str().into())
+                            .collect::<Vec<herringbone_format::thrift::Text>>()
+                            .into(),
                         codec: CompressionCodec(chunk.codec.thrift_id()),
                         num_values: chunk.num_values,
                         total_uncompressed_size: chunk.uncompressed,
@@ -740,9 +789,10 @@ fn write_file<W: Write>(
         num_rows: row_groups.iter().map(|g| g.num_rows).sum(),
         row_groups,
         key_value_metadata,
-        created_by: Some(created_by.unwrap_or_else(|| {
-            herringbone_arrow_bridge::write::properties::CREATED_BY.into()
-        })),
+        created_by: Some(
+            created_by
+                .unwrap_or_else(|| herringbone_arrow_bridge::write::properties::CREATED_BY.into()),
+        ),
         column_orders,
         ..FileMetaData::default()
     };

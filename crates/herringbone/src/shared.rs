@@ -13,7 +13,10 @@ impl<R: ChunkReader + Sync> ChunkReader for Shared<R> {
         self.0.len()
     }
 
-    fn get_bytes(&self, range: std::ops::Range<u64>) -> herringbone_arrow_bridge::Result<bytes::Bytes> {
+    fn get_bytes(
+        &self,
+        range: std::ops::Range<u64>,
+    ) -> herringbone_arrow_bridge::Result<bytes::Bytes> {
         self.0.get_bytes(range)
     }
 }

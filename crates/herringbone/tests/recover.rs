@@ -27,7 +27,10 @@ fn intact_before(metadata: &FileMetaData, cut: u64) -> usize {
         .take_while(|g| {
             g.columns.iter().all(|c| {
                 let m = c.meta_data.as_ref().unwrap();
-                let start = m.dictionary_page_offset.filter(|&d| d > 0).unwrap_or(m.data_page_offset);
+                let start = m
+                    .dictionary_page_offset
+                    .filter(|&d| d > 0)
+                    .unwrap_or(m.data_page_offset);
                 (start + m.total_compressed_size) as u64 <= cut
             })
         })
@@ -38,23 +41,28 @@ fn intact_before(metadata: &FileMetaData, cut: u64) -> usize {
 fn check_cuts(name: &str, file: &[u8]) -> Vec<Source> {
     let bytes = Bytes::copy_from_slice(file);
     let metadata = read_metadata(&bytes).unwrap();
-    let footer_len = u32::from_le_bytes(file[file.len() - 8..file.len() - 4].try_into().unwrap()) as usize;
+    let footer_len =
+        u32::from_le_bytes(file[file.len() - 8..file.len() - 4].try_into().unwrap()) as usize;
     let footer_start = file.len() - 8 - footer_len;
-    let last = metadata.row_groups.last().unwrap().columns[0].meta_data.as_ref().unwrap();
-    let last_start = last.dictionary_page_offset.filter(|&d| d > 0).unwrap_or(last.data_page_offset) as usize;
+    let last = metadata.row_groups.last().unwrap().columns[0]
+        .meta_data
+        .as_ref()
+        .unwrap();
+    let last_start = last
+        .dictionary_page_offset
+        .filter(|&d| d > 0)
+        .unwrap_or(last.data_page_offset) as usize;
     let mut cuts = vec![
-        file.len() - 4,                     // the magic
-        file.len() - 8,                     // the footer length
-        footer_start + footer_len / 2,      // inside the footer
-        footer_start,                       // the whole footer
+        file.len() - 4,                // the magic
+        file.len() - 8,                // the footer length
+        footer_start + footer_len / 2, // inside the footer
+        footer_start,                  // the whole footer
     ];
     if metadata.row_groups.len() > 1 {
         cuts.push(last_start + 3); // inside the last row group
     }
-    let options = RecoverOptions::default().with_schema(
-        metadata.schema.clone(),
-        metadata.key_value_metadata.clone(),
-    );
+    let options = RecoverOptions::default()
+        .with_schema(metadata.schema.clone(), metadata.key_value_metadata.clone());
     let mut sources = Vec::new();
     for cut in cuts {
         let mut out = Vec::new();
@@ -74,9 +82,17 @@ fn check_cuts(name: &str, file: &[u8]) -> Vec<Source> {
         let concat = |batches: &[RecordBatch]| {
             arrow_select::concat::concat_batches(&batches[0].schema(), batches).unwrap()
         };
-        assert_eq!(concat(&recovered), concat(&original), "{name} cut at {cut}: values");
+        assert_eq!(
+            concat(&recovered),
+            concat(&original),
+            "{name} cut at {cut}: values"
+        );
         let checked = verify(out, &VerifyOptions::default());
-        assert!(checked.is_clean(), "{name} cut at {cut}: {:?}", checked.problems);
+        assert!(
+            checked.is_clean(),
+            "{name} cut at {cut}: {:?}",
+            checked.problems
+        );
     }
     sources
 }
@@ -86,10 +102,15 @@ fn a_written_file_cut_anywhere_keeps_its_intact_row_groups() {
     let n = 3000;
     let ids: ArrayRef = Arc::new(Int64Array::from((0..n).collect::<Vec<i64>>()));
     let names: ArrayRef = Arc::new(StringArray::from(
-        (0..n).map(|i| (i % 3 != 0).then(|| format!("name {}", i % 17))).collect::<Vec<_>>(),
+        (0..n)
+            .map(|i| (i % 3 != 0).then(|| format!("name {}", i % 17)))
+            .collect::<Vec<_>>(),
     ));
-    let prices: ArrayRef = Arc::new(Float64Array::from((0..n).map(|i| i as f64 / 4.0).collect::<Vec<_>>()));
-    let batch = RecordBatch::try_from_iter([("id", ids), ("name", names), ("price", prices)]).unwrap();
+    let prices: ArrayRef = Arc::new(Float64Array::from(
+        (0..n).map(|i| i as f64 / 4.0).collect::<Vec<_>>(),
+    ));
+    let batch =
+        RecordBatch::try_from_iter([("id", ids), ("name", names), ("price", prices)]).unwrap();
     for codec in [Codec::Snappy, Codec::Zstd { level: 1 }, Codec::Uncompressed] {
         let props = WriterProperties::builder()
             .set_compression(codec)
@@ -133,7 +154,11 @@ fn without_a_footer_or_a_schema_recovery_says_what_it_needs() {
     writer.close().unwrap();
     // Everything after the pages is gone, the footer's schema with it.
     let cut = &file[..40];
-    let err = recover(&Bytes::copy_from_slice(cut), &mut Vec::new(), &RecoverOptions::default())
-        .unwrap_err();
+    let err = recover(
+        &Bytes::copy_from_slice(cut),
+        &mut Vec::new(),
+        &RecoverOptions::default(),
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("give one"), "{err}");
 }

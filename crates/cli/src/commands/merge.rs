@@ -20,7 +20,10 @@ pub fn run(
     out: &mut dyn Write,
 ) -> Result<(), String> {
     if let Some(input) = inputs.iter().find(|i| same_file(i, output)) {
-        return Err(format!("{}: the output would overwrite an input", input.display()));
+        return Err(format!(
+            "{}: the output would overwrite an input",
+            input.display()
+        ));
     }
     let mut files = Vec::with_capacity(inputs.len());
     let mut rows = 0u64;

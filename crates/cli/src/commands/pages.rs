@@ -46,10 +46,10 @@ pub fn run(path: &Path, as_json: bool, out: &mut dyn Write) -> Result<(), String
                     chunk.path,
                     chunk.physical,
                     chunk.codec,
-                    chunk.range.as_ref().map_or(String::new(), |r| format!(
-                        ", bytes {}..{}",
-                        r.start, r.end
-                    ))
+                    chunk
+                        .range
+                        .as_ref()
+                        .map_or(String::new(), |r| format!(", bytes {}..{}", r.start, r.end))
                 )?;
                 if !chunk.rows.is_empty() {
                     write_table(
@@ -151,7 +151,8 @@ fn chunk_pages(
         result.rows.push(row);
         result.json.push(json);
         if span.is_data() {
-            values_left = values_left.saturating_sub(values.and_then(|v| u64::try_from(v).ok()).unwrap_or(0));
+            values_left =
+                values_left.saturating_sub(values.and_then(|v| u64::try_from(v).ok()).unwrap_or(0));
             if values_left == 0 {
                 // Old parquet-mr chunk ranges run past the last page (see column_chunk_range).
                 break;
@@ -197,7 +198,9 @@ fn page_row(
         PageType::INDEX_PAGE => "index".to_string(),
         other => format!("{other:?}"),
     };
-    let encoding = span.encoding().map_or("-".to_string(), |e| format!("{e:?}"));
+    let encoding = span
+        .encoding()
+        .map_or("-".to_string(), |e| format!("{e:?}"));
     let opt = |v: Option<i64>| v.map_or("-".to_string(), |v| v.to_string());
     let row = vec![
         i.to_string(),
@@ -232,7 +235,10 @@ fn page_row(
     (row, json)
 }
 
-fn bounds(stats: Option<&Statistics>, descr: Option<&ColumnDescriptor>) -> (Option<String>, Option<String>) {
+fn bounds(
+    stats: Option<&Statistics>,
+    descr: Option<&ColumnDescriptor>,
+) -> (Option<String>, Option<String>) {
     let (Some(stats), Some(descr)) = (stats, descr) else {
         return (None, None);
     };

@@ -13,9 +13,17 @@ use herringbone::recover::{RecoverOptions, Source, recover};
 
 use super::rewrite::same_file;
 
-pub fn run(input: &Path, output: &Path, schema: Option<&Path>, out: &mut dyn Write) -> Result<(), String> {
+pub fn run(
+    input: &Path,
+    output: &Path,
+    schema: Option<&Path>,
+    out: &mut dyn Write,
+) -> Result<(), String> {
     if same_file(input, output) {
-        return Err(format!("{}: the output would overwrite the input", output.display()));
+        return Err(format!(
+            "{}: the output would overwrite the input",
+            output.display()
+        ));
     }
     let mut options = RecoverOptions::default();
     if let Some(path) = schema {
@@ -29,11 +37,19 @@ pub fn run(input: &Path, output: &Path, schema: Option<&Path>, out: &mut dyn Wri
                     .cloned()
                     .collect::<Vec<_>>()
             });
-            options.with_schema(sibling.metadata.schema, arrow_schema.filter(|kv| !kv.is_empty()))
+            options.with_schema(
+                sibling.metadata.schema,
+                arrow_schema.filter(|kv| !kv.is_empty()),
+            )
         } else {
-            let text = String::from_utf8(bytes)
-                .map_err(|_| format!("{}: neither a Parquet file nor a text schema", path.display()))?;
-            let elements = parse_message_type(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            let text = String::from_utf8(bytes).map_err(|_| {
+                format!(
+                    "{}: neither a Parquet file nor a text schema",
+                    path.display()
+                )
+            })?;
+            let elements =
+                parse_message_type(&text).map_err(|e| format!("{}: {e}", path.display()))?;
             options.with_schema(elements, None)
         };
     }

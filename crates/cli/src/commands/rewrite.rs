@@ -22,7 +22,10 @@ pub fn run(
     out: &mut dyn Write,
 ) -> Result<(), String> {
     if same_file(input, output) {
-        return Err(format!("{}: the output would overwrite the input", output.display()));
+        return Err(format!(
+            "{}: the output would overwrite the input",
+            output.display()
+        ));
     }
     let batches = Batches::open(input, read, |b| b)?;
     let metadata = batches.metadata.clone();
@@ -70,10 +73,7 @@ fn copy(
         writer.write(&batch?).map_err(|e| e.to_string())?;
     }
     let metadata = writer.finish().map_err(|e| e.to_string())?;
-    writer
-        .into_inner()
-        .flush()
-        .map_err(|e| e.to_string())?;
+    writer.into_inner().flush().map_err(|e| e.to_string())?;
     Ok((metadata.num_rows, metadata.row_groups.len()))
 }
 

@@ -10,7 +10,12 @@ use herringbone::verify::{Finding, Report, VerifyOptions, verify};
 use serde_json::{Value, json};
 
 /// Verifies `files`; returns the exit status.
-pub fn run(files: &[impl AsRef<Path>], as_json: bool, no_arrow: bool, out: &mut dyn Write) -> Result<u8, String> {
+pub fn run(
+    files: &[impl AsRef<Path>],
+    as_json: bool,
+    no_arrow: bool,
+    out: &mut dyn Write,
+) -> Result<u8, String> {
     let options = VerifyOptions::default().with_arrow_read(!no_arrow);
     let mut status = 0u8;
     let mut documents = Vec::new();

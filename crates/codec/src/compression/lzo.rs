@@ -89,10 +89,11 @@ fn decompress_hadoop(input: &[u8], target: &mut [u8]) -> Result<()> {
                     rest.len()
                 )));
             }
-            let produced = ::lzo::decompress_into(&rest[..chunk_len], &mut target[filled..block_end])
-                .map_err(|e| {
-                    Error::corrupt(format!("Hadoop LZO block {block}, chunk {chunk}: {e}"))
-                })?;
+            let produced =
+                ::lzo::decompress_into(&rest[..chunk_len], &mut target[filled..block_end])
+                    .map_err(|e| {
+                        Error::corrupt(format!("Hadoop LZO block {block}, chunk {chunk}: {e}"))
+                    })?;
             if produced == 0 {
                 return Err(Error::corrupt(format!(
                     "Hadoop LZO block {block}, chunk {chunk}: an empty chunk in a block with {} bytes to go",
@@ -179,7 +180,9 @@ fn compress_block(input: &[u8], table: &mut [u32], out: &mut Vec<u8>) {
             continue;
         };
         let distance = ip - candidate;
-        if distance > M4_MAX_DISTANCE || input[candidate..candidate + MIN_MATCH] != input[ip..ip + MIN_MATCH] {
+        if distance > M4_MAX_DISTANCE
+            || input[candidate..candidate + MIN_MATCH] != input[ip..ip + MIN_MATCH]
+        {
             ip += 1;
             continue;
         }
@@ -285,16 +288,22 @@ mod tests {
         roundtrip(b"abc");
         roundtrip(b"herringbone herringbone herringbone");
         // Long literal runs (extension), long matches (extension) at every distance class.
-        let mut data: Vec<u8> = (0..300u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        let mut data: Vec<u8> = (0..300u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
         data.extend(std::iter::repeat_n(b'x', 1000));
-        let noise: Vec<u8> = (0..40_000u32).map(|i| (i.wrapping_mul(2_246_822_519) >> 7) as u8).collect();
+        let noise: Vec<u8> = (0..40_000u32)
+            .map(|i| (i.wrapping_mul(2_246_822_519) >> 7) as u8)
+            .collect();
         data.extend_from_slice(&noise);
         data.extend_from_slice(&noise[..5000]); // distance ~40,000: M4 with the high bit
         data.extend_from_slice(&noise[30_000..30_100]); // distance ~15,000: M3
         data.extend_from_slice(&data[data.len() - 1500..data.len() - 1490].to_vec()); // M2
         roundtrip(&data);
         // Several blocks.
-        let big: Vec<u8> = (0..600_000u32).map(|i| (i % 251) as u8 ^ (i >> 11) as u8).collect();
+        let big: Vec<u8> = (0..600_000u32)
+            .map(|i| (i % 251) as u8 ^ (i >> 11) as u8)
+            .collect();
         roundtrip(&big);
     }
 
@@ -306,7 +315,11 @@ mod tests {
         bad.extend_from_slice(&3u32.to_be_bytes());
         bad.extend_from_slice(&[0x11, 0, 0]);
         let err = decompress(&bad, 16, &mut target).unwrap_err();
-        assert!(err.to_string().contains("exceeds the 16 bytes left to fill"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("exceeds the 16 bytes left to fill"),
+            "{err}"
+        );
         // A chunk length beyond the input.
         let mut bad = 16u32.to_be_bytes().to_vec();
         bad.extend_from_slice(&1000u32.to_be_bytes());
@@ -315,6 +328,9 @@ mod tests {
         // More output claimed than the input can make.
         let err = decompress(&[0x11, 0, 0], 1 << 20, &mut target).unwrap_err();
         assert!(err.to_string().contains("cannot produce"), "{err}");
-        assert!(target.capacity() < 1 << 20, "nothing allocated for the claim");
+        assert!(
+            target.capacity() < 1 << 20,
+            "nothing allocated for the claim"
+        );
     }
 }

@@ -3,7 +3,9 @@
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
-use herringbone_format::metadata::{ColumnMetaData, Encoding, PageType, SizeStatistics, Statistics};
+use herringbone_format::metadata::{
+    ColumnMetaData, Encoding, PageType, SizeStatistics, Statistics,
+};
 
 use super::chunk::{ChunkSummary, ColumnFacts, PageSummary};
 use super::findings::Findings;
@@ -57,7 +59,11 @@ pub(crate) fn check_bound(
             Check::Statistics,
             format!(
                 "{field} {shown_declared} is {} the {word} value {shown_computed}",
-                if bound == Bound::Min { "above" } else { "below" }
+                if bound == Bound::Min {
+                    "above"
+                } else {
+                    "below"
+                }
             ),
         )
         .values(shown_computed, shown_declared)),
@@ -134,12 +140,15 @@ pub(crate) fn check_statistics(
     let (names, min_exact, max_exact) = if deprecated {
         (("min", "max"), None, None)
     } else {
-        (("min_value", "max_value"), stats.is_min_value_exact, stats.is_max_value_exact)
+        (
+            ("min_value", "max_value"),
+            stats.is_min_value_exact,
+            stats.is_max_value_exact,
+        )
     };
     let nan_bound = [min, max].into_iter().flatten().any(|b| {
-        Value::from_plain(facts.shape.physical, b).is_some_and(|v| {
-            order != SortOrder::FloatTotal && order.is_nan(v, facts.float16)
-        })
+        Value::from_plain(facts.shape.physical, b)
+            .is_some_and(|v| order != SortOrder::FloatTotal && order.is_nan(v, facts.float16))
     });
     if nan_bound {
         findings.warning_at(at(Finding::new(
@@ -234,7 +243,8 @@ pub(crate) fn check_chunk_metadata(
         .iter()
         .find(|p| p.page_type == PageType::DICTIONARY_PAGE);
     let legacy_start = meta.dictionary_page_offset.is_none()
-        && dictionary_page.is_some_and(|d| u64::try_from(meta.data_page_offset).ok() == Some(d.offset));
+        && dictionary_page
+            .is_some_and(|d| u64::try_from(meta.data_page_offset).ok() == Some(d.offset));
     if legacy_start {
         findings.warning(
             Check::ChunkMetadata,
@@ -249,7 +259,10 @@ pub(crate) fn check_chunk_metadata(
                 Check::ChunkMetadata,
                 "data_page_offset is not the offset of the first data page",
             )
-            .values(first_data.offset.to_string(), meta.data_page_offset.to_string()),
+            .values(
+                first_data.offset.to_string(),
+                meta.data_page_offset.to_string(),
+            ),
         );
     }
     let dictionary = summary
@@ -401,5 +414,12 @@ pub(crate) fn check_page_statistics(
         return;
     };
     let location = findings.at_page(page.index, page.offset);
-    check_statistics(stats, &page.computed, facts, Check::PageStatistics, &location, findings);
+    check_statistics(
+        stats,
+        &page.computed,
+        facts,
+        Check::PageStatistics,
+        &location,
+        findings,
+    );
 }

@@ -10,15 +10,15 @@ use herringbone_codec::page::{Page, PageReader, PageReaderOptions};
 use herringbone_format::metadata::{ColumnMetaData, PageType, Type};
 use herringbone_format::schema::{ColumnDescriptor, SchemaDescriptor};
 
-use crate::layout::{CrcStatus, PageSpan, PageWalker};
 use crate::ChunkReader;
+use crate::layout::{CrcStatus, PageSpan, PageWalker};
 
+use super::VerifyOptions;
 use super::findings::Findings;
 use super::order::{Computed, SortOrder, display};
 use super::report::{Check, Finding, Location};
 use super::sorting::SortCheck;
 use super::values::{ColumnShape, DataPage, Dictionary, PageDecoder, Value};
-use super::VerifyOptions;
 
 /// What the schema says about one leaf column, for checking its chunks.
 #[derive(Debug, Clone)]
@@ -130,9 +130,9 @@ pub(crate) struct ChunkSummary {
 impl ChunkSummary {
     /// The data pages, in order.
     pub(crate) fn data_pages(&self) -> impl Iterator<Item = &PageSummary> {
-        self.pages.iter().filter(|p| {
-            matches!(p.page_type, PageType::DATA_PAGE | PageType::DATA_PAGE_V2)
-        })
+        self.pages
+            .iter()
+            .filter(|p| matches!(p.page_type, PageType::DATA_PAGE | PageType::DATA_PAGE_V2))
     }
 }
 
@@ -220,7 +220,10 @@ pub(crate) fn load_bloom_filter(
         None
     };
     let Ok(start) = u64::try_from(offset) else {
-        return fail(findings, format!("bloom_filter_offset {offset} is negative"));
+        return fail(
+            findings,
+            format!("bloom_filter_offset {offset} is negative"),
+        );
     };
     if start >= file_len {
         return fail(
@@ -359,7 +362,10 @@ pub(crate) fn walk_chunk(
         }
         let is_dictionary = span.header.type_ == PageType::DICTIONARY_PAGE;
         if span.is_data() {
-            data_values += span.num_values().and_then(|n| u64::try_from(n).ok()).unwrap_or(0);
+            data_values += span
+                .num_values()
+                .and_then(|n| u64::try_from(n).ok())
+                .unwrap_or(0);
         } else if is_dictionary {
             if page.index != 0 {
                 findings.problem_at(Finding::new(
@@ -384,9 +390,20 @@ pub(crate) fn walk_chunk(
         match codec {
             Some(codec) if span.is_data() || is_dictionary => {
                 let decoded = decode_page(
-                    &bytes, start, &span, codec, facts, options, &mut dictionary,
-                    &mut dictionary_failed, page_index_present, &mut page, checks,
-                    &mut plain_bytes, findings, &at,
+                    &bytes,
+                    start,
+                    &span,
+                    codec,
+                    facts,
+                    options,
+                    &mut dictionary,
+                    &mut dictionary_failed,
+                    page_index_present,
+                    &mut page,
+                    checks,
+                    &mut plain_bytes,
+                    findings,
+                    &at,
                 );
                 if !decoded {
                     summary.complete = false;
@@ -397,7 +414,9 @@ pub(crate) fn walk_chunk(
         }
         if span.is_data() {
             summary.rows += page.rows;
-            summary.computed.merge(&page.computed, facts.order, facts.float16);
+            summary
+                .computed
+                .merge(&page.computed, facts.order, facts.float16);
             for (total, n) in summary.def_histogram.iter_mut().zip(&page.def_histogram) {
                 *total += n;
             }
@@ -514,8 +533,7 @@ fn decode_page(
                     "a second dictionary page in the chunk".to_string(),
                 );
             }
-            match Dictionary::decode(facts.shape.physical, facts.shape.width, values, num_values)
-            {
+            match Dictionary::decode(facts.shape.physical, facts.shape.width, values, num_values) {
                 Ok(d) => {
                     *dictionary = Some(d);
                     return true;
@@ -638,15 +656,18 @@ fn decode_values(
         if first {
             first = false;
             if reps[0] != 0 && (chunk_start || must_start_record) {
-                messages.push((Check::Levels, format!(
-                    "the page starts with repetition level {} inside a record: {}",
-                    reps[0],
-                    if chunk_start {
-                        "a column chunk must start with a new record"
-                    } else {
-                        "pages must start at record boundaries (v2 pages, or a page index)"
-                    }
-                )));
+                messages.push((
+                    Check::Levels,
+                    format!(
+                        "the page starts with repetition level {} inside a record: {}",
+                        reps[0],
+                        if chunk_start {
+                            "a column chunk must start with a new record"
+                        } else {
+                            "pages must start at record boundaries (v2 pages, or a page index)"
+                        }
+                    ),
+                ));
             }
         }
         let mut present = 0usize;
@@ -733,10 +754,13 @@ fn decode_values(
     if let Some(left) = decoder.plain_bytes_left()
         && left > 0
     {
-        messages.push((Check::Decoding, format!(
-            "{left} bytes left in the PLAIN values section after the page's {} values",
-            page.computed.values
-        )));
+        messages.push((
+            Check::Decoding,
+            format!(
+                "{left} bytes left in the PLAIN values section after the page's {} values",
+                page.computed.values
+            ),
+        ));
     }
     Ok(messages)
 }
@@ -746,7 +770,11 @@ pub(crate) fn page_bytes(chunk: &Bytes, chunk_start: u64, span: &PageSpan) -> By
     chunk.slice(from..from + span.total_len() as usize)
 }
 
-pub(crate) fn read_page(bytes: Bytes, codec: Codec, options: &VerifyOptions) -> herringbone_codec::Result<Option<Page>> {
+pub(crate) fn read_page(
+    bytes: Bytes,
+    codec: Codec,
+    options: &VerifyOptions,
+) -> herringbone_codec::Result<Option<Page>> {
     let options = PageReaderOptions::default().with_max_page_size(options.max_page_size);
     PageReader::new(bytes, codec, options).next_page()
 }

@@ -12,7 +12,10 @@ use herringbone_format::schema::SchemaDescriptor;
 use crate::shared::Shared;
 use crate::{ChunkReader, ParquetRecordBatchReaderBuilder};
 
-use super::checks::{check_chunk_metadata, check_page_statistics, check_size_statistics, check_statistics};
+use super::VerifyOptions;
+use super::checks::{
+    check_chunk_metadata, check_page_statistics, check_size_statistics, check_statistics,
+};
 use super::chunk::{
     ChunkSummary, ColumnFacts, ValueChecks, chunk_range, load_bloom_filter, padded_end, walk_chunk,
 };
@@ -21,7 +24,6 @@ use super::index::check_page_index;
 use super::order::SortOrder;
 use super::report::{Check, Finding, Location, Report};
 use super::sorting::SortCheck;
-use super::VerifyOptions;
 
 /// Everything about the file that chunk checks need.
 struct FileFacts<'a> {
@@ -60,7 +62,10 @@ pub(crate) fn verify_file<R: ChunkReader + Sync + 'static>(
         .iter()
         .enumerate()
         .map(|(i, descr)| {
-            let order = SortOrder::of(descr, metadata.column_orders.as_ref().and_then(|o| o.get(i)));
+            let order = SortOrder::of(
+                descr,
+                metadata.column_orders.as_ref().and_then(|o| o.get(i)),
+            );
             ColumnFacts::new(&schema, descr, order)
         })
         .collect();
@@ -84,12 +89,18 @@ pub(crate) fn verify_file<R: ChunkReader + Sync + 'static>(
     if options.arrow_read && !encrypted {
         read_through_arrow(input, &metadata, &mut report);
     }
-    report
-        .problems
-        .sort_by(|a, b| a.location.row_group.cmp(&b.location.row_group).then(a.location.column_index.cmp(&b.location.column_index)));
-    report
-        .warnings
-        .sort_by(|a, b| a.location.row_group.cmp(&b.location.row_group).then(a.location.column_index.cmp(&b.location.column_index)));
+    report.problems.sort_by(|a, b| {
+        a.location
+            .row_group
+            .cmp(&b.location.row_group)
+            .then(a.location.column_index.cmp(&b.location.column_index))
+    });
+    report.warnings.sort_by(|a, b| {
+        a.location
+            .row_group
+            .cmp(&b.location.row_group)
+            .then(a.location.column_index.cmp(&b.location.column_index))
+    });
     report
 }
 
@@ -109,7 +120,12 @@ fn read_footer(input: &dyn ChunkReader, report: &mut Report) -> Option<(FileMeta
         None
     };
     if len < 12 {
-        return fatal(report, Check::Magic, None, format!("{len} bytes: too short for a Parquet file (12 at least)"));
+        return fatal(
+            report,
+            Check::Magic,
+            None,
+            format!("{len} bytes: too short for a Parquet file (12 at least)"),
+        );
     }
     let read = |range: std::ops::Range<u64>| input.get_bytes(range).map_err(|e| e.to_string());
     let head = match read(0..4) {
@@ -140,7 +156,10 @@ fn read_footer(input: &dyn ChunkReader, report: &mut Report) -> Option<(FileMeta
                 ..Location::default()
             },
             Check::Magic,
-            format!("the file does not start with PAR1 (found {:02x?})", &head[..]),
+            format!(
+                "the file does not start with PAR1 (found {:02x?})",
+                &head[..]
+            ),
         ));
     }
     if metadata_len > len - 12 {
@@ -158,7 +177,12 @@ fn read_footer(input: &dyn ChunkReader, report: &mut Report) -> Option<(FileMeta
     };
     match decode_file_metadata(footer, &FooterOptions::default().with_base_offset(start)) {
         Ok(metadata) => Some((metadata, start)),
-        Err(e) => fatal(report, Check::Footer, Some(start), format!("undecodable footer: {e}")),
+        Err(e) => fatal(
+            report,
+            Check::Footer,
+            Some(start),
+            format!("undecodable footer: {e}"),
+        ),
     }
 }
 
@@ -212,7 +236,10 @@ fn verify_row_group(
     let mut findings = Findings::new(report, base);
     let num_rows = u64::try_from(group.num_rows).ok();
     if num_rows.is_none() {
-        findings.problem(Check::RowGroup, format!("num_rows {} is negative", group.num_rows));
+        findings.problem(
+            Check::RowGroup,
+            format!("num_rows {} is negative", group.num_rows),
+        );
     }
     if group.columns.len() != facts.columns.len() {
         findings.problem(
@@ -227,9 +254,16 @@ fn verify_row_group(
     if let Some(ordinal) = group.ordinal
         && usize::try_from(ordinal).ok() != Some(g)
     {
-        findings.warning(Check::RowGroup, format!("ordinal {ordinal} in row group {g}"));
+        findings.warning(
+            Check::RowGroup,
+            format!("ordinal {ordinal} in row group {g}"),
+        );
     }
-    let metas: Vec<_> = group.columns.iter().filter_map(|c| c.meta_data.as_ref()).collect();
+    let metas: Vec<_> = group
+        .columns
+        .iter()
+        .filter_map(|c| c.meta_data.as_ref())
+        .collect();
     if metas.len() == group.columns.len() && !metas.is_empty() {
         let compressed: i64 = metas.iter().map(|m| m.total_compressed_size).sum();
         if let Some(declared) = group.total_compressed_size
@@ -275,7 +309,9 @@ fn verify_row_group(
     let sorted_first: Vec<usize> = sorting
         .iter()
         .map(|(c, _)| *c)
-        .filter(|&c| c < group.columns.len() && facts.columns.get(c).is_some_and(|f| f.shape.max_rep == 0))
+        .filter(|&c| {
+            c < group.columns.len() && facts.columns.get(c).is_some_and(|f| f.shape.max_rep == 0)
+        })
         .collect::<Vec<_>>();
     let mut seen = HashSet::new();
     let order: Vec<usize> = sorted_first
@@ -328,7 +364,10 @@ fn verify_row_group(
                 findings.problem(Check::SortingColumns, message.clone());
                 sort_broken = true;
             } else if sort.incomparable {
-                findings.warning(Check::SortingColumns, "some values cannot be ordered (NaN or an undefined order): not fully checked");
+                findings.warning(
+                    Check::SortingColumns,
+                    "some values cannot be ordered (NaN or an undefined order): not fully checked",
+                );
             }
             ties = Some(sort.into_ties());
         }
@@ -378,7 +417,10 @@ fn verify_chunk_in(
         return None;
     }
     if chunk.crypto_metadata.is_some() || chunk.encrypted_column_metadata.is_some() {
-        findings.warning(Check::Encryption, "encrypted column chunk: keys required, not checked");
+        findings.warning(
+            Check::Encryption,
+            "encrypted column chunk: keys required, not checked",
+        );
         return None;
     }
     let Some(meta) = &chunk.meta_data else {
@@ -392,7 +434,10 @@ fn verify_chunk_in(
                 Check::ChunkMetadata,
                 "the chunk's type is not the schema's",
             )
-            .values(format!("{:?}", column.shape.physical), format!("{:?}", meta.type_)),
+            .values(
+                format!("{:?}", column.shape.physical),
+                format!("{:?}", meta.type_),
+            ),
         );
         return None;
     }
@@ -415,7 +460,12 @@ fn verify_chunk_in(
         }
     };
     let range = chunk_range(meta, facts.data_end, findings)?;
-    let end = padded_end(meta, &range, facts.metadata.created_by.as_deref(), facts.data_end);
+    let end = padded_end(
+        meta,
+        &range,
+        facts.metadata.created_by.as_deref(),
+        facts.data_end,
+    );
     let bytes = match facts.input.get_bytes(range.start..end) {
         Ok(bytes) => bytes,
         Err(e) => {
@@ -454,7 +504,14 @@ fn verify_chunk_in(
     if summary.complete {
         if let Some(stats) = &meta.statistics {
             let at = findings.base().clone();
-            check_statistics(stats, &summary.computed, column, Check::Statistics, &at, findings);
+            check_statistics(
+                stats,
+                &summary.computed,
+                column,
+                Check::Statistics,
+                &at,
+                findings,
+            );
             if let Some(declared) = stats.distinct_count {
                 match summary.distinct {
                     Some(n) if u64::try_from(declared).ok() != Some(n as u64) => {
@@ -470,7 +527,10 @@ fn verify_chunk_in(
                     Some(_) => {}
                     None => findings.warning(
                         Check::Statistics,
-                        format!("distinct_count not checked: more than {} distinct values", options.max_distinct),
+                        format!(
+                            "distinct_count not checked: more than {} distinct values",
+                            options.max_distinct
+                        ),
                     ),
                 }
             }
@@ -497,7 +557,14 @@ fn verify_chunk_in(
             check_page_statistics(page, column, findings);
         }
     }
-    check_page_index(facts.input, facts.file_len, chunk, &summary, column, findings);
+    check_page_index(
+        facts.input,
+        facts.file_len,
+        chunk,
+        &summary,
+        column,
+        findings,
+    );
     Some(summary)
 }
 
@@ -534,7 +601,8 @@ fn read_through_arrow<R: ChunkReader + Sync + 'static>(
         };
         let selected: Vec<usize> = (next..groups).collect();
         // INT96 as seconds: every value fits, whatever its date.
-        let options = crate::SchemaOptions::default().with_int96_unit(arrow_schema::TimeUnit::Second);
+        let options =
+            crate::SchemaOptions::default().with_int96_unit(arrow_schema::TimeUnit::Second);
         let reader = match builder
             .with_schema_options(options)
             .with_row_groups(selected)

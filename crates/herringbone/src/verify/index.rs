@@ -110,7 +110,10 @@ fn check_offset_index(index: &OffsetIndex, summary: &ChunkSummary, findings: &mu
                 Check::OffsetIndex,
                 "the offset index does not list every data page",
             )
-            .values(pages.len().to_string(), index.page_locations.len().to_string()),
+            .values(
+                pages.len().to_string(),
+                index.page_locations.len().to_string(),
+            ),
         );
     }
     let mut rows_exact = true;
@@ -128,7 +131,12 @@ fn check_offset_index(index: &OffsetIndex, summary: &ChunkSummary, findings: &mu
                 );
             }
         };
-        field(findings, "offset", page.offset.to_string(), location.offset.to_string());
+        field(
+            findings,
+            "offset",
+            page.offset.to_string(),
+            location.offset.to_string(),
+        );
         field(
             findings,
             "compressed_page_size",
@@ -220,7 +228,10 @@ fn check_column_index(
         {
             findings.problem(
                 Check::ColumnIndex,
-                format!("{name} holds {} entries, {n} pages x {width} levels expected", hist.len()),
+                format!(
+                    "{name} holds {} entries, {n} pages x {width} levels expected",
+                    hist.len()
+                ),
             );
         }
     }
@@ -229,11 +240,12 @@ fn check_column_index(
             continue;
         }
         let at = findings.at_page(page.index, page.offset);
-        let problem = |findings: &mut Findings<'_>, message: String, expected: String, found: String| {
-            findings.problem_at(
-                Finding::new(at.clone(), Check::ColumnIndex, message).values(expected, found),
-            );
-        };
+        let problem =
+            |findings: &mut Findings<'_>, message: String, expected: String, found: String| {
+                findings.problem_at(
+                    Finding::new(at.clone(), Check::ColumnIndex, message).values(expected, found),
+                );
+            };
         let all_null = page.computed.values == 0;
         if index.null_pages[i] != all_null {
             problem(
@@ -341,7 +353,10 @@ fn check_boundary_order(index: &ColumnIndex, facts: &ColumnFacts, findings: &mut
         let (i, min_a, max_a) = pair[0];
         let (j, min_b, max_b) = pair[1];
         for (a, b, what) in [(min_a, min_b, "min_values"), (max_a, max_b, "max_values")] {
-            let (Some(a), Some(b)) = (Value::from_plain(physical, a), Value::from_plain(physical, b)) else {
+            let (Some(a), Some(b)) = (
+                Value::from_plain(physical, a),
+                Value::from_plain(physical, b),
+            ) else {
                 continue;
             };
             if facts.order.compare(a, b, facts.float16) == Some(want.reverse()) {

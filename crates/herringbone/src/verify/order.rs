@@ -71,7 +71,9 @@ impl SortOrder {
             }
             Type::FLOAT | Type::DOUBLE => float,
             Type::FIXED_LEN_BYTE_ARRAY | Type::BYTE_ARRAY => match logical {
-                Some(LogicalType::Float16) if descr.physical_type() == Type::FIXED_LEN_BYTE_ARRAY => {
+                Some(LogicalType::Float16)
+                    if descr.physical_type() == Type::FIXED_LEN_BYTE_ARRAY =>
+                {
                     float
                 }
                 Some(LogicalType::Decimal { .. }) => SortOrder::Decimal,
@@ -151,7 +153,11 @@ fn compare_be_signed(a: &[u8], b: &[u8]) -> Ordering {
     let negative = |v: &[u8]| v.first().is_some_and(|&x| x & 0x80 != 0);
     let (na, nb) = (negative(a), negative(b));
     if na != nb {
-        return if na { Ordering::Less } else { Ordering::Greater };
+        return if na {
+            Ordering::Less
+        } else {
+            Ordering::Greater
+        };
     }
     // Same sign: sign-extend the shorter to the longer length, then compare bytes.
     let len = a.len().max(b.len());
@@ -312,10 +318,22 @@ impl Computed {
         self.element_nulls += other.element_nulls;
         self.nans += other.nans;
         for bound in [&other.min, &other.max].into_iter().flatten() {
-            update_bounds(&mut self.min, &mut self.max, bound.as_value(), order, float16);
+            update_bounds(
+                &mut self.min,
+                &mut self.max,
+                bound.as_value(),
+                order,
+                float16,
+            );
         }
         for bound in [&other.nan_min, &other.nan_max].into_iter().flatten() {
-            update_bounds(&mut self.nan_min, &mut self.nan_max, bound.as_value(), order, float16);
+            update_bounds(
+                &mut self.nan_min,
+                &mut self.nan_max,
+                bound.as_value(),
+                order,
+                float16,
+            );
         }
     }
 }

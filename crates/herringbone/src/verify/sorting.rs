@@ -105,7 +105,11 @@ impl SortCheck {
                                 shown(value),
                                 row - 1,
                                 shown(previous.as_ref().map(OwnedValue::as_value)),
-                                if self.descending { "descending" } else { "ascending" },
+                                if self.descending {
+                                    "descending"
+                                } else {
+                                    "ascending"
+                                },
                                 if self.nulls_first { "first" } else { "last" },
                             ),
                         ));

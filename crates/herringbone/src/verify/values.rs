@@ -87,7 +87,10 @@ enum DictionaryEntries {
     Int96(Vec<[u8; 12]>),
     Float(Vec<f32>),
     Double(Vec<f64>),
-    Bytes { data: Bytes, ranges: Vec<(usize, usize)> },
+    Bytes {
+        data: Bytes,
+        ranges: Vec<(usize, usize)>,
+    },
 }
 
 impl Dictionary {
@@ -441,7 +444,9 @@ impl<'p> PageDecoder<'p> {
                     let start = decoder.position();
                     let got = decoder.skip_flba(width, n)?;
                     let bytes = &self.data[start..start + got * width];
-                    bytes.chunks_exact(width).for_each(|v| sink(Value::Bytes(v)));
+                    bytes
+                        .chunks_exact(width)
+                        .for_each(|v| sink(Value::Bytes(v)));
                     if got < n {
                         return Err(short(got));
                     }
@@ -694,7 +699,9 @@ fn value_decoder<'p>(shape: ColumnShape, encoding: Encoding, data: &'p [u8]) -> 
         ))
     };
     Ok(match encoding {
-        Encoding::PLAIN if physical == Type::BOOLEAN => Values::PlainBool(PlainBooleanDecoder::new(data)),
+        Encoding::PLAIN if physical == Type::BOOLEAN => {
+            Values::PlainBool(PlainBooleanDecoder::new(data))
+        }
         Encoding::PLAIN => {
             if physical == Type::FIXED_LEN_BYTE_ARRAY && shape.width == 0 {
                 return Err(Error::corrupt("FIXED_LEN_BYTE_ARRAY of width 0"));
