@@ -298,7 +298,8 @@ mod tests {
         data.extend_from_slice(&noise);
         data.extend_from_slice(&noise[..5000]); // distance ~40,000: M4 with the high bit
         data.extend_from_slice(&noise[30_000..30_100]); // distance ~15,000: M3
-        data.extend_from_slice(&data[data.len() - 1500..data.len() - 1490].to_vec()); // M2
+        let near = data.len() - 1500;
+        data.extend_from_within(near..near + 10); // M2
         roundtrip(&data);
         // Several blocks.
         let big: Vec<u8> = (0..600_000u32)

@@ -29,14 +29,14 @@ pub(crate) fn check_bound(
     exact: bool,
     facts: &ColumnFacts,
     field: &str,
-) -> Result<(), Finding> {
+) -> Result<(), Box<Finding>> {
     let bound = if min { Bound::Min } else { Bound::Max };
     let order = facts.order;
     let Some(computed) = computed else {
         return Ok(());
     };
     let Some(declared_value) = Value::from_plain(facts.shape.physical, declared) else {
-        return Err(Finding::new(
+        return Err(Box::new(Finding::new(
             Location::default(),
             Check::Statistics,
             format!(
@@ -44,7 +44,7 @@ pub(crate) fn check_bound(
                 declared.len(),
                 facts.shape.physical
             ),
-        ));
+        )));
     };
     let shown_declared = display(declared_value, order, facts.float16);
     let shown_computed = display(computed, order, facts.float16);
@@ -54,25 +54,29 @@ pub(crate) fn check_bound(
     };
     match order.compare(declared_value, computed, facts.float16) {
         Some(Ordering::Equal) => Ok(()),
-        Some(o) if o == extreme => Err(Finding::new(
-            Location::default(),
-            Check::Statistics,
-            format!(
-                "{field} {shown_declared} is {} the {word} value {shown_computed}",
-                if bound == Bound::Min {
-                    "above"
-                } else {
-                    "below"
-                }
-            ),
-        )
-        .values(shown_computed, shown_declared)),
-        Some(_) if exact => Err(Finding::new(
-            Location::default(),
-            Check::Statistics,
-            format!("{field} {shown_declared} is not the {word} value {shown_computed}"),
-        )
-        .values(shown_computed, shown_declared)),
+        Some(o) if o == extreme => Err(Box::new(
+            Finding::new(
+                Location::default(),
+                Check::Statistics,
+                format!(
+                    "{field} {shown_declared} is {} the {word} value {shown_computed}",
+                    if bound == Bound::Min {
+                        "above"
+                    } else {
+                        "below"
+                    }
+                ),
+            )
+            .values(shown_computed, shown_declared),
+        )),
+        Some(_) if exact => Err(Box::new(
+            Finding::new(
+                Location::default(),
+                Check::Statistics,
+                format!("{field} {shown_declared} is not the {word} value {shown_computed}"),
+            )
+            .values(shown_computed, shown_declared),
+        )),
         Some(_) => Ok(()),
         None => Ok(()),
     }
@@ -184,7 +188,7 @@ pub(crate) fn check_statistics(
             facts,
             name,
         ) {
-            findings.problem_at(at(finding));
+            findings.problem_at(at(*finding));
         }
     }
 }

@@ -179,7 +179,7 @@ pub(crate) fn chunk_range(
         );
         return None;
     };
-    let end = start.checked_add(len).unwrap_or(u64::MAX);
+    let end = start.saturating_add(len);
     if start < 4 || end > data_end {
         findings.problem(
             Check::ChunkMetadata,

@@ -326,7 +326,7 @@ fn check_column_index(
             ) {
                 finding.location = at.clone();
                 finding.check = Check::ColumnIndex;
-                findings.problem_at(finding);
+                findings.problem_at(*finding);
             }
         }
     }

@@ -107,7 +107,7 @@ impl Dictionary {
             num_values: usize,
             from: impl Fn([u8; N]) -> T,
         ) -> Result<Vec<T>> {
-            let needed = num_values.checked_mul(N).unwrap_or(usize::MAX);
+            let needed = num_values.saturating_mul(N);
             if needed != data.len() {
                 return Err(Error::corrupt(format!(
                     "dictionary page of {num_values} values of {N} bytes holds {} bytes, {needed} expected",
@@ -139,7 +139,7 @@ impl Dictionary {
                 DictionaryEntries::Double(fixed(&data, num_values, f64::from_le_bytes)?)
             }
             Type::FIXED_LEN_BYTE_ARRAY => {
-                let needed = num_values.checked_mul(width).unwrap_or(usize::MAX);
+                let needed = num_values.saturating_mul(width);
                 if needed != data.len() || width == 0 {
                     return Err(Error::corrupt(format!(
                         "dictionary page of {num_values} values of {width} bytes holds {} bytes, {needed} expected",
