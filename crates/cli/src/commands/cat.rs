@@ -27,16 +27,21 @@ pub enum Format {
     Jsonl,
 }
 
+/// Prints the rows from `offset` on, at most `limit` of them.
 pub fn run(
     path: &Path,
     args: &ReadArgs,
+    offset: usize,
     limit: Option<usize>,
     format: Format,
     out: &mut dyn Write,
 ) -> Result<(), String> {
-    let batches = Batches::open(path, args, |b| match limit {
-        Some(limit) => b.with_limit(limit),
-        None => b,
+    let batches = Batches::open(path, args, |b| {
+        let b = b.with_offset(offset);
+        match limit {
+            Some(limit) => b.with_limit(limit),
+            None => b,
+        }
     })?;
     let written = match format {
         Format::Table => write_table(batches, out),

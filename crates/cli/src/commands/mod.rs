@@ -4,14 +4,20 @@
 pub mod cat;
 pub mod convert;
 pub mod demo;
+pub mod head;
 pub mod ipc_dictionaries;
 pub mod keys;
+pub mod merge;
 pub mod meta;
+pub mod pages;
 pub mod progress;
 pub mod reading;
+pub mod recover;
+pub mod rewrite;
 pub mod scan;
 pub mod schema;
 pub mod variant;
+pub mod verify;
 pub mod writing;
 
 use std::path::Path;

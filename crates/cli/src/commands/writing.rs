@@ -1,7 +1,9 @@
 //! Writer options shared by the commands that write Parquet (`hb convert`).
 
 use clap::Args;
-use herringbone::arrow::write::{DataPageVersion, StatisticsLevel, WriterProperties};
+use herringbone::arrow::write::{
+    DataPageVersion, StatisticsLevel, WriterProperties, WriterPropertiesBuilder,
+};
 use herringbone::codec::compression::Codec;
 use herringbone::codec::crypto::FileEncryptionProperties;
 use herringbone::format::metadata::Encoding;
@@ -9,7 +11,7 @@ use herringbone::format::metadata::Encoding;
 /// How to write Parquet.
 #[derive(Debug, Clone, Default, Args)]
 pub struct WriteArgs {
-    /// Codec: uncompressed, snappy, gzip[:LEVEL], brotli[:QUALITY], lz4, lz4_raw,
+    /// Codec: uncompressed, snappy, gzip[:LEVEL], brotli[:QUALITY], lz4, lz4_raw, lzo,
     /// zstd[:LEVEL].
     #[arg(long, value_name = "CODEC[:LEVEL]")]
     pub compression: Option<String>,
@@ -48,10 +50,29 @@ impl WriteArgs {
         rows: u64,
         encryption: Option<FileEncryptionProperties>,
     ) -> Result<WriterProperties, String> {
-        let mut builder = WriterProperties::builder();
+        let mut builder = self.builder(rows)?;
         if let Some(encryption) = encryption {
             builder = builder.set_encryption(encryption);
         }
+        Ok(builder.build())
+    }
+
+    /// Whether any option was given (else the writer's defaults apply).
+    pub fn is_default(&self) -> bool {
+        self.compression.is_none()
+            && self.encodings.is_empty()
+            && self.dictionary.is_none()
+            && self.page_version.is_none()
+            && self.row_group_size.is_none()
+            && self.page_size.is_none()
+            && self.statistics.is_none()
+            && self.bloom_filters.is_empty()
+            && !self.crc
+    }
+
+    /// [`WriteArgs::properties`] still open for more settings.
+    pub fn builder(&self, rows: u64) -> Result<WriterPropertiesBuilder, String> {
+        let mut builder = WriterProperties::builder();
         if let Some(codec) = &self.compression {
             builder = builder.set_compression(parse_codec(codec)?);
         }
@@ -111,7 +132,7 @@ impl WriteArgs {
             };
             builder = builder.set_bloom_filter(column, fpp, rows.max(1));
         }
-        Ok(builder.set_write_crc(self.crc).build())
+        Ok(builder.set_write_crc(self.crc))
     }
 }
 
@@ -151,6 +172,7 @@ pub fn parse_codec(spec: &str) -> Result<Codec, String> {
         "uncompressed" | "none" => no_level(Codec::Uncompressed),
         "snappy" => no_level(Codec::Snappy),
         "lz4" => no_level(Codec::Lz4),
+        "lzo" => no_level(Codec::Lzo),
         "lz4_raw" | "lz4-raw" => no_level(Codec::Lz4Raw),
         "gzip" => Ok(Codec::Gzip {
             level: unsigned(6, 9)?,
