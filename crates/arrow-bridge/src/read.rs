@@ -201,6 +201,7 @@ pub struct ParquetRecordBatchReaderBuilder<T> {
     limit: Option<usize>,
     offset: usize,
     verify_crc: bool,
+    unshredded_variants: bool,
 }
 
 impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
@@ -224,6 +225,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             limit: None,
             offset: 0,
             verify_crc: false,
+            unshredded_variants: false,
         })
     }
 
@@ -288,6 +290,15 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         self
     }
 
+    /// Whether Variant columns come back unshredded (default `false`): every Variant
+    /// column, at any depth, as `{metadata, value}` with each row's value reconstructed
+    /// from its shredded columns ([`crate::variant::unshred`]); a row that breaks the
+    /// shredding rules is then an error naming it.
+    pub fn with_unshredded_variants(mut self, unshredded: bool) -> Self {
+        self.unshredded_variants = unshredded;
+        self
+    }
+
     /// Options of the Parquet -> Arrow type mapping.
     pub fn with_schema_options(mut self, options: SchemaOptions) -> Self {
         self.schema_options = options;
@@ -346,7 +357,10 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             ));
         }
         let options = PageReaderOptions::default().with_verify_crc(self.verify_crc);
-        let plan = ReadPlan::new(self.descriptor, &mapping, options)?;
+        let mut plan = ReadPlan::new(self.descriptor, &mapping, options)?;
+        if self.unshredded_variants {
+            plan = plan.with_unshredded_variants()?;
+        }
         let mut total_rows = 0usize;
         for &g in &row_groups {
             let rows = usize::try_from(self.metadata.row_groups[g].num_rows)
@@ -438,6 +452,8 @@ pub struct ReadPlan {
     /// The Arrow type each of `columns` is read into.
     leaf_types: Vec<DataType>,
     options: PageReaderOptions,
+    /// The schema of the batches when Variant columns are returned unshredded.
+    unshredded: Option<SchemaRef>,
 }
 
 impl ReadPlan {
@@ -480,7 +496,15 @@ impl ReadPlan {
             leaf_types,
             descriptor,
             options,
+            unshredded: None,
         })
+    }
+
+    /// The same plan returning every Variant column unshredded (see
+    /// [`ParquetRecordBatchReaderBuilder::with_unshredded_variants`]).
+    pub fn with_unshredded_variants(mut self) -> Result<Self> {
+        self.unshredded = Some(crate::variant::unshredded_schema(&self.schema)?);
+        Ok(self)
     }
 
     /// The leaf columns whose chunks a row group needs, in the order
@@ -491,7 +515,7 @@ impl ReadPlan {
 
     /// The schema of the batches.
     pub fn schema(&self) -> &SchemaRef {
-        &self.schema
+        self.unshredded.as_ref().unwrap_or(&self.schema)
     }
 }
 
@@ -631,11 +655,18 @@ impl RowGroupDecoder {
             arrays.push(array::assemble(field, &mut leaves, &plan.descriptor, rows)?);
         }
         let options = RecordBatchOptions::new().with_row_count(Some(rows));
-        Ok(RecordBatch::try_new_with_options(
-            plan.schema.clone(),
-            arrays,
-            &options,
-        )?)
+        let batch = RecordBatch::try_new_with_options(plan.schema.clone(), arrays, &options)?;
+        match &plan.unshredded {
+            Some(schema) => {
+                let plain = crate::variant::unshred_batch(&batch)?;
+                Ok(RecordBatch::try_new_with_options(
+                    schema.clone(),
+                    plain.columns().to_vec(),
+                    &options,
+                )?)
+            }
+            None => Ok(batch),
+        }
     }
 
     /// Skips the next `rows` rows (decoding them).
@@ -733,14 +764,14 @@ impl Iterator for ParquetRecordBatchReader {
 
 impl RecordBatchReader for ParquetRecordBatchReader {
     fn schema(&self) -> SchemaRef {
-        self.plan.schema.clone()
+        self.plan.schema().clone()
     }
 }
 
 impl std::fmt::Debug for ParquetRecordBatchReader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ParquetRecordBatchReader")
-            .field("schema", &self.plan.schema)
+            .field("schema", self.plan.schema())
             .field("row_groups_left", &self.row_groups)
             .field("batch_size", &self.batch_size)
             .field("selection_runs_left", &self.runs.len())
@@ -758,6 +789,7 @@ impl<T> std::fmt::Debug for ParquetRecordBatchReaderBuilder<T> {
             .field("offset", &self.offset)
             .field("limit", &self.limit)
             .field("verify_crc", &self.verify_crc)
+            .field("unshredded_variants", &self.unshredded_variants)
             .finish_non_exhaustive()
     }
 }
@@ -765,6 +797,6 @@ impl<T> std::fmt::Debug for ParquetRecordBatchReaderBuilder<T> {
 impl ParquetRecordBatchReader {
     /// The schema of the batches.
     pub fn arrow_schema(&self) -> &Schema {
-        &self.plan.schema
+        self.plan.schema()
     }
 }

@@ -64,6 +64,7 @@ pub use schema::{ArrowToParquetOptions, ParquetSchema, arrow_to_parquet, encode_
 
 use crate::error::{Error, Result};
 use crate::schema::ARROW_SCHEMA_META_KEY;
+use crate::variant::VariantWritePlan;
 use column::ColumnWriter;
 
 /// Writes Arrow `RecordBatch`es as a Parquet file.
@@ -72,6 +73,8 @@ pub struct ArrowWriter<W: Write + Send> {
     sink: W,
     position: u64,
     arrow_schema: SchemaRef,
+    /// How Variant columns are written (`None`: the schema has none).
+    variants: Option<VariantWritePlan>,
     parquet: ParquetSchema,
     props: WriterProperties,
     columns: Vec<ColumnWriter>,
@@ -84,6 +87,7 @@ pub struct ArrowWriter<W: Write + Send> {
     pending_blooms: Vec<Vec<Option<SplitBlockBloomFilter>>>,
     total_rows: i64,
     closed: bool,
+    options: ArrowToParquetOptions,
 }
 
 impl<W: Write + Send> ArrowWriter<W> {
@@ -103,13 +107,17 @@ impl<W: Write + Send> ArrowWriter<W> {
         options: ArrowToParquetOptions,
     ) -> Result<Self> {
         let props = props.unwrap_or_default();
-        let parquet = arrow_to_parquet(&schema, options)?;
+        let variants = VariantWritePlan::new(&schema, props.variant_shredding())?;
+        let written = variants.as_ref().map_or(&schema, |v| v.written());
+        let parquet = arrow_to_parquet(written, options)?;
         let columns = new_columns(&parquet, &props)?;
         sink.write_all(b"PAR1")?;
         Ok(Self {
             sink,
             position: 4,
             arrow_schema: schema,
+            variants,
+            options,
             parquet,
             props,
             columns,
@@ -122,7 +130,9 @@ impl<W: Write + Send> ArrowWriter<W> {
         })
     }
 
-    /// The Parquet schema being written.
+    /// The Parquet schema being written (with a Variant column shredded
+    /// [`Auto`](crate::variant::VariantShredding::Auto), final after the first
+    /// non-empty batch).
     pub fn parquet_schema(&self) -> &ParquetSchema {
         &self.parquet
     }
@@ -174,6 +184,20 @@ impl<W: Write + Send> ArrowWriter<W> {
                 )));
             }
         }
+        let transformed;
+        let batch = match &mut self.variants {
+            None => batch,
+            Some(variants) => {
+                if variants.needs_inference() && batch.num_rows() > 0 {
+                    // Nothing is written yet: the schema can still change.
+                    variants.infer(batch)?;
+                    self.parquet = arrow_to_parquet(variants.written(), self.options)?;
+                    self.columns = new_columns(&self.parquet, &self.props)?;
+                }
+                transformed = variants.transform(batch)?;
+                &transformed
+            }
+        };
         let mut offset = 0;
         while offset < batch.num_rows() {
             let room = self.props.max_row_group_rows() - self.rows_in_group;
@@ -337,7 +361,14 @@ impl<W: Write + Send> ArrowWriter<W> {
         {
             key_value.push(KeyValue {
                 key: Text::from(ARROW_SCHEMA_META_KEY),
-                value: Some(Text::from(encode_arrow_schema(&self.arrow_schema).as_str())),
+                value: Some(Text::from(
+                    encode_arrow_schema(
+                        self.variants
+                            .as_ref()
+                            .map_or(&self.arrow_schema, |v| v.written()),
+                    )
+                    .as_str(),
+                )),
             });
         }
         let metadata = FileMetaData {

@@ -5,12 +5,14 @@ pub mod cat;
 pub mod convert;
 pub mod demo;
 pub mod ipc_dictionaries;
+pub mod json_text;
 pub mod meta;
 pub mod progress;
 pub mod reading;
 pub mod scan;
 pub mod schema;
 pub mod variant;
+pub mod variant_input;
 pub mod writing;
 
 use std::path::Path;
@@ -32,6 +34,18 @@ impl ParquetFile {
     pub fn open(path: &Path) -> Result<Self, String> {
         let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
         Self::from_bytes(Bytes::from(bytes)).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// The file's Variant columns (dotted Arrow path) and how each is shredded (empty
+    /// when the schema does not map to Arrow).
+    pub fn variant_columns(&self) -> Vec<(String, String)> {
+        herringbone::arrow::schema::parquet_to_arrow(
+            &self.schema,
+            self.metadata.key_value_metadata.as_deref(),
+            &herringbone::arrow::schema::SchemaOptions::default(),
+        )
+        .map(|mapping| herringbone::arrow::variant::describe_variant_columns(mapping.schema()))
+        .unwrap_or_default()
     }
 
     /// Decodes a file held in memory.
