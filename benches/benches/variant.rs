@@ -129,12 +129,20 @@ fn bench(c: &mut Criterion) {
     assert!(ours == theirs, "the readers disagree");
 
     let mut group = c.benchmark_group("read_shredded");
-    group.bench_function("herringbone", |b| b.iter(|| black_box(read_herringbone(&file, false))));
-    group.bench_function("arrow_rs", |b| b.iter(|| black_box(read_arrow_rs(&file, false))));
+    group.bench_function("herringbone", |b| {
+        b.iter(|| black_box(read_herringbone(&file, false)))
+    });
+    group.bench_function("arrow_rs", |b| {
+        b.iter(|| black_box(read_arrow_rs(&file, false)))
+    });
     group.finish();
     let mut group = c.benchmark_group("read_unshredded");
-    group.bench_function("herringbone", |b| b.iter(|| black_box(read_herringbone(&file, true))));
-    group.bench_function("arrow_rs", |b| b.iter(|| black_box(read_arrow_rs(&file, true))));
+    group.bench_function("herringbone", |b| {
+        b.iter(|| black_box(read_herringbone(&file, true)))
+    });
+    group.bench_function("arrow_rs", |b| {
+        b.iter(|| black_box(read_arrow_rs(&file, true)))
+    });
     group.finish();
 }
 

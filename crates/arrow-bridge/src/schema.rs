@@ -1170,7 +1170,8 @@ fn variant_struct(field: ParquetField) -> ParquetField {
             }
             ParquetFieldKind::Struct { children } => {
                 let children: Vec<ParquetField> = children.into_iter().map(narrow).collect();
-                let data_type = DataType::Struct(children.iter().map(|c| c.field.clone()).collect());
+                let data_type =
+                    DataType::Struct(children.iter().map(|c| c.field.clone()).collect());
                 ParquetField {
                     field: with_type(&field.field, data_type),
                     kind: ParquetFieldKind::Struct { children },

@@ -71,15 +71,12 @@ pub(crate) use writing::VariantWritePlan;
 
 /// `array` as a struct, or an error saying a Variant column must be one.
 fn as_variant_struct(array: &dyn Array) -> Result<&StructArray> {
-    array
-        .as_any()
-        .downcast_ref::<StructArray>()
-        .ok_or_else(|| {
-            Error::invalid_argument(format!(
-                "a variant column is a struct of metadata, value and typed_value, not {}",
-                array.data_type()
-            ))
-        })
+    array.as_any().downcast_ref::<StructArray>().ok_or_else(|| {
+        Error::invalid_argument(format!(
+            "a variant column is a struct of metadata, value and typed_value, not {}",
+            array.data_type()
+        ))
+    })
 }
 
 /// `schema` with every Variant field (at any depth) unshredded: `{metadata, value:
@@ -94,10 +91,12 @@ pub fn unshredded_schema(schema: &Schema) -> Result<SchemaRef> {
                 .unwrap_or(DataType::Binary),
             _ => DataType::Binary,
         };
-        Ok(field.clone().with_data_type(DataType::Struct(Fields::from(vec![
-            Field::new(METADATA, metadata, false),
-            Field::new(VALUE, DataType::Binary, true),
-        ]))))
+        Ok(field
+            .clone()
+            .with_data_type(DataType::Struct(Fields::from(vec![
+                Field::new(METADATA, metadata, false),
+                Field::new(VALUE, DataType::Binary, true),
+            ]))))
     })
 }
 

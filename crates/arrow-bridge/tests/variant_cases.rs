@@ -32,7 +32,11 @@ fn rows(path: &Path, unshredded: bool) -> Result<Vec<Option<(Vec<u8>, Vec<u8>)>>
     for batch in read_batches(path, unshredded)? {
         let index = batch.schema().index_of("var").map_err(|e| e.to_string())?;
         let field = batch.schema().field(index).clone();
-        assert!(is_variant_field(&field), "{}: var is not a Variant field: {field:?}", path.display());
+        assert!(
+            is_variant_field(&field),
+            "{}: var is not a Variant field: {field:?}",
+            path.display()
+        );
         let column = batch.column(index).as_struct().clone();
         let plain: StructArray = if unshredded {
             assert!(column.column_by_name("typed_value").is_none());
@@ -107,12 +111,17 @@ fn every_case_reads_to_its_variants_or_fails() {
                     continue;
                 }
             };
-            let files: Vec<Option<&str>> = match (case.get("variant_file"), case.get("variant_files"))
-            {
-                (Some(one), _) => vec![one.as_str()],
-                (None, Some(many)) => many.as_array().unwrap().iter().map(|f| f.as_str()).collect(),
-                (None, None) => panic!("case {number} has no expected variants"),
-            };
+            let files: Vec<Option<&str>> =
+                match (case.get("variant_file"), case.get("variant_files")) {
+                    (Some(one), _) => vec![one.as_str()],
+                    (None, Some(many)) => many
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|f| f.as_str())
+                        .collect(),
+                    (None, None) => panic!("case {number} has no expected variants"),
+                };
             if rows.len() != files.len() {
                 failures.push(format!(
                     "case {number}: {} rows, {} expected",
@@ -158,19 +167,40 @@ fn error_cases_say_what_is_wrong() {
     let dir = herringbone_testkit::corpus_root().join("shredded_variant");
     // Data errors name the row and the level.
     for (file, message) in [
-        ("case-040.parquet", "variant row 0: typed_value.element: invalid variant, conflicting value and typed_value"),
-        ("case-042.parquet", "variant row 0: $: invalid variant, conflicting value and typed_value"),
-        ("case-087.parquet", "variant row 0: $: invalid variant, non-object value with shredded fields"),
-        ("case-128.parquet", "variant row 0: $: invalid variant, non-object value with shredded fields"),
-        ("case-125-INVALID.parquet", "field \"b\" is both shredded in typed_value and present in value"),
+        (
+            "case-040.parquet",
+            "variant row 0: typed_value.element: invalid variant, conflicting value and typed_value",
+        ),
+        (
+            "case-042.parquet",
+            "variant row 0: $: invalid variant, conflicting value and typed_value",
+        ),
+        (
+            "case-087.parquet",
+            "variant row 0: $: invalid variant, non-object value with shredded fields",
+        ),
+        (
+            "case-128.parquet",
+            "variant row 0: $: invalid variant, non-object value with shredded fields",
+        ),
+        (
+            "case-125-INVALID.parquet",
+            "field \"b\" is both shredded in typed_value and present in value",
+        ),
     ] {
         let err = rows(&dir.join(file), false).unwrap_err();
         assert!(err.contains(message), "{file}: {err}");
     }
     // Type errors name the type and where it is, before any row is read.
     for (file, message) in [
-        ("case-127.parquet", "unsupported shredded value type: UInt32 at typed_value"),
-        ("case-137.parquet", "unsupported shredded value type: FixedSizeBinary(4) at typed_value"),
+        (
+            "case-127.parquet",
+            "unsupported shredded value type: UInt32 at typed_value",
+        ),
+        (
+            "case-137.parquet",
+            "unsupported shredded value type: FixedSizeBinary(4) at typed_value",
+        ),
     ] {
         let err = rows(&dir.join(file), false).unwrap_err();
         assert!(err.contains(message), "{file}: {err}");

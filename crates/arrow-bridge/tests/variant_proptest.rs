@@ -34,7 +34,10 @@ fn primitive_value() -> impl Strategy<Value = VariantValue> {
         any::<f32>().prop_map(VariantValue::Float),
         (-999_999_999i32..=999_999_999, 0u8..=9)
             .prop_map(|(unscaled, scale)| VariantValue::Decimal4 { unscaled, scale }),
-        (-999_999_999_999_999_999i64..=999_999_999_999_999_999, 0u8..=18)
+        (
+            -999_999_999_999_999_999i64..=999_999_999_999_999_999,
+            0u8..=18
+        )
             .prop_map(|(unscaled, scale)| VariantValue::Decimal8 { unscaled, scale }),
         (any::<i64>(), 0u8..=38).prop_map(|(unscaled, scale)| VariantValue::Decimal16 {
             unscaled: i128::from(unscaled) * 1_000_003,
@@ -58,7 +61,10 @@ fn variant_value() -> impl Strategy<Value = VariantValue> {
             proptest::collection::vec(inner.clone(), 0..4).prop_map(VariantValue::Array),
             proptest::collection::btree_map(proptest::sample::select(&NAMES[..]), inner, 0..4)
                 .prop_map(|fields| VariantValue::Object(
-                    fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+                    fields
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), v))
+                        .collect()
                 )),
         ]
     })
@@ -73,9 +79,18 @@ fn primitive_type() -> impl Strategy<Value = PrimitiveType> {
         Just(PrimitiveType::Int64),
         Just(PrimitiveType::Float),
         Just(PrimitiveType::Double),
-        (1u8..=9, 0u8..=3).prop_map(|(p, s)| PrimitiveType::Decimal4 { precision: p.max(s), scale: s }),
-        (10u8..=18, 0u8..=3).prop_map(|(p, s)| PrimitiveType::Decimal8 { precision: p, scale: s }),
-        (19u8..=38, 0u8..=3).prop_map(|(p, s)| PrimitiveType::Decimal16 { precision: p, scale: s }),
+        (1u8..=9, 0u8..=3).prop_map(|(p, s)| PrimitiveType::Decimal4 {
+            precision: p.max(s),
+            scale: s
+        }),
+        (10u8..=18, 0u8..=3).prop_map(|(p, s)| PrimitiveType::Decimal8 {
+            precision: p,
+            scale: s
+        }),
+        (19u8..=38, 0u8..=3).prop_map(|(p, s)| PrimitiveType::Decimal16 {
+            precision: p,
+            scale: s
+        }),
         Just(PrimitiveType::Date),
         Just(PrimitiveType::Time),
         Just(PrimitiveType::Timestamp),
@@ -98,7 +113,10 @@ fn shape() -> impl Strategy<Value = ShreddedType> {
             inner.clone().prop_map(|e| ShreddedType::Array(Box::new(e))),
             proptest::collection::btree_map(proptest::sample::select(&NAMES[..]), inner, 1..4)
                 .prop_map(|fields| ShreddedType::Object(
-                    fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+                    fields
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), v))
+                        .collect()
                 )),
         ]
     })
@@ -167,7 +185,11 @@ enum Route {
     WriterAuto,
 }
 
-fn round_trip(rows: &[Option<VariantValue>], shape: &ShreddedType, route: Route) -> Vec<Option<VariantValue>> {
+fn round_trip(
+    rows: &[Option<VariantValue>],
+    shape: &ShreddedType,
+    route: Route,
+) -> Vec<Option<VariantValue>> {
     let plain = plain_column(rows);
     let (column, setting) = match route {
         Route::ShredThenWrite => (shred(&plain, shape).unwrap(), VariantShredding::AsIs),

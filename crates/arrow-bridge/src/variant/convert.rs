@@ -140,7 +140,9 @@ impl TargetBuilder {
                 Collected::Binary(BinaryBuilder::with_capacity(capacity, 0))
             }
             DataType::Date32 => Collected::Date(Date32Builder::with_capacity(capacity)),
-            DataType::Time64(_) => Collected::Time(Time64MicrosecondBuilder::with_capacity(capacity)),
+            DataType::Time64(_) => {
+                Collected::Time(Time64MicrosecondBuilder::with_capacity(capacity))
+            }
             DataType::Timestamp(unit, zone) => {
                 Collected::Timestamp(Vec::with_capacity(capacity), *unit, zone.is_some())
             }
@@ -182,9 +184,8 @@ impl TargetBuilder {
                 let float = match *value {
                     Variant::Float(v) => Some(f64::from(v)),
                     Variant::Double(v) => Some(v),
-                    _ => decimal_parts(value).map(|(unscaled, scale)| {
-                        unscaled as f64 / 10f64.powi(i32::from(scale))
-                    }),
+                    _ => decimal_parts(value)
+                        .map(|(unscaled, scale)| unscaled as f64 / 10f64.powi(i32::from(scale))),
                 };
                 b.append_option(float);
             }
@@ -212,9 +213,8 @@ impl TargetBuilder {
             },
             Collected::Timestamp(values, unit, utc) => {
                 let stamp = match (*value, *utc) {
-                    (Variant::TimestampMicros(v), true) | (Variant::TimestampNtzMicros(v), false) => {
-                        timestamp_in(v, false, *unit)
-                    }
+                    (Variant::TimestampMicros(v), true)
+                    | (Variant::TimestampNtzMicros(v), false) => timestamp_in(v, false, *unit),
                     (Variant::TimestampNanos(v), true) | (Variant::TimestampNtzNanos(v), false) => {
                         timestamp_in(v, true, *unit)
                     }
@@ -341,21 +341,39 @@ mod tests {
         let mut b = TargetBuilder::new(&DataType::Int8, 4).unwrap();
         b.append(Some(&Variant::Int64(100)));
         b.append(Some(&Variant::Int64(1000)));
-        b.append(Some(&Variant::Decimal4 { unscaled: 1200, scale: 2 }));
-        b.append(Some(&Variant::Decimal4 { unscaled: 1250, scale: 2 }));
+        b.append(Some(&Variant::Decimal4 {
+            unscaled: 1200,
+            scale: 2,
+        }));
+        b.append(Some(&Variant::Decimal4 {
+            unscaled: 1250,
+            scale: 2,
+        }));
         b.append(Some(&Variant::String("3")));
         let a = b.finish().unwrap();
         let a = a.as_primitive::<Int8Type>();
-        assert_eq!(a.iter().collect::<Vec<_>>(), [Some(100), None, Some(12), None, None]);
+        assert_eq!(
+            a.iter().collect::<Vec<_>>(),
+            [Some(100), None, Some(12), None, None]
+        );
 
         let mut b = TargetBuilder::new(&DataType::Decimal32(4, 1), 4).unwrap();
         b.append(Some(&Variant::Int8(7)));
-        b.append(Some(&Variant::Decimal8 { unscaled: 125, scale: 2 }));
-        b.append(Some(&Variant::Decimal8 { unscaled: 120, scale: 2 }));
+        b.append(Some(&Variant::Decimal8 {
+            unscaled: 125,
+            scale: 2,
+        }));
+        b.append(Some(&Variant::Decimal8 {
+            unscaled: 120,
+            scale: 2,
+        }));
         b.append(Some(&Variant::Int32(12345)));
         let a = b.finish().unwrap();
         let a = a.as_primitive::<Decimal32Type>();
-        assert_eq!(a.iter().collect::<Vec<_>>(), [Some(70), None, Some(12), None]);
+        assert_eq!(
+            a.iter().collect::<Vec<_>>(),
+            [Some(70), None, Some(12), None]
+        );
     }
 
     #[test]

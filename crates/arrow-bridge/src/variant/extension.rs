@@ -2,11 +2,9 @@
 //! field carries the canonical extension type `arrow.parquet.variant`, and the view of
 //! such a struct by its children's names.
 
-use std::collections::HashMap;
-use std::sync::Arc;
-
-use arrow_array::{Array, ArrayRef, StructArray};
+use arrow_array::{ArrayRef, StructArray};
 use arrow_schema::{DataType, Field, FieldRef, Fields};
+use std::collections::HashMap;
 
 use crate::error::{Error, Result};
 pub use crate::schema::VARIANT_EXTENSION_NAME;
@@ -139,10 +137,4 @@ pub(crate) fn unshredded_struct(
         Field::new(VALUE, value.data_type().clone(), true),
     ]);
     Ok(StructArray::try_new(fields, vec![metadata, value], nulls)?)
-}
-
-/// The field of a struct `array` built to replace `field` (same name, nullability and
-/// metadata, the array's type).
-pub(crate) fn field_for(field: &Field, array: &dyn Array) -> FieldRef {
-    Arc::new(field.clone().with_data_type(array.data_type().clone()))
 }

@@ -44,7 +44,10 @@ enum Rows {
 impl Rows {
     fn index(&self, row: usize) -> Option<usize> {
         match self {
-            Rows::Identity(valid) => valid.as_ref().is_none_or(|v| v.is_valid(row)).then_some(row),
+            Rows::Identity(valid) => valid
+                .as_ref()
+                .is_none_or(|v| v.is_valid(row))
+                .then_some(row),
             Rows::Mapped(map) => map[row],
         }
     }
@@ -269,7 +272,9 @@ fn decode_rows(
             continue;
         };
         let metadata_bytes = metadata.get(row).ok_or_else(|| {
-            Error::corrupt(format!("variant row {row}: metadata is null in a non-null row"))
+            Error::corrupt(format!(
+                "variant row {row}: metadata is null in a non-null row"
+            ))
         })?;
         let metadata = cache.get(metadata_bytes, row)?;
         let typed_valid = level.typed.as_ref().is_some_and(|t| t.is_valid(index));
@@ -305,7 +310,11 @@ fn decode_rows(
                 .column_by_name(METADATA)
                 .ok_or_else(|| Error::invalid_argument("variant struct has no `metadata` field"))?
                 .clone();
-            Ok(Arc::new(unshredded_struct(metadata, Arc::new(values), nulls)?))
+            Ok(Arc::new(unshredded_struct(
+                metadata,
+                Arc::new(values),
+                nulls,
+            )?))
         }
     }
 }

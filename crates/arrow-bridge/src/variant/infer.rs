@@ -155,11 +155,10 @@ impl Seen {
                 _ => ShreddedType::Variant,
             };
         }
-        let Some((&class, &n)) = self
-            .primitives
-            .iter()
-            .max_by(|a, b| a.1.cmp(b.1).then_with(|| format!("{:?}", b.0).cmp(&format!("{:?}", a.0))))
-        else {
+        let Some((&class, &n)) = self.primitives.iter().max_by(|a, b| {
+            a.1.cmp(b.1)
+                .then_with(|| format!("{:?}", b.0).cmp(&format!("{:?}", a.0)))
+        }) else {
             return ShreddedType::Variant;
         };
         if !majority(n) {

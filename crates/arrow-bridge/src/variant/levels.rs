@@ -172,7 +172,11 @@ impl<'a> Level<'a> {
 
     /// The position of this level, for messages (`$` at the top).
     pub fn location(&self) -> &str {
-        if self.path.is_empty() { "$" } else { &self.path }
+        if self.path.is_empty() {
+            "$"
+        } else {
+            &self.path
+        }
     }
 }
 
@@ -193,7 +197,8 @@ impl<'a> Typed<'a> {
                 let object = array.as_struct();
                 let mut fields = Vec::with_capacity(children.len());
                 for (child, column) in children.iter().zip(object.columns()) {
-                    let level = Level::group(column, format!("{path}.{}", child.name()), depth + 1)?;
+                    let level =
+                        Level::group(column, format!("{path}.{}", child.name()), depth + 1)?;
                     fields.push(ObjectField {
                         name: child.name(),
                         nulls: column.nulls(),
@@ -223,7 +228,11 @@ impl<'a> Typed<'a> {
                     element: Box::new(element),
                 })
             }
-            _ => Ok(Typed::Primitive(TypedColumn::try_new(field, array.as_ref(), path)?)),
+            _ => Ok(Typed::Primitive(TypedColumn::try_new(
+                field,
+                array.as_ref(),
+                path,
+            )?)),
         }
     }
 }

@@ -21,7 +21,8 @@ const MAX_DEPTH: usize = 128;
 
 /// What to do with each Variant column found: given its path, field and array, the new
 /// field (same name) and array.
-pub(crate) type VariantFn<'a> = dyn FnMut(&str, &Field, &StructArray) -> Result<(Field, ArrayRef)> + 'a;
+pub(crate) type VariantFn<'a> =
+    dyn FnMut(&str, &Field, &StructArray) -> Result<(Field, ArrayRef)> + 'a;
 
 /// What a Variant field becomes, given its path (for schemas computed ahead of data).
 pub(crate) type VariantFieldFn<'a> = dyn FnMut(&str, &Field) -> Result<Field> + 'a;
@@ -120,7 +121,9 @@ pub(crate) fn map_schema(schema: &Schema, f: &mut VariantFieldFn<'_>) -> Result<
         .iter()
         .map(|field| map_variant_fields(field, f).map(Arc::new))
         .collect::<Result<Fields>>()?;
-    Ok(Arc::new(Schema::new(fields).with_metadata(schema.metadata().clone())))
+    Ok(Arc::new(
+        Schema::new(fields).with_metadata(schema.metadata().clone()),
+    ))
 }
 
 /// `batch` with every Variant column (at any depth) replaced by `f`'s answer.
@@ -232,7 +235,7 @@ fn map_list<O: OffsetSizeTrait>(
     depth: usize,
     make_type: fn(FieldRef) -> DataType,
 ) -> Result<(DataType, ArrayRef)> {
-    let DataType::List(element) | DataType::LargeList(element) = list.data_type() else {
+    let (DataType::List(element) | DataType::LargeList(element)) = list.data_type() else {
         return Err(Error::invalid_argument(format!("{path} is not a list")));
     };
     let (element, values) = map_array(

@@ -235,7 +235,9 @@ impl TypedBuilder {
             utc.then(|| Arc::from(crate::schema::DEFAULT_UTC_TIME_ZONE))
         };
         match kind {
-            PrimitiveType::Boolean => TypedBuilder::Boolean(BooleanBuilder::with_capacity(capacity)),
+            PrimitiveType::Boolean => {
+                TypedBuilder::Boolean(BooleanBuilder::with_capacity(capacity))
+            }
             PrimitiveType::Int8 => TypedBuilder::Int8(Int8Builder::with_capacity(capacity)),
             PrimitiveType::Int16 => TypedBuilder::Int16(Int16Builder::with_capacity(capacity)),
             PrimitiveType::Int32 => TypedBuilder::Int32(Int32Builder::with_capacity(capacity)),
@@ -267,19 +269,25 @@ impl TypedBuilder {
             PrimitiveType::Timestamp | PrimitiveType::TimestampNtz => {
                 let utc = kind == PrimitiveType::Timestamp;
                 TypedBuilder::Micros(
-                    TimestampMicrosecondBuilder::with_capacity(capacity).with_timezone_opt(zone(utc)),
+                    TimestampMicrosecondBuilder::with_capacity(capacity)
+                        .with_timezone_opt(zone(utc)),
                     utc,
                 )
             }
             PrimitiveType::TimestampNanos | PrimitiveType::TimestampNtzNanos => {
                 let utc = kind == PrimitiveType::TimestampNanos;
                 TypedBuilder::Nanos(
-                    TimestampNanosecondBuilder::with_capacity(capacity).with_timezone_opt(zone(utc)),
+                    TimestampNanosecondBuilder::with_capacity(capacity)
+                        .with_timezone_opt(zone(utc)),
                     utc,
                 )
             }
-            PrimitiveType::Binary => TypedBuilder::Binary(BinaryBuilder::with_capacity(capacity, 0)),
-            PrimitiveType::String => TypedBuilder::String(StringBuilder::with_capacity(capacity, 0)),
+            PrimitiveType::Binary => {
+                TypedBuilder::Binary(BinaryBuilder::with_capacity(capacity, 0))
+            }
+            PrimitiveType::String => {
+                TypedBuilder::String(StringBuilder::with_capacity(capacity, 0))
+            }
             PrimitiveType::Uuid => {
                 TypedBuilder::Uuid(FixedSizeBinaryBuilder::with_capacity(capacity, 16))
             }
@@ -429,7 +437,10 @@ mod tests {
         assert!(b.try_append(&Variant::Int64(30_000)));
         assert!(!b.try_append(&Variant::Int32(40_000)));
         assert!(!b.try_append(&Variant::Double(1.0)));
-        assert!(!b.try_append(&Variant::Decimal4 { unscaled: 1, scale: 0 }));
+        assert!(!b.try_append(&Variant::Decimal4 {
+            unscaled: 1,
+            scale: 0
+        }));
         let array = b.finish();
         assert_eq!(array.len(), 2);
 
@@ -440,15 +451,28 @@ mod tests {
             },
             4,
         );
-        assert!(b.try_append(&Variant::Decimal16 { unscaled: 99_999, scale: 2 }));
-        assert!(!b.try_append(&Variant::Decimal4 { unscaled: 100_000, scale: 2 }));
-        assert!(!b.try_append(&Variant::Decimal4 { unscaled: 1, scale: 1 }));
+        assert!(b.try_append(&Variant::Decimal16 {
+            unscaled: 99_999,
+            scale: 2
+        }));
+        assert!(!b.try_append(&Variant::Decimal4 {
+            unscaled: 100_000,
+            scale: 2
+        }));
+        assert!(!b.try_append(&Variant::Decimal4 {
+            unscaled: 1,
+            scale: 1
+        }));
         assert_eq!(b.finish().data_type(), &DataType::Decimal64(5, 2));
     }
 
     #[test]
     fn typed_rows_read_as_their_variant_type() {
-        let field = Field::new("typed_value", DataType::Timestamp(arrow_schema::TimeUnit::Nanosecond, None), true);
+        let field = Field::new(
+            "typed_value",
+            DataType::Timestamp(arrow_schema::TimeUnit::Nanosecond, None),
+            true,
+        );
         let array = arrow_array::TimestampNanosecondArray::from(vec![Some(5), None]);
         let column = TypedColumn::try_new(&field, &array, "typed_value").unwrap();
         assert!(column.is_valid(0));

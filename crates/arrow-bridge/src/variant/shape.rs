@@ -215,8 +215,12 @@ impl PrimitiveType {
             PrimitiveType::Int64 => "int64".into(),
             PrimitiveType::Float => "float".into(),
             PrimitiveType::Double => "double".into(),
-            PrimitiveType::Decimal4 { precision, scale } => format!("decimal4({precision},{scale})"),
-            PrimitiveType::Decimal8 { precision, scale } => format!("decimal8({precision},{scale})"),
+            PrimitiveType::Decimal4 { precision, scale } => {
+                format!("decimal4({precision},{scale})")
+            }
+            PrimitiveType::Decimal8 { precision, scale } => {
+                format!("decimal8({precision},{scale})")
+            }
             PrimitiveType::Decimal16 { precision, scale } => {
                 format!("decimal16({precision},{scale})")
             }
@@ -461,7 +465,11 @@ impl Parser<'_> {
     }
 
     fn skip_space(&mut self) {
-        while self.bytes.get(self.pos).is_some_and(u8::is_ascii_whitespace) {
+        while self
+            .bytes
+            .get(self.pos)
+            .is_some_and(u8::is_ascii_whitespace)
+        {
             self.pos += 1;
         }
     }
@@ -512,7 +520,12 @@ impl Parser<'_> {
             return Err(self.error("unterminated quoted name"));
         }
         let start = self.pos;
-        while self.bytes.get(self.pos).copied().is_some_and(is_plain_name_byte) {
+        while self
+            .bytes
+            .get(self.pos)
+            .copied()
+            .is_some_and(is_plain_name_byte)
+        {
             self.pos += 1;
         }
         if start == self.pos {

@@ -238,7 +238,9 @@ impl LevelBuilder {
                                 seen[i] = true;
                                 let value = object.field_value(index)?;
                                 let value_bytes = object.field_bytes(index)?;
-                                fields[i].1.append_with(metadata, value, Some(value_bytes))?;
+                                fields[i]
+                                    .1
+                                    .append_with(metadata, value, Some(value_bytes))?;
                             }
                             None => rest.push((name, object.field_bytes(index)?)),
                         }
@@ -309,7 +311,9 @@ impl LevelBuilder {
                 ..
             }) => {
                 let ShreddedType::Object(shapes) = shape else {
-                    return Err(Error::invalid_argument("object builder without object shape"));
+                    return Err(Error::invalid_argument(
+                        "object builder without object shape",
+                    ));
                 };
                 let mut arrow_fields = Vec::with_capacity(fields.len());
                 let mut columns = Vec::with_capacity(fields.len());
@@ -318,7 +322,7 @@ impl LevelBuilder {
                     let mut children = vec![v];
                     children.extend(t);
                     let group = StructArray::try_new(level_fields(field_shape), children, None)?;
-                    arrow_fields.push(Field::new(name, group.data_type().clone(), false));
+                    arrow_fields.push(Field::new(name.as_str(), group.data_type().clone(), false));
                     columns.push(Arc::new(group) as ArrayRef);
                 }
                 Some(Arc::new(StructArray::try_new(

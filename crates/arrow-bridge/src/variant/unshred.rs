@@ -81,7 +81,9 @@ pub fn unshred(array: &dyn Array) -> Result<StructArray> {
             continue;
         }
         let metadata_bytes = parts.metadata.get(row).ok_or_else(|| {
-            Error::corrupt(format!("variant row {row}: metadata is null in a non-null row"))
+            Error::corrupt(format!(
+                "variant row {row}: metadata is null in a non-null row"
+            ))
         })?;
         let metadata = cache.get(metadata_bytes, row)?;
         scratch.clear();
@@ -119,23 +121,22 @@ impl<'a> MetadataCache<'a> {
         {
             return Ok(last);
         }
-        let metadata = VariantMetadata::try_new(bytes).map_err(|e| {
-            Error::from(e).context(format!("variant row {row}: invalid metadata"))
-        })?;
+        let metadata = VariantMetadata::try_new(bytes)
+            .map_err(|e| Error::from(e).context(format!("variant row {row}: invalid metadata")))?;
         self.last = Some(metadata);
         Ok(metadata)
     }
 }
 
 fn conflict(level: &Level<'_>, what: &str) -> Error {
-    Error::corrupt(format!(
-        "{}: invalid variant, {what}",
-        level.location()
-    ))
+    Error::corrupt(format!("{}: invalid variant, {what}", level.location()))
 }
 
 fn codec_error(level: &Level<'_>, e: herringbone_codec::Error) -> Error {
-    Error::new(crate::error::ErrorKind::Corrupt, format!("{}: {e}", level.location()))
+    Error::new(
+        crate::error::ErrorKind::Corrupt,
+        format!("{}: {e}", level.location()),
+    )
 }
 
 /// A copy of a Variant-encoded `value`, checked to be one value against `metadata`.
@@ -212,8 +213,10 @@ pub(crate) fn write_level(
                     spans.push((field.name, start, bytes.len()));
                 }
             }
-            let mut members: Vec<(&str, &[u8])> =
-                spans.iter().map(|&(name, s, e)| (name, &bytes[s..e])).collect();
+            let mut members: Vec<(&str, &[u8])> = spans
+                .iter()
+                .map(|&(name, s, e)| (name, &bytes[s..e]))
+                .collect();
             if let Some(remainder) = value {
                 let variant =
                     Variant::try_new(*metadata, remainder).map_err(|e| codec_error(level, e))?;

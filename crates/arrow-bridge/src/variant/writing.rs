@@ -59,7 +59,8 @@ fn field_shape(field: &Field, path: &str) -> Result<ShreddedType> {
             field.data_type()
         )));
     };
-    ShreddedType::from_storage_fields(children).map_err(|e| e.context(format!("variant column {path}")))
+    ShreddedType::from_storage_fields(children)
+        .map_err(|e| e.context(format!("variant column {path}")))
 }
 
 impl VariantWritePlan {
@@ -100,21 +101,25 @@ impl VariantWritePlan {
 
     /// The shape a column is written in (`None`: as the arrays come).
     fn shape(&self, path: &str, field: &Field) -> Result<ShreddedType> {
-        Ok(match self.settings.get(path).unwrap_or(&VariantShredding::AsIs) {
-            VariantShredding::AsIs => field_shape(field, path)?,
-            VariantShredding::Unshredded => ShreddedType::Variant,
-            VariantShredding::Shape(shape) => shape.clone(),
-            VariantShredding::Auto => self
-                .inferred
-                .get(path)
-                .cloned()
-                .unwrap_or(ShreddedType::Variant),
-        })
+        Ok(
+            match self.settings.get(path).unwrap_or(&VariantShredding::AsIs) {
+                VariantShredding::AsIs => field_shape(field, path)?,
+                VariantShredding::Unshredded => ShreddedType::Variant,
+                VariantShredding::Shape(shape) => shape.clone(),
+                VariantShredding::Auto => self
+                    .inferred
+                    .get(path)
+                    .cloned()
+                    .unwrap_or(ShreddedType::Variant),
+            },
+        )
     }
 
     fn written_schema(&self) -> Result<SchemaRef> {
         map_schema(&self.input, &mut |path, field| {
-            Ok(field.clone().with_data_type(self.shape(path, field)?.storage_type()))
+            Ok(field
+                .clone()
+                .with_data_type(self.shape(path, field)?.storage_type()))
         })
     }
 
@@ -135,7 +140,10 @@ impl VariantWritePlan {
         let mut inferred = HashMap::new();
         map_batch(batch, &mut |path, field, array| {
             if self.settings.get(path) == Some(&VariantShredding::Auto) {
-                inferred.insert(path.to_string(), infer_shredding(array, DEFAULT_INFERENCE_ROWS)?);
+                inferred.insert(
+                    path.to_string(),
+                    infer_shredding(array, DEFAULT_INFERENCE_ROWS)?,
+                );
             }
             Ok((field.clone(), Arc::new(array.clone()) as ArrayRef))
         })?;
@@ -154,7 +162,10 @@ impl VariantWritePlan {
             Ok((field, Arc::new(written) as ArrayRef))
         })?;
         // Same types, and the written schema's field metadata.
-        Ok(RecordBatch::try_new(self.written.clone(), out.columns().to_vec())?)
+        Ok(RecordBatch::try_new(
+            self.written.clone(),
+            out.columns().to_vec(),
+        )?)
     }
 }
 

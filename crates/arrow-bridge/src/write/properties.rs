@@ -422,7 +422,9 @@ impl WriterPropertiesBuilder {
         column: impl Into<String>,
         shredding: VariantShredding,
     ) -> Self {
-        self.props.variant_shredding.insert(column.into(), shredding);
+        self.props
+            .variant_shredding
+            .insert(column.into(), shredding);
         self
     }
 

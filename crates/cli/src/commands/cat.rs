@@ -74,7 +74,10 @@ impl From<std::io::Error> for Failure {
 fn write_table(batches: Batches, out: &mut dyn Write) -> Result<(), Failure> {
     let schema = batches.schema();
     let mut all = batches
-        .map(|b| b.and_then(|b| with_variants_as_json(&b)).map(|b| displayable_timestamps(&b)))
+        .map(|b| {
+            b.and_then(|b| with_variants_as_json(&b))
+                .map(|b| displayable_timestamps(&b))
+        })
         .collect::<Result<Vec<_>, _>>()
         .map_err(Failure::Read)?;
     if all.is_empty() {

@@ -259,7 +259,9 @@ impl Source {
                 schema: reader.schema(),
                 batches: Box::new(reader.map(move |b| b.map_err(|e| named(&e)))),
                 rows_hint,
-                fraction: Box::new(move |_| (size > 0).then(|| consumed.get() as f64 / size as f64)),
+                fraction: Box::new(move |_| {
+                    (size > 0).then(|| consumed.get() as f64 / size as f64)
+                }),
             });
         }
         let schema = match kind {
@@ -281,7 +283,11 @@ impl Source {
                     .iter()
                     .map(|f| {
                         if csv.variant.contains(f.name()) {
-                            Arc::new(f.as_ref().clone().with_data_type(arrow_schema::DataType::Utf8))
+                            Arc::new(
+                                f.as_ref()
+                                    .clone()
+                                    .with_data_type(arrow_schema::DataType::Utf8),
+                            )
                         } else {
                             f.clone()
                         }

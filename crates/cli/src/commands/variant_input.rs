@@ -10,7 +10,7 @@ use std::io::{BufRead, Cursor};
 use std::sync::Arc;
 
 use arrow_array::builder::BinaryBuilder;
-use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, StructArray};
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions, StructArray};
 use arrow_buffer::NullBufferBuilder;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use herringbone::arrow::variant::{
@@ -20,7 +20,10 @@ use herringbone::codec::variant::{JsonValue, VariantValue};
 
 /// The schema with each of `names` as a Variant field, and their indices; errors for a
 /// missing column or one that is neither text nor a Variant.
-pub fn variant_schema(schema: &SchemaRef, names: &[String]) -> Result<(SchemaRef, Vec<usize>), String> {
+pub fn variant_schema(
+    schema: &SchemaRef,
+    names: &[String],
+) -> Result<(SchemaRef, Vec<usize>), String> {
     let mut fields: Vec<Arc<Field>> = schema.fields().iter().cloned().collect();
     let mut indices = Vec::with_capacity(names.len());
     for name in names {

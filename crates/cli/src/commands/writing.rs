@@ -110,9 +110,9 @@ impl WriteArgs {
             builder = builder.set_bloom_filter(column, fpp, rows.max(1));
         }
         for spec in &self.shred {
-            let (column, shape) = spec
-                .split_once('=')
-                .ok_or_else(|| format!("--shred {spec}: expected COL=auto, COL=none or COL=SHAPE"))?;
+            let (column, shape) = spec.split_once('=').ok_or_else(|| {
+                format!("--shred {spec}: expected COL=auto, COL=none or COL=SHAPE")
+            })?;
             let shredding = match shape.trim() {
                 "auto" => VariantShredding::Auto,
                 "none" => VariantShredding::Unshredded,
