@@ -174,7 +174,7 @@ fn variant_get_gives_the_same_values_shredded_or_not() {
     let t1 = variant_get(&shredded, &VariantPath::parse("$.t[1]").unwrap(), None).unwrap();
     assert_eq!(
         json_of(&t1),
-        [None, None, Some("\"four\"".to_string()), None, None, None, None, None, None]
+        [Some("2".to_string()), None, Some("\"four\"".to_string()), None, None, None, None, None, None]
     );
 }
 
