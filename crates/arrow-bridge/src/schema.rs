@@ -26,7 +26,7 @@
 //! | `FIXED_LEN_BYTE_ARRAY(n)` | `FixedSizeBinary(n)` |
 //! | `UNKNOWN` | `Null` |
 //! | `LIST` / `MAP` groups | `List` / `Map`, with every backward-compatibility rule of `LogicalTypes.md` |
-//! | `VARIANT` group | `Struct` of `metadata`, `value`, `typed_value` with the `arrow.parquet.variant` extension; in `typed_value`, `DECIMAL` on `INT32` / `INT64` as `Decimal32` / `Decimal64` (the Variant's decimal4 / decimal8; see [`crate::variant`]) |
+//! | `VARIANT` group | `Struct` of `metadata`, `value`, `typed_value` with the `arrow.parquet.variant` extension (see [`crate::variant`]) |
 //! | other groups | `Struct` |
 //! | unannotated `repeated` field | `List` of required elements, named like the field |
 //!
@@ -1142,63 +1142,9 @@ fn with_type(field: &FieldRef, data_type: DataType) -> FieldRef {
     Arc::new(field.as_ref().clone().with_data_type(data_type))
 }
 
-/// A `VARIANT` group's struct: marked with the Variant extension, and with the decimals
-/// of its shredded values typed as the Variant decimal their physical type stores
-/// (`INT32` is decimal4: `Decimal32`; `INT64` is decimal8: `Decimal64`), so that
-/// reconstruction gives back the stored Variant type.
+/// A `VARIANT` group's struct, marked with the Variant extension (see [`crate::variant`]
+/// for what its children hold).
 fn variant_struct(field: ParquetField) -> ParquetField {
-    fn narrow(field: ParquetField) -> ParquetField {
-        match field.kind {
-            ParquetFieldKind::Primitive { physical_type, .. } => {
-                let narrowed = match (physical_type, field.field.data_type()) {
-                    (Type::INT32, DataType::Decimal128(p, s))
-                        if *p <= arrow_schema::DECIMAL32_MAX_PRECISION =>
-                    {
-                        DataType::Decimal32(*p, *s)
-                    }
-                    (Type::INT64, DataType::Decimal128(p, s))
-                        if *p <= arrow_schema::DECIMAL64_MAX_PRECISION =>
-                    {
-                        DataType::Decimal64(*p, *s)
-                    }
-                    _ => return field,
-                };
-                ParquetField {
-                    field: with_type(&field.field, narrowed),
-                    ..field
-                }
-            }
-            ParquetFieldKind::Struct { children } => {
-                let children: Vec<ParquetField> = children.into_iter().map(narrow).collect();
-                let data_type =
-                    DataType::Struct(children.iter().map(|c| c.field.clone()).collect());
-                ParquetField {
-                    field: with_type(&field.field, data_type),
-                    kind: ParquetFieldKind::Struct { children },
-                    ..field
-                }
-            }
-            ParquetFieldKind::List {
-                element,
-                entry_def_level,
-                entry_rep_level,
-            } => {
-                let element = narrow(*element);
-                let data_type = with_list_element(field.field.data_type(), element.field.clone());
-                ParquetField {
-                    field: with_type(&field.field, data_type),
-                    kind: ParquetFieldKind::List {
-                        element: Box::new(element),
-                        entry_def_level,
-                        entry_rep_level,
-                    },
-                    ..field
-                }
-            }
-            ParquetFieldKind::Map { .. } => field,
-        }
-    }
-    let field = narrow(field);
     let mut metadata = field.field.metadata().clone();
     metadata.insert(
         EXTENSION_NAME_KEY.to_string(),

@@ -50,8 +50,13 @@ fn shape() -> ShreddedType {
 
 fn write(column: ArrayRef, setting: Option<VariantShredding>) -> (Bytes, FileMetaData) {
     let field = variant_field("v").with_data_type(column.data_type().clone());
-    let ids: ArrayRef = Arc::new(arrow_array::Int64Array::from_iter_values(0..column.len() as i64));
-    let schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, false), field]));
+    let ids: ArrayRef = Arc::new(arrow_array::Int64Array::from_iter_values(
+        0..column.len() as i64,
+    ));
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Int64, false),
+        field,
+    ]));
     let batch = RecordBatch::try_new(schema.clone(), vec![ids, column]).unwrap();
     let mut builder = WriterProperties::builder();
     if let Some(setting) = setting {
@@ -86,21 +91,38 @@ fn json_of(array: &dyn Array) -> Vec<Option<String>> {
 #[test]
 fn shredded_writes_read_back_as_shredded_structs_with_the_same_values() {
     let plain = json_column(&all_rows());
-    let (file, metadata) = write(Arc::new(plain.clone()), Some(VariantShredding::Shape(shape())));
+    let (file, metadata) = write(
+        Arc::new(plain.clone()),
+        Some(VariantShredding::Shape(shape())),
+    );
     // The group is VARIANT(1), and every leaf of typed_value exists.
     let descriptor = SchemaDescriptor::new(&metadata.schema).unwrap();
-    let group = metadata.schema.iter().find(|e| e.name.as_str() == "v").unwrap();
+    let group = metadata
+        .schema
+        .iter()
+        .find(|e| e.name.as_str() == "v")
+        .unwrap();
     assert_eq!(
         group.logical_type,
         Some(LogicalType::Variant {
             specification_version: Some(1)
         })
     );
-    let paths: Vec<String> = descriptor.columns().iter().map(|c| c.path().dotted()).collect();
-    assert!(paths.contains(&"v.typed_value.o.typed_value.p.typed_value".to_string()), "{paths:?}");
+    let paths: Vec<String> = descriptor
+        .columns()
+        .iter()
+        .map(|c| c.path().dotted())
+        .collect();
+    assert!(
+        paths.contains(&"v.typed_value.o.typed_value.p.typed_value".to_string()),
+        "{paths:?}"
+    );
     assert!(paths.contains(&"v.typed_value.t.typed_value.list.element.typed_value".to_string()));
     // Statistics on a typed leaf: a's int64 values are 1 and i64::MAX.
-    let a = paths.iter().position(|p| p == "v.typed_value.a.typed_value").unwrap();
+    let a = paths
+        .iter()
+        .position(|p| p == "v.typed_value.a.typed_value")
+        .unwrap();
     let stats = metadata.row_groups[0].columns[a]
         .meta_data
         .as_ref()
@@ -109,7 +131,10 @@ fn shredded_writes_read_back_as_shredded_structs_with_the_same_values() {
         .as_ref()
         .unwrap();
     assert_eq!(stats.min_value.as_deref(), Some(&1i64.to_le_bytes()[..]));
-    assert_eq!(stats.max_value.as_deref(), Some(&i64::MAX.to_le_bytes()[..]));
+    assert_eq!(
+        stats.max_value.as_deref(),
+        Some(&i64::MAX.to_le_bytes()[..])
+    );
 
     let batch = read(&file, None, false);
     let field = batch.schema().field(1).clone();
@@ -160,28 +185,59 @@ fn variant_get_gives_the_same_values_shredded_or_not() {
         match target {
             Some(target) => {
                 assert_eq!(from_plain.data_type(), target, "{path}");
-                assert_eq!(from_shredded.as_ref(), from_plain.as_ref(), "{path} as {target}");
+                assert_eq!(
+                    from_shredded.as_ref(),
+                    from_plain.as_ref(),
+                    "{path} as {target}"
+                );
             }
             None => assert_eq!(json_of(&from_shredded), json_of(&from_plain), "{path}"),
         }
     }
-    let a = variant_get(&shredded, &VariantPath::parse("$.a").unwrap(), Some(&DataType::Int64))
-        .unwrap();
+    let a = variant_get(
+        &shredded,
+        &VariantPath::parse("$.a").unwrap(),
+        Some(&DataType::Int64),
+    )
+    .unwrap();
     assert_eq!(
         a.as_primitive::<Int64Type>().iter().collect::<Vec<_>>(),
-        [Some(1), None, None, None, None, None, None, None, Some(i64::MAX)]
+        [
+            Some(1),
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            Some(i64::MAX)
+        ]
     );
     let t1 = variant_get(&shredded, &VariantPath::parse("$.t[1]").unwrap(), None).unwrap();
     assert_eq!(
         json_of(&t1),
-        [Some("2".to_string()), None, Some("\"four\"".to_string()), None, None, None, None, None, None]
+        [
+            Some("2".to_string()),
+            None,
+            Some("\"four\"".to_string()),
+            None,
+            None,
+            None,
+            None,
+            None,
+            None
+        ]
     );
 }
 
 #[test]
 fn one_path_reads_only_its_leaves() {
     let plain = json_column(&all_rows());
-    let (file, metadata) = write(Arc::new(plain.clone()), Some(VariantShredding::Shape(shape())));
+    let (file, metadata) = write(
+        Arc::new(plain.clone()),
+        Some(VariantShredding::Shape(shape())),
+    );
     let descriptor = SchemaDescriptor::new(&metadata.schema).unwrap();
     for (path, target) in [
         ("$.o.p", DataType::Decimal128(18, 2)),
@@ -192,7 +248,10 @@ fn one_path_reads_only_its_leaves() {
     ] {
         let parsed = VariantPath::parse(path).unwrap();
         let leaves = variant_path_columns(&descriptor, "v", &parsed).unwrap();
-        assert!(leaves.len() < descriptor.num_columns() - 1, "{path}: {leaves:?}");
+        assert!(
+            leaves.len() < descriptor.num_columns() - 1,
+            "{path}: {leaves:?}"
+        );
         let projected = read(&file, Some(Projection::Leaves(leaves)), false);
         let column = projected.column(0);
         let got = variant_get(column.as_ref(), &parsed, Some(&target)).unwrap();
@@ -213,7 +272,8 @@ fn one_path_reads_only_its_leaves() {
             "v.typed_value.o.typed_value.p.typed_value"
         ]
     );
-    let err = variant_path_columns(&descriptor, "id", &VariantPath::parse("$").unwrap()).unwrap_err();
+    let err =
+        variant_path_columns(&descriptor, "id", &VariantPath::parse("$").unwrap()).unwrap_err();
     assert!(err.to_string().contains("not a VARIANT group"), "{err}");
 }
 
@@ -261,7 +321,12 @@ fn written_metadata_is_sorted_per_row() {
 #[test]
 fn automatic_shredding_infers_from_the_first_rows() {
     let rows: Vec<String> = (0..50)
-        .map(|i| format!(r#"{{"id": {i}, "when": "t{i}", "n": {{"x": {i}.5}}, "odd{}": 1}}"#, i % 2))
+        .map(|i| {
+            format!(
+                r#"{{"id": {i}, "when": "t{i}", "n": {{"x": {i}.5}}, "odd{}": 1}}"#,
+                i % 2
+            )
+        })
         .collect();
     let plain = json_column(&rows.iter().map(|s| Some(s.as_str())).collect::<Vec<_>>());
     assert_eq!(
@@ -270,7 +335,11 @@ fn automatic_shredding_infers_from_the_first_rows() {
     );
     let (file, metadata) = write(Arc::new(plain.clone()), Some(VariantShredding::Auto));
     let descriptor = SchemaDescriptor::new(&metadata.schema).unwrap();
-    assert!(descriptor.column_index_by_dotted_path("v.typed_value.n.typed_value.x.typed_value").is_some());
+    assert!(
+        descriptor
+            .column_index_by_dotted_path("v.typed_value.n.typed_value.x.typed_value")
+            .is_some()
+    );
     let batch = read(&file, None, false);
     assert_eq!(json_of(batch.column(1).as_ref()), json_of(&plain));
 }
@@ -303,14 +372,21 @@ fn variants_nested_in_lists_and_structs_are_written_and_reconstructed() {
     ]));
     let batch = RecordBatch::try_new(schema.clone(), vec![list, structs]).unwrap();
     let props = WriterProperties::builder()
-        .set_variant_shredding("s.inner", VariantShredding::Shape(ShreddedType::parse("k:int64").unwrap()))
+        .set_variant_shredding(
+            "s.inner",
+            VariantShredding::Shape(ShreddedType::parse("k:int64").unwrap()),
+        )
         .build();
     let mut file = Vec::new();
     let mut writer = ArrowWriter::try_new(&mut file, schema, Some(props)).unwrap();
     writer.write(&batch).unwrap();
     let metadata = writer.close().unwrap();
     let descriptor = SchemaDescriptor::new(&metadata.schema).unwrap();
-    assert!(descriptor.column_index_by_dotted_path("s.inner.typed_value.k.typed_value").is_some());
+    assert!(
+        descriptor
+            .column_index_by_dotted_path("s.inner.typed_value.k.typed_value")
+            .is_some()
+    );
     let back = read(&Bytes::from(file), None, true);
     let values = back.column(0).as_list::<i32>().values().clone();
     assert_eq!(json_of(values.as_ref()), json_of(&plain));
@@ -321,7 +397,11 @@ fn variants_nested_in_lists_and_structs_are_written_and_reconstructed() {
     let err = ArrowWriter::try_new(
         Vec::new(),
         Arc::new(Schema::new(vec![Field::new("x", DataType::Int32, true)])),
-        Some(WriterProperties::builder().set_variant_shredding("x", VariantShredding::Auto).build()),
+        Some(
+            WriterProperties::builder()
+                .set_variant_shredding("x", VariantShredding::Auto)
+                .build(),
+        ),
     )
     .unwrap_err();
     assert!(err.to_string().contains("not a Variant column"), "{err}");
@@ -338,7 +418,9 @@ fn shredded_times_and_timestamps_keep_their_variant_types() {
     let mut metadata = BinaryBuilder::new();
     let mut value = BinaryBuilder::new();
     for v in &values {
-        let encoded = VariantValue::Object(vec![("x".into(), v.clone())]).encode().unwrap();
+        let encoded = VariantValue::Object(vec![("x".into(), v.clone())])
+            .encode()
+            .unwrap();
         metadata.append_value(&encoded.metadata);
         value.append_value(&encoded.value);
     }
@@ -371,18 +453,27 @@ fn shredded_times_and_timestamps_keep_their_variant_types() {
             ));
         }
         let batch = read(&file, None, false);
-        assert_eq!(json_of(batch.column(1).as_ref()), json_of(&plain), "{shape}");
+        assert_eq!(
+            json_of(batch.column(1).as_ref()),
+            json_of(&plain),
+            "{shape}"
+        );
         let back = unshred(batch.column(1).as_struct()).unwrap();
         assert_eq!(json_of(&back), json_of(&plain), "{shape}");
     }
     let ts = variant_get(
         &shred(&plain, &ShreddedType::parse("x:timestamp").unwrap()).unwrap(),
         &VariantPath::parse("$.x").unwrap(),
-        Some(&DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))),
+        Some(&DataType::Timestamp(
+            TimeUnit::Microsecond,
+            Some("UTC".into()),
+        )),
     )
     .unwrap();
     assert_eq!(
-        ts.as_primitive::<TimestampMicrosecondType>().iter().collect::<Vec<_>>(),
+        ts.as_primitive::<TimestampMicrosecondType>()
+            .iter()
+            .collect::<Vec<_>>(),
         [None, Some(1_700_000_000_000_000), None]
     );
 }

@@ -66,7 +66,6 @@ fn bad_value_fails_with_one_line() {
     assert!(output.stdout.is_empty());
 }
 
-
 /// Runs `hb` with `args` and returns its stdout, failing the test on a non-zero exit.
 fn ok(args: &[&str]) -> String {
     let out = common::hb(args);
@@ -94,7 +93,10 @@ fn cat_prints_shredded_variants_as_json_in_every_format() {
     assert!(rows[1]["var"].is_object(), "{jsonl}");
     assert_eq!(rows[1]["var"]["c"]["b"], "iceberg");
     let csv = ok(&["cat", file, "--format", "csv"]);
-    assert!(csv.lines().nth(2).unwrap().contains(r#"""b"":""iceberg"""#), "{csv}");
+    assert!(
+        csv.lines().nth(2).unwrap().contains(r#"""b"":""iceberg"""#),
+        "{csv}"
+    );
     let table = ok(&["cat", file]);
     assert!(table.contains(r#""b":"iceberg""#), "{table}");
 }
@@ -129,8 +131,16 @@ fn convert_makes_variant_columns_from_json_lines_and_shreds_them() {
     ];
     for (name, extra, shape) in [
         ("plain.parquet", None, "v: unshredded"),
-        ("auto.parquet", Some("v=auto"), "v: shredded as {a:int64,b:string}"),
-        ("shape.parquet", Some("v=a:int64,n:[decimal(9,2)]"), "v: shredded as {a:int64,n:[decimal4(9,2)]}"),
+        (
+            "auto.parquet",
+            Some("v=auto"),
+            "v: shredded as {a:int64,b:string}",
+        ),
+        (
+            "shape.parquet",
+            Some("v=a:int64,n:[decimal(9,2)]"),
+            "v: shredded as {a:int64,n:[decimal4(9,2)]}",
+        ),
     ] {
         let output = dir.join(name);
         let output = output.to_str().unwrap();
@@ -141,30 +151,60 @@ fn convert_makes_variant_columns_from_json_lines_and_shreds_them() {
         ok(&args);
         let schema = ok(&["schema", output]);
         assert!(schema.contains("group v (VARIANT(1))"), "{schema}");
-        assert!(schema.contains(&format!("variant columns:\n  {shape}\n")), "{schema}");
+        assert!(
+            schema.contains(&format!("variant columns:\n  {shape}\n")),
+            "{schema}"
+        );
         let meta = ok(&["meta", output]);
-        assert!(meta.contains(&format!("variant columns:\n  {shape}\n")), "{meta}");
-        let json: serde_json::Value = serde_json::from_str(&ok(&["meta", "--json", output])).unwrap();
+        assert!(
+            meta.contains(&format!("variant columns:\n  {shape}\n")),
+            "{meta}"
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(&ok(&["meta", "--json", output])).unwrap();
         assert_eq!(json["variant_columns"][0]["path"], "v");
         let lines = ok(&["cat", output, "--format", "jsonl"]);
         assert_eq!(lines.lines().collect::<Vec<_>>(), expected, "{name}");
     }
     // Back to JSON lines: the Variant as a JSON value again.
     let back = dir.join("back.jsonl");
-    ok(&["convert", dir.join("auto.parquet").to_str().unwrap(), back.to_str().unwrap()]);
+    ok(&[
+        "convert",
+        dir.join("auto.parquet").to_str().unwrap(),
+        back.to_str().unwrap(),
+    ]);
     assert_eq!(
-        std::fs::read_to_string(&back).unwrap().lines().collect::<Vec<_>>(),
+        std::fs::read_to_string(&back)
+            .unwrap()
+            .lines()
+            .collect::<Vec<_>>(),
         expected
     );
     // Errors name the problem.
-    let err = common::fails(&["convert", input, dir.join("x.parquet").to_str().unwrap(), "--variant", "w"]);
+    let err = common::fails(&[
+        "convert",
+        input,
+        dir.join("x.parquet").to_str().unwrap(),
+        "--variant",
+        "w",
+    ]);
     assert!(err.contains("--variant w: no line of the first"), "{err}");
     let err = common::fails(&[
-        "convert", input, dir.join("y.parquet").to_str().unwrap(), "--variant", "v", "--shred", "v=a:int65",
+        "convert",
+        input,
+        dir.join("y.parquet").to_str().unwrap(),
+        "--variant",
+        "v",
+        "--shred",
+        "v=a:int65",
     ]);
     assert!(err.contains("unknown type `int65`"), "{err}");
     let err = common::fails(&[
-        "convert", input, dir.join("z.parquet").to_str().unwrap(), "--shred", "id=auto",
+        "convert",
+        input,
+        dir.join("z.parquet").to_str().unwrap(),
+        "--shred",
+        "id=auto",
     ]);
     assert!(err.contains("not a Variant column"), "{err}");
 }
@@ -175,7 +215,13 @@ fn convert_parses_a_csv_text_column_as_variants() {
     let input = dir.join("in.csv");
     std::fs::write(&input, "id,doc\n1,\"{\"\"k\"\": [1, 2]}\"\n2,7\n").unwrap();
     let output = dir.join("out.parquet");
-    ok(&["convert", input.to_str().unwrap(), output.to_str().unwrap(), "--variant", "doc"]);
+    ok(&[
+        "convert",
+        input.to_str().unwrap(),
+        output.to_str().unwrap(),
+        "--variant",
+        "doc",
+    ]);
     let lines = ok(&["cat", output.to_str().unwrap(), "--format", "jsonl"]);
     assert_eq!(
         lines.lines().collect::<Vec<_>>(),

@@ -12,10 +12,10 @@
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    BinaryBuilder, BooleanBuilder, Date32Builder, Decimal32Builder, Decimal64Builder,
-    Decimal128Builder, FixedSizeBinaryBuilder, Float32Builder, Float64Builder, Int8Builder,
-    Int16Builder, Int32Builder, Int64Builder, StringBuilder, Time64MicrosecondBuilder,
-    TimestampMicrosecondBuilder, TimestampNanosecondBuilder,
+    BinaryBuilder, BooleanBuilder, Date32Builder, Decimal128Builder, FixedSizeBinaryBuilder,
+    Float32Builder, Float64Builder, Int8Builder, Int16Builder, Int32Builder, Int64Builder,
+    StringBuilder, Time64MicrosecondBuilder, TimestampMicrosecondBuilder,
+    TimestampNanosecondBuilder,
 };
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
@@ -46,7 +46,8 @@ pub(crate) enum TypedColumn<'a> {
     Double(&'a PrimitiveArray<Float64Type>),
     Decimal4(&'a PrimitiveArray<Decimal32Type>, u8),
     Decimal8(&'a PrimitiveArray<Decimal64Type>, u8),
-    Decimal16(&'a PrimitiveArray<Decimal128Type>, u8),
+    /// `Decimal128` of any width: the Variant decimal is the kind's (by precision).
+    Decimal128(&'a PrimitiveArray<Decimal128Type>, u8, PrimitiveType),
     Date(&'a PrimitiveArray<Date32Type>),
     Time(&'a PrimitiveArray<Time64MicrosecondType>),
     /// Microsecond timestamps; `true` when UTC.
@@ -82,15 +83,13 @@ impl<'a> TypedColumn<'a> {
             PrimitiveType::Int64 => TypedColumn::Int64(array.as_primitive()),
             PrimitiveType::Float => TypedColumn::Float(array.as_primitive()),
             PrimitiveType::Double => TypedColumn::Double(array.as_primitive()),
-            PrimitiveType::Decimal4 { scale, .. } => {
-                TypedColumn::Decimal4(array.as_primitive(), scale)
-            }
-            PrimitiveType::Decimal8 { scale, .. } => {
-                TypedColumn::Decimal8(array.as_primitive(), scale)
-            }
-            PrimitiveType::Decimal16 { scale, .. } => {
-                TypedColumn::Decimal16(array.as_primitive(), scale)
-            }
+            PrimitiveType::Decimal4 { scale, .. }
+            | PrimitiveType::Decimal8 { scale, .. }
+            | PrimitiveType::Decimal16 { scale, .. } => match array.data_type() {
+                DataType::Decimal32(..) => TypedColumn::Decimal4(array.as_primitive(), scale),
+                DataType::Decimal64(..) => TypedColumn::Decimal8(array.as_primitive(), scale),
+                _ => TypedColumn::Decimal128(array.as_primitive(), scale, kind),
+            },
             PrimitiveType::Date => TypedColumn::Date(array.as_primitive()),
             PrimitiveType::Time => TypedColumn::Time(array.as_primitive()),
             PrimitiveType::Timestamp => TypedColumn::Micros(array.as_primitive(), true),
@@ -122,7 +121,7 @@ impl<'a> TypedColumn<'a> {
             TypedColumn::Double(a) => a,
             TypedColumn::Decimal4(a, _) => a,
             TypedColumn::Decimal8(a, _) => a,
-            TypedColumn::Decimal16(a, _) => a,
+            TypedColumn::Decimal128(a, ..) => a,
             TypedColumn::Date(a) => a,
             TypedColumn::Time(a) => a,
             TypedColumn::Micros(a, _) => a,
@@ -161,10 +160,26 @@ impl<'a> TypedColumn<'a> {
                 unscaled: a.value(index),
                 scale,
             },
-            TypedColumn::Decimal16(a, scale) => Variant::Decimal16 {
-                unscaled: a.value(index),
-                scale,
-            },
+            // The precision gives the width; a value beyond it (not a valid value of the
+            // column) stays a decimal16, and encoding checks its digits.
+            TypedColumn::Decimal128(a, scale, kind) => {
+                let unscaled = a.value(index);
+                match kind {
+                    PrimitiveType::Decimal4 { .. } if i32::try_from(unscaled).is_ok() => {
+                        Variant::Decimal4 {
+                            unscaled: unscaled as i32,
+                            scale,
+                        }
+                    }
+                    PrimitiveType::Decimal8 { .. } if i64::try_from(unscaled).is_ok() => {
+                        Variant::Decimal8 {
+                            unscaled: unscaled as i64,
+                            scale,
+                        }
+                    }
+                    _ => Variant::Decimal16 { unscaled, scale },
+                }
+            }
             TypedColumn::Date(a) => Variant::Date(a.value(index)),
             TypedColumn::Time(a) => Variant::TimeNtzMicros(a.value(index)),
             TypedColumn::Micros(a, true) => Variant::TimestampMicros(a.value(index)),
@@ -216,9 +231,8 @@ pub(crate) enum TypedBuilder {
     Int64(Int64Builder),
     Float(Float32Builder),
     Double(Float64Builder),
-    Decimal4(Decimal32Builder, u8, u8),
-    Decimal8(Decimal64Builder, u8, u8),
-    Decimal16(Decimal128Builder, u8, u8),
+    /// Any decimal width, with its precision and scale.
+    Decimal(Decimal128Builder, u8, u8),
     Date(Date32Builder),
     Time(Time64MicrosecondBuilder),
     Micros(TimestampMicrosecondBuilder, bool),
@@ -244,19 +258,9 @@ impl TypedBuilder {
             PrimitiveType::Int64 => TypedBuilder::Int64(Int64Builder::with_capacity(capacity)),
             PrimitiveType::Float => TypedBuilder::Float(Float32Builder::with_capacity(capacity)),
             PrimitiveType::Double => TypedBuilder::Double(Float64Builder::with_capacity(capacity)),
-            PrimitiveType::Decimal4 { precision, scale } => TypedBuilder::Decimal4(
-                Decimal32Builder::with_capacity(capacity)
-                    .with_data_type(DataType::Decimal32(precision, scale as i8)),
-                precision,
-                scale,
-            ),
-            PrimitiveType::Decimal8 { precision, scale } => TypedBuilder::Decimal8(
-                Decimal64Builder::with_capacity(capacity)
-                    .with_data_type(DataType::Decimal64(precision, scale as i8)),
-                precision,
-                scale,
-            ),
-            PrimitiveType::Decimal16 { precision, scale } => TypedBuilder::Decimal16(
+            PrimitiveType::Decimal4 { precision, scale }
+            | PrimitiveType::Decimal8 { precision, scale }
+            | PrimitiveType::Decimal16 { precision, scale } => TypedBuilder::Decimal(
                 Decimal128Builder::with_capacity(capacity)
                     .with_data_type(DataType::Decimal128(precision, scale as i8)),
                 precision,
@@ -326,19 +330,7 @@ impl TypedBuilder {
                 Variant::Double(v) => b.append_value(*v),
                 _ => return false,
             },
-            TypedBuilder::Decimal4(b, precision, scale) => match decimal(value) {
-                Some((v, s)) if s == *scale && fits_precision(v, *precision) => {
-                    b.append_value(v as i32)
-                }
-                _ => return false,
-            },
-            TypedBuilder::Decimal8(b, precision, scale) => match decimal(value) {
-                Some((v, s)) if s == *scale && fits_precision(v, *precision) => {
-                    b.append_value(v as i64)
-                }
-                _ => return false,
-            },
-            TypedBuilder::Decimal16(b, precision, scale) => match decimal(value) {
+            TypedBuilder::Decimal(b, precision, scale) => match decimal(value) {
                 Some((v, s)) if s == *scale && fits_precision(v, *precision) => b.append_value(v),
                 _ => return false,
             },
@@ -389,9 +381,7 @@ impl TypedBuilder {
             TypedBuilder::Int64(b) => b.append_null(),
             TypedBuilder::Float(b) => b.append_null(),
             TypedBuilder::Double(b) => b.append_null(),
-            TypedBuilder::Decimal4(b, ..) => b.append_null(),
-            TypedBuilder::Decimal8(b, ..) => b.append_null(),
-            TypedBuilder::Decimal16(b, ..) => b.append_null(),
+            TypedBuilder::Decimal(b, ..) => b.append_null(),
             TypedBuilder::Date(b) => b.append_null(),
             TypedBuilder::Time(b) => b.append_null(),
             TypedBuilder::Micros(b, _) => b.append_null(),
@@ -412,9 +402,7 @@ impl TypedBuilder {
             TypedBuilder::Int64(b) => Arc::new(b.finish()),
             TypedBuilder::Float(b) => Arc::new(b.finish()),
             TypedBuilder::Double(b) => Arc::new(b.finish()),
-            TypedBuilder::Decimal4(b, ..) => Arc::new(b.finish()),
-            TypedBuilder::Decimal8(b, ..) => Arc::new(b.finish()),
-            TypedBuilder::Decimal16(b, ..) => Arc::new(b.finish()),
+            TypedBuilder::Decimal(b, ..) => Arc::new(b.finish()),
             TypedBuilder::Date(b) => Arc::new(b.finish()),
             TypedBuilder::Time(b) => Arc::new(b.finish()),
             TypedBuilder::Micros(b, _) => Arc::new(b.finish()),
@@ -463,7 +451,7 @@ mod tests {
             unscaled: 1,
             scale: 1
         }));
-        assert_eq!(b.finish().data_type(), &DataType::Decimal64(5, 2));
+        assert_eq!(b.finish().data_type(), &DataType::Decimal128(5, 2));
     }
 
     #[test]

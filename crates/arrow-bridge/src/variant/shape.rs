@@ -6,7 +6,7 @@
 //! | boolean | `Boolean` | `boolean` |
 //! | int8 / int16 / int32 / int64 | `Int8` .. `Int64` | `int8` .. `int64` |
 //! | float / double | `Float32` / `Float64` | `float` / `double` |
-//! | decimal4 / decimal8 / decimal16 | `Decimal32` / `Decimal64` / `Decimal128` | `decimal4(p,s)` .. (`decimal(p,s)`: the width by precision) |
+//! | decimal4 / decimal8 / decimal16 | `Decimal128(p, s)`, the width by precision (up to 9, 18, 38 digits, as `INT32`, `INT64`, `FIXED_LEN_BYTE_ARRAY` store them); `Decimal32` / `Decimal64` accepted as decimal4 / decimal8 | `decimal(p,s)` (or `decimal4(p,s)` ..) |
 //! | date | `Date32` | `date` |
 //! | time_ntz (micros) | `Time64(us)` | `time_ntz` (or `time`) |
 //! | timestamp (micros, UTC) / timestamp_ntz | `Timestamp(us, "+00:00")` / `Timestamp(us)` | `timestamp` / `timestamp_ntz` |
@@ -112,6 +112,19 @@ pub enum ShreddedType {
 }
 
 impl PrimitiveType {
+    /// The Variant decimal of `precision` digits: decimal4 up to 9, decimal8 up to 18,
+    /// else decimal16 (the widths `INT32`, `INT64` and `FIXED_LEN_BYTE_ARRAY` columns
+    /// of that precision store).
+    pub fn decimal(precision: u8, scale: u8) -> PrimitiveType {
+        if precision <= 9 {
+            PrimitiveType::Decimal4 { precision, scale }
+        } else if precision <= 18 {
+            PrimitiveType::Decimal8 { precision, scale }
+        } else {
+            PrimitiveType::Decimal16 { precision, scale }
+        }
+    }
+
     /// The Arrow type of a `typed_value` of this type.
     pub fn arrow_type(&self) -> DataType {
         let utc = || Some(Arc::<str>::from(DEFAULT_UTC_TIME_ZONE));
@@ -123,13 +136,11 @@ impl PrimitiveType {
             PrimitiveType::Int64 => DataType::Int64,
             PrimitiveType::Float => DataType::Float32,
             PrimitiveType::Double => DataType::Float64,
-            PrimitiveType::Decimal4 { precision, scale } => {
-                DataType::Decimal32(precision, scale as i8)
-            }
-            PrimitiveType::Decimal8 { precision, scale } => {
-                DataType::Decimal64(precision, scale as i8)
-            }
-            PrimitiveType::Decimal16 { precision, scale } => {
+            // One Arrow type for every width (what pyarrow and arrow-rs read): the
+            // precision gives the Parquet physical type, and so the width back.
+            PrimitiveType::Decimal4 { precision, scale }
+            | PrimitiveType::Decimal8 { precision, scale }
+            | PrimitiveType::Decimal16 { precision, scale } => {
                 DataType::Decimal128(precision, scale as i8)
             }
             PrimitiveType::Date => DataType::Date32,
@@ -179,7 +190,7 @@ impl PrimitiveType {
             }
             DataType::Decimal128(p, s) => {
                 let (precision, scale) = decimal(*p, *s, 38)?;
-                PrimitiveType::Decimal16 { precision, scale }
+                PrimitiveType::decimal(precision, scale)
             }
             DataType::Date32 => PrimitiveType::Date,
             DataType::Time64(TimeUnit::Microsecond) => PrimitiveType::Time,
