@@ -74,7 +74,7 @@ pub struct ArrowWriter<W: Write + Send> {
     position: u64,
     arrow_schema: SchemaRef,
     /// How Variant columns are written (`None`: the schema has none).
-    variants: Option<VariantWritePlan>,
+    variants: Option<Box<VariantWritePlan>>,
     parquet: ParquetSchema,
     props: WriterProperties,
     columns: Vec<ColumnWriter>,
@@ -107,7 +107,7 @@ impl<W: Write + Send> ArrowWriter<W> {
         options: ArrowToParquetOptions,
     ) -> Result<Self> {
         let props = props.unwrap_or_default();
-        let variants = VariantWritePlan::new(&schema, props.variant_shredding())?;
+        let variants = VariantWritePlan::new(&schema, props.variant_shredding())?.map(Box::new);
         let written = variants.as_ref().map_or(&schema, |v| v.written());
         let parquet = arrow_to_parquet(written, options)?;
         let columns = new_columns(&parquet, &props)?;

@@ -26,8 +26,11 @@ fn read_batches(path: &Path, unshredded: bool) -> Result<Vec<RecordBatch>, Strin
         .map_err(|e| e.to_string())
 }
 
+/// A row's metadata and value bytes.
+type Row = (Vec<u8>, Vec<u8>);
+
 /// Each row of column `var`, reconstructed: `None` for a null row, else (metadata, value).
-fn rows(path: &Path, unshredded: bool) -> Result<Vec<Option<(Vec<u8>, Vec<u8>)>>, String> {
+fn rows(path: &Path, unshredded: bool) -> Result<Vec<Option<Row>>, String> {
     let mut out = Vec::new();
     for batch in read_batches(path, unshredded)? {
         let index = batch.schema().index_of("var").map_err(|e| e.to_string())?;

@@ -79,7 +79,7 @@ enum Command {
         #[command(flatten)]
         read: commands::reading::ReadArgs,
         #[command(flatten)]
-        write: commands::writing::WriteArgs,
+        write: Box<commands::writing::WriteArgs>,
         #[command(flatten)]
         csv: commands::convert::CsvArgs,
     },

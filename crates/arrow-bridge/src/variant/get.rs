@@ -163,10 +163,10 @@ pub fn variant_get(
     }
     let rest = VariantPath::new(elements[step..].to_vec());
     let metadata = &parts.metadata;
-    if rest.elements().is_empty() {
-        if let Some(result) = shredded_as_is(array, level, &rows, target)? {
-            return Ok(result);
-        }
+    if rest.elements().is_empty()
+        && let Some(result) = shredded_as_is(array, level, &rows, target)?
+    {
+        return Ok(result);
     }
     decode_rows(array, metadata, level, &rows, &rest, target)
 }

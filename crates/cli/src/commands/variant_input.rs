@@ -95,13 +95,16 @@ pub struct VariantJsonLines<R> {
     done: bool,
 }
 
+/// A Variant's metadata and value bytes.
+type Encoded = (Vec<u8>, Vec<u8>);
+
 /// One line split: the text of the other members (a JSON object) and each Variant
 /// member's encoding (`None` when absent).
 fn split_line(
     line: &str,
     names: &[String],
     keys: Option<&mut Vec<String>>,
-) -> Result<(String, Vec<Option<(Vec<u8>, Vec<u8>)>>), String> {
+) -> Result<(String, Vec<Option<Encoded>>), String> {
     let JsonValue::Object(members) = JsonValue::parse(line).map_err(|e| e.to_string())? else {
         return Err("not a JSON object".to_string());
     };
