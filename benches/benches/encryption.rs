@@ -52,7 +52,9 @@ fn arrow_rs_props(encrypted: bool) -> parquet::file::properties::WriterPropertie
         .set_max_row_group_row_count(Some(common::ROWS));
     if encrypted {
         props = props.with_file_encryption_properties(
-            ArrowEncryption::builder(KEY.to_vec()).build().expect("arrow-rs keys"),
+            ArrowEncryption::builder(KEY.to_vec())
+                .build()
+                .expect("arrow-rs keys"),
         );
     }
     props.build()
@@ -86,9 +88,12 @@ fn write_arrow_rs(batch: &RecordBatch, encrypted: bool) -> Vec<u8> {
 }
 
 fn write_herringbone(batch: &RecordBatch, case: &str) -> Vec<u8> {
-    let mut writer =
-        herringbone::ArrowWriter::try_new(Vec::new(), batch.schema(), Some(herringbone_props(case)))
-            .unwrap();
+    let mut writer = herringbone::ArrowWriter::try_new(
+        Vec::new(),
+        batch.schema(),
+        Some(herringbone_props(case)),
+    )
+    .unwrap();
     writer.write(batch).unwrap();
     writer.finish().unwrap();
     writer.into_inner()
@@ -105,7 +110,11 @@ fn read_herringbone(path: &Path, case: &str) -> usize {
             .unwrap();
         ParquetRecordBatchReaderBuilder::try_new_with_decryption(file, &keys)
     };
-    let reader = builder.unwrap().with_batch_size(BATCH_SIZE).build().unwrap();
+    let reader = builder
+        .unwrap()
+        .with_batch_size(BATCH_SIZE)
+        .build()
+        .unwrap();
     reader.map(|b| black_box(b.unwrap()).num_rows()).sum()
 }
 
@@ -177,14 +186,22 @@ fn main() {
     // Herringbone writes reads back.
     let reference = collect_herringbone(&files[0].1, "plain");
     for (case, path) in &files {
-        assert_eq!(collect_herringbone(path, case), reference, "{case}: Herringbone");
+        assert_eq!(
+            collect_herringbone(path, case),
+            reference,
+            "{case}: Herringbone"
+        );
         if *case != "gcm-ctr" {
             assert_eq!(read_arrow_rs(path, case), common::ROWS, "{case}: arrow-rs");
         }
         let written = write_herringbone(&batch, case);
         let check = std::env::temp_dir().join(format!("hb-bench-encryption-{case}.parquet"));
         std::fs::write(&check, written).unwrap();
-        assert_eq!(collect_herringbone(&check, case), reference, "{case}: Herringbone's file");
+        assert_eq!(
+            collect_herringbone(&check, case),
+            reference,
+            "{case}: Herringbone's file"
+        );
         let _ = std::fs::remove_file(check);
     }
 
@@ -219,7 +236,9 @@ fn main() {
     criterion.final_summary();
 
     for group in ["encryption-read", "encryption-write"] {
-        println!("\n{group}: overhead = encrypted time / plain time; ratio = arrow-rs / Herringbone");
+        println!(
+            "\n{group}: overhead = encrypted time / plain time; ratio = arrow-rs / Herringbone"
+        );
         println!(
             "{:<8} {:>14} {:>9} {:>14} {:>9} {:>7}",
             "case", "Herringbone", "overhead", "arrow-rs", "overhead", "ratio"

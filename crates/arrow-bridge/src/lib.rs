@@ -6,6 +6,7 @@
 pub mod error;
 pub mod read;
 pub mod schema;
+pub mod variant;
 pub mod write;
 
 pub use error::{Error, ErrorKind, Result};

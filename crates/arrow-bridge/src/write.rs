@@ -66,6 +66,7 @@ pub use schema::{ArrowToParquetOptions, ParquetSchema, arrow_to_parquet, encode_
 
 use crate::error::{Error, Result};
 use crate::schema::ARROW_SCHEMA_META_KEY;
+use crate::variant::VariantWritePlan;
 use column::ColumnWriter;
 
 /// Writes Arrow `RecordBatch`es as a Parquet file.
@@ -74,6 +75,8 @@ pub struct ArrowWriter<W: Write + Send> {
     sink: W,
     position: u64,
     arrow_schema: SchemaRef,
+    /// How Variant columns are written (`None`: the schema has none).
+    variants: Option<Box<VariantWritePlan>>,
     parquet: ParquetSchema,
     props: WriterProperties,
     columns: Vec<ColumnWriter>,
@@ -88,6 +91,7 @@ pub struct ArrowWriter<W: Write + Send> {
     closed: bool,
     /// Encrypts pages, indexes, Bloom filters, column metadata and the footer.
     encryptor: Option<Arc<FileEncryptor>>,
+    options: ArrowToParquetOptions,
 }
 
 impl<W: Write + Send> ArrowWriter<W> {
@@ -107,7 +111,9 @@ impl<W: Write + Send> ArrowWriter<W> {
         options: ArrowToParquetOptions,
     ) -> Result<Self> {
         let props = props.unwrap_or_default();
-        let parquet = arrow_to_parquet(&schema, options)?;
+        let variants = VariantWritePlan::new(&schema, props.variant_shredding())?.map(Box::new);
+        let written = variants.as_ref().map_or(&schema, |v| v.written());
+        let parquet = arrow_to_parquet(written, options)?;
         let encryptor = match props.encryption() {
             Some(encryption) => {
                 let encryptor = FileEncryptor::new(encryption.clone())?;
@@ -131,6 +137,8 @@ impl<W: Write + Send> ArrowWriter<W> {
             sink,
             position: 4,
             arrow_schema: schema,
+            variants,
+            options,
             parquet,
             props,
             columns,
@@ -144,7 +152,9 @@ impl<W: Write + Send> ArrowWriter<W> {
         })
     }
 
-    /// The Parquet schema being written.
+    /// The Parquet schema being written (with a Variant column shredded
+    /// [`Auto`](crate::variant::VariantShredding::Auto), final after the first
+    /// non-empty batch).
     pub fn parquet_schema(&self) -> &ParquetSchema {
         &self.parquet
     }
@@ -196,6 +206,20 @@ impl<W: Write + Send> ArrowWriter<W> {
                 )));
             }
         }
+        let transformed;
+        let batch = match &mut self.variants {
+            None => batch,
+            Some(variants) => {
+                if variants.needs_inference() && batch.num_rows() > 0 {
+                    // Nothing is written yet: the schema can still change.
+                    variants.infer(batch)?;
+                    self.parquet = arrow_to_parquet(variants.written(), self.options)?;
+                    self.columns = new_columns(&self.parquet, &self.props)?;
+                }
+                transformed = variants.transform(batch)?;
+                &transformed
+            }
+        };
         let mut offset = 0;
         while offset < batch.num_rows() {
             let room = self.props.max_row_group_rows() - self.rows_in_group;
@@ -349,8 +373,14 @@ impl<W: Write + Send> ArrowWriter<W> {
                 }
             }
         };
-        for (g, (group, indexes)) in self.row_groups.iter_mut().zip(&self.page_indexes).enumerate() {
-            for (c, (chunk, (column_index, _))) in group.columns.iter_mut().zip(indexes).enumerate() {
+        for (g, (group, indexes)) in self
+            .row_groups
+            .iter_mut()
+            .zip(&self.page_indexes)
+            .enumerate()
+        {
+            for (c, (chunk, (column_index, _))) in group.columns.iter_mut().zip(indexes).enumerate()
+            {
                 if let Some(index) = column_index {
                     let bytes = module(ModuleType::ColumnIndex, g, c, encode_struct(index))?;
                     chunk.column_index_offset = Some(self.position as i64);
@@ -360,8 +390,14 @@ impl<W: Write + Send> ArrowWriter<W> {
                 }
             }
         }
-        for (g, (group, indexes)) in self.row_groups.iter_mut().zip(&self.page_indexes).enumerate() {
-            for (c, (chunk, (_, offset_index))) in group.columns.iter_mut().zip(indexes).enumerate() {
+        for (g, (group, indexes)) in self
+            .row_groups
+            .iter_mut()
+            .zip(&self.page_indexes)
+            .enumerate()
+        {
+            for (c, (chunk, (_, offset_index))) in group.columns.iter_mut().zip(indexes).enumerate()
+            {
                 let bytes = module(ModuleType::OffsetIndex, g, c, encode_struct(offset_index))?;
                 chunk.offset_index_offset = Some(self.position as i64);
                 chunk.offset_index_length = Some(to_i32(bytes.len(), "offset index length")?);
@@ -377,7 +413,14 @@ impl<W: Write + Send> ArrowWriter<W> {
         {
             key_value.push(KeyValue {
                 key: Text::from(ARROW_SCHEMA_META_KEY),
-                value: Some(Text::from(encode_arrow_schema(&self.arrow_schema).as_str())),
+                value: Some(Text::from(
+                    encode_arrow_schema(
+                        self.variants
+                            .as_ref()
+                            .map_or(&self.arrow_schema, |v| v.written()),
+                    )
+                    .as_str(),
+                )),
             });
         }
         let metadata = FileMetaData {
@@ -471,10 +514,12 @@ fn new_columns(
         .enumerate()
         .map(|(index, (column, info))| {
             let writer = ColumnWriter::new(column, info, props)?;
-            Ok(match column_encryptor(encryptor, parquet, row_group, index)? {
-                Some(e) => writer.with_encryptor(e),
-                None => writer,
-            })
+            Ok(
+                match column_encryptor(encryptor, parquet, row_group, index)? {
+                    Some(e) => writer.with_encryptor(e),
+                    None => writer,
+                },
+            )
         })
         .collect()
 }

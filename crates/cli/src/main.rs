@@ -99,7 +99,7 @@ enum Command {
         #[command(flatten)]
         read: commands::reading::ReadArgs,
         #[command(flatten)]
-        write: commands::writing::WriteArgs,
+        write: Box<commands::writing::WriteArgs>,
         #[command(flatten)]
         encrypt: commands::keys::EncryptArgs,
         #[command(flatten)]

@@ -18,7 +18,11 @@ fn corpus(relative: &str) -> String {
 
 fn stdout(args: &[&str]) -> String {
     let out = hb(args);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -34,19 +38,47 @@ fn every_reading_command_takes_the_keys() {
         &format!("float_field={KC2}"),
     ];
     let with = |command: &[&str]| -> Vec<String> {
-        command.iter().chain(keys.iter()).map(|s| s.to_string()).collect()
+        command
+            .iter()
+            .chain(keys.iter())
+            .map(|s| s.to_string())
+            .collect()
     };
-    let schema = stdout(&with(&["schema", &file]).iter().map(String::as_str).collect::<Vec<_>>());
-    assert!(schema.contains("required double double_field"), "{schema}");
-    let meta = stdout(&with(&["meta", "--json", &file]).iter().map(String::as_str).collect::<Vec<_>>());
-    assert!(meta.contains("\"double_field\""), "{meta}");
-    let scan = stdout(&with(&["scan", &file]).iter().map(String::as_str).collect::<Vec<_>>());
-    assert!(scan.contains("rows:          50\n"), "{scan}");
-    let cat = stdout(
-        &with(&["cat", &file, "--columns", "double_field", "--limit", "3", "--format", "csv"])
+    let schema = stdout(
+        &with(&["schema", &file])
             .iter()
             .map(String::as_str)
             .collect::<Vec<_>>(),
+    );
+    assert!(schema.contains("required double double_field"), "{schema}");
+    let meta = stdout(
+        &with(&["meta", "--json", &file])
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert!(meta.contains("\"double_field\""), "{meta}");
+    let scan = stdout(
+        &with(&["scan", &file])
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert!(scan.contains("rows:          50\n"), "{scan}");
+    let cat = stdout(
+        &with(&[
+            "cat",
+            &file,
+            "--columns",
+            "double_field",
+            "--limit",
+            "3",
+            "--format",
+            "csv",
+        ])
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>(),
     );
     // The first doubles of the corpus' 50 encrypted rows, as pyarrow reads them.
     let lines: Vec<&str> = cat.lines().collect();
@@ -55,21 +87,43 @@ fn every_reading_command_takes_the_keys() {
     assert_eq!(values, [0.0, 1.1111111, 2.2222222]);
     // Without the column keys the footer decrypts, the two columns cannot be read.
     let err = fails(&["cat", &file, "--footer-key", FOOTER]);
-    assert!(err.contains("column double_field is encrypted with its own key"), "{err}");
+    assert!(
+        err.contains("column double_field is encrypted with its own key"),
+        "{err}"
+    );
     // Without any key the footer cannot be read.
     let err = fails(&["schema", &file]);
     assert!(err.contains("encrypted"), "{err}");
     let err = fails(&["scan", &file, "--footer-key", "0011"]);
-    assert!(err.contains("--footer-key: expected 32, 48 or 64 hex digits"), "{err}");
+    assert!(
+        err.contains("--footer-key: expected 32, 48 or 64 hex digits"),
+        "{err}"
+    );
     let err = fails(&["meta", &file, "--footer-key", KC1]);
     assert!(err.contains("tag mismatch"), "{err}");
-    let err = fails(&["scan", &file, "--footer-key", FOOTER, "--column-key", &format!("nope={KC1}")]);
+    let err = fails(&[
+        "scan",
+        &file,
+        "--footer-key",
+        FOOTER,
+        "--column-key",
+        &format!("nope={KC1}"),
+    ]);
     assert!(err.contains("nope"), "{err}");
     // The AAD prefix the file does not store.
     let file = corpus("data/encrypt_columns_and_footer_disable_aad_storage.parquet.encrypted");
     let err = fails(&["scan", &file, "--footer-key", FOOTER]);
     assert!(err.contains("AAD prefix"), "{err}");
-    let scan = stdout(&["scan", &file, "--footer-key", FOOTER, "--aad-prefix", "tester", "--columns", "int32_field"]);
+    let scan = stdout(&[
+        "scan",
+        &file,
+        "--footer-key",
+        FOOTER,
+        "--aad-prefix",
+        "tester",
+        "--columns",
+        "int32_field",
+    ]);
     assert!(scan.contains("rows:          50\n"), "{scan}");
 }
 
@@ -82,9 +136,24 @@ fn convert_writes_encrypted_parquet_and_reads_it_back() {
     let expected = stdout(&["cat", source.to_str().unwrap(), "--format", "jsonl"]);
     for (name, options) in [
         ("gcm", vec!["--footer-key", FOOTER]),
-        ("ctr_plaintext_footer", vec!["--footer-key", FOOTER, "--encryption-algorithm", "gcm-ctr", "--plaintext-footer"]),
-        ("aad", vec!["--footer-key", FOOTER, "--aad-prefix", "part-3"]),
-        ("column_keys", vec!["--footer-key", FOOTER, "--column-key", &format!("id={KC1}")]),
+        (
+            "ctr_plaintext_footer",
+            vec![
+                "--footer-key",
+                FOOTER,
+                "--encryption-algorithm",
+                "gcm-ctr",
+                "--plaintext-footer",
+            ],
+        ),
+        (
+            "aad",
+            vec!["--footer-key", FOOTER, "--aad-prefix", "part-3"],
+        ),
+        (
+            "column_keys",
+            vec!["--footer-key", FOOTER, "--column-key", &format!("id={KC1}")],
+        ),
     ] {
         let out = dir.join(format!("{name}.parquet"));
         let out = out.to_str().unwrap();
@@ -96,18 +165,49 @@ fn convert_writes_encrypted_parquet_and_reads_it_back() {
         read.extend(&keys);
         assert_eq!(stdout(&read), expected, "{name}");
         let magic = &std::fs::read(out).unwrap()[..4];
-        assert_eq!(magic, if name.contains("plaintext") { b"PAR1" } else { b"PARE" }, "{name}");
+        assert_eq!(
+            magic,
+            if name.contains("plaintext") {
+                b"PAR1"
+            } else {
+                b"PARE"
+            },
+            "{name}"
+        );
     }
     // Column keys: the other columns are plaintext, so with a plaintext footer they read
     // without keys.
     let out = dir.join("plain_columns.parquet");
     let out = out.to_str().unwrap();
-    stdout(&["convert", source.to_str().unwrap(), out, "--footer-key", FOOTER, "--column-key", &format!("id={KC1}"), "--plaintext-footer"]);
-    let cat = stdout(&["cat", out, "--columns", "bool_col", "--format", "csv", "--limit", "2"]);
+    stdout(&[
+        "convert",
+        source.to_str().unwrap(),
+        out,
+        "--footer-key",
+        FOOTER,
+        "--column-key",
+        &format!("id={KC1}"),
+        "--plaintext-footer",
+    ]);
+    let cat = stdout(&[
+        "cat",
+        out,
+        "--columns",
+        "bool_col",
+        "--format",
+        "csv",
+        "--limit",
+        "2",
+    ]);
     assert_eq!(cat, "bool_col\ntrue\nfalse\n");
     let err = fails(&["cat", out, "--columns", "id"]);
     assert!(err.contains("encrypted"), "{err}");
-    let err = fails(&["convert", source.to_str().unwrap(), dir.join("x.parquet").to_str().unwrap(), "--plaintext-footer"]);
+    let err = fails(&[
+        "convert",
+        source.to_str().unwrap(),
+        dir.join("x.parquet").to_str().unwrap(),
+        "--plaintext-footer",
+    ]);
     assert!(err.contains("needs --footer-key"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }

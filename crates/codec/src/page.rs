@@ -401,13 +401,13 @@ impl PageReader {
             }
             Some(decryption) => {
                 let (module, ordinal) = decryption.header_module(self.page_index);
-                let (plain, module_len) =
-                    decryption.decryptor.decrypt_prefix(module, ordinal, &rest)?;
+                let (plain, module_len) = decryption
+                    .decryptor
+                    .decrypt_prefix(module, ordinal, &rest)?;
                 let plain = Bytes::from(plain);
                 let mut reader = CompactReader::from_bytes(&plain);
-                let header = PageHeader::read(&mut reader).map_err(|e| {
-                    Error::from(e).context(format!("decrypted {module}"))
-                })?;
+                let header = PageHeader::read(&mut reader)
+                    .map_err(|e| Error::from(e).context(format!("decrypted {module}")))?;
                 (header, module_len)
             }
         };
@@ -506,7 +506,12 @@ impl PageReader {
     /// The plaintext body of a page: `body` itself, or its decryption in an encrypted
     /// chunk. The CRC (checked later) covers the bytes as stored, so it is checked on the
     /// encrypted body here.
-    fn decrypt_body(&self, header: &PageHeader, page_ordinal: Option<usize>, body: Bytes) -> Result<Bytes> {
+    fn decrypt_body(
+        &self,
+        header: &PageHeader,
+        page_ordinal: Option<usize>,
+        body: Bytes,
+    ) -> Result<Bytes> {
         let Some(decryption) = &self.decryption else {
             return Ok(body);
         };
@@ -525,7 +530,9 @@ impl PageReader {
         } else {
             (ModuleType::DataPage, page_ordinal)
         };
-        Ok(Bytes::from(decryption.decryptor.decrypt(module, ordinal, &body)?))
+        Ok(Bytes::from(
+            decryption.decryptor.decrypt(module, ordinal, &body)?,
+        ))
     }
 
     fn decode_page(&self, pending: &PendingHeader, body: Bytes) -> Result<Option<Page>> {
@@ -1066,15 +1073,24 @@ impl PageWriter {
     ) -> Result<WrittenPage> {
         let encryption = self.encryption.as_mut().expect("checked by the caller");
         let (header_module, body_module, ordinal) = if header.type_ == PageType::DICTIONARY_PAGE {
-            (ModuleType::DictionaryPageHeader, ModuleType::DictionaryPage, None)
+            (
+                ModuleType::DictionaryPageHeader,
+                ModuleType::DictionaryPage,
+                None,
+            )
         } else {
             let ordinal = encryption.data_pages;
-            (ModuleType::DataPageHeader, ModuleType::DataPage, Some(ordinal))
+            (
+                ModuleType::DataPageHeader,
+                ModuleType::DataPage,
+                Some(ordinal),
+            )
         };
         encryption.body.clear();
-        let body_len = encryption
-            .encryptor
-            .encrypt(body_module, ordinal, sections, &mut encryption.body)?;
+        let body_len =
+            encryption
+                .encryptor
+                .encrypt(body_module, ordinal, sections, &mut encryption.body)?;
         header.compressed_page_size = header_size(body_len, "compressed_page_size")?;
         let crc = self
             .write_crc

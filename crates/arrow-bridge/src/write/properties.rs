@@ -6,6 +6,8 @@ use herringbone_codec::compression::Codec;
 use herringbone_codec::crypto::FileEncryptionProperties;
 use herringbone_format::metadata::{Encoding, KeyValue, SortingColumn};
 
+use crate::variant::VariantShredding;
+
 /// Default target size of a data page, in uncompressed bytes.
 pub const DEFAULT_PAGE_SIZE: usize = 1024 * 1024;
 /// Default limit of a column chunk's dictionary page, in PLAIN-encoded bytes; past it the
@@ -104,6 +106,7 @@ pub struct WriterProperties {
     default_column: ColumnProperties,
     columns: HashMap<String, ColumnProperties>,
     encryption: Option<FileEncryptionProperties>,
+    variant_shredding: HashMap<String, VariantShredding>,
 }
 
 impl Default for WriterProperties {
@@ -128,6 +131,7 @@ impl Default for WriterProperties {
             default_column: ColumnProperties::default(),
             columns: HashMap::new(),
             encryption: None,
+            variant_shredding: HashMap::new(),
         }
     }
 }
@@ -248,6 +252,12 @@ impl WriterProperties {
     /// The `created_by` string.
     pub fn created_by(&self) -> &str {
         &self.created_by
+    }
+
+    /// How each Variant column is stored, by its dotted Arrow path (columns not listed:
+    /// [`VariantShredding::AsIs`]).
+    pub fn variant_shredding(&self) -> &HashMap<String, VariantShredding> {
+        &self.variant_shredding
     }
 
     fn column(&self, column: &str) -> Option<&ColumnProperties> {
@@ -398,6 +408,31 @@ impl WriterPropertiesBuilder {
     /// Sorting columns declared on every row group.
     pub fn set_sorting_columns(mut self, columns: Option<Vec<SortingColumn>>) -> Self {
         self.props.sorting_columns = columns;
+        self
+    }
+
+    /// How the Variant column at `column` (its dotted Arrow path: `v`, or `s.v` inside
+    /// struct `s`) is stored: as it comes, unshredded, shredded to a shape, or shredded
+    /// to a shape inferred from the first rows. Naming a column that is not a Variant
+    /// is an error when the writer is created.
+    ///
+    /// ```
+    /// use herringbone_arrow_bridge::variant::{ShreddedType, VariantShredding};
+    /// use herringbone_arrow_bridge::WriterProperties;
+    /// let props = WriterProperties::builder()
+    ///     .set_variant_shredding("event", VariantShredding::Shape(ShreddedType::parse("ts:timestamp,kind:string").unwrap()))
+    ///     .set_variant_shredding("payload", VariantShredding::Auto)
+    ///     .build();
+    /// assert_eq!(props.variant_shredding().len(), 2);
+    /// ```
+    pub fn set_variant_shredding(
+        mut self,
+        column: impl Into<String>,
+        shredding: VariantShredding,
+    ) -> Self {
+        self.props
+            .variant_shredding
+            .insert(column.into(), shredding);
         self
     }
 

@@ -1,6 +1,7 @@
 //! Writer options shared by the commands that write Parquet (`hb convert`).
 
 use clap::Args;
+use herringbone::arrow::variant::{ShreddedType, VariantShredding};
 use herringbone::arrow::write::{
     DataPageVersion, StatisticsLevel, WriterProperties, WriterPropertiesBuilder,
 };
@@ -40,6 +41,11 @@ pub struct WriteArgs {
     /// Store a CRC32 in every page header.
     #[arg(long)]
     pub crc: bool,
+    /// How to store a Variant column: `COL=auto` (shredded to a shape inferred from the
+    /// first rows), `COL=none` (unshredded), or a shape such as `COL=a:int64,b:string`
+    /// or `COL={a:int64,tags:[string]}`; repeatable.
+    #[arg(long = "shred", value_name = "COL=auto|none|SHAPE")]
+    pub shred: Vec<String>,
 }
 
 impl WriteArgs {
@@ -131,6 +137,19 @@ impl WriteArgs {
                 None => (spec.as_str(), 0.01),
             };
             builder = builder.set_bloom_filter(column, fpp, rows.max(1));
+        }
+        for spec in &self.shred {
+            let (column, shape) = spec.split_once('=').ok_or_else(|| {
+                format!("--shred {spec}: expected COL=auto, COL=none or COL=SHAPE")
+            })?;
+            let shredding = match shape.trim() {
+                "auto" => VariantShredding::Auto,
+                "none" => VariantShredding::Unshredded,
+                shape => VariantShredding::Shape(
+                    ShreddedType::parse(shape).map_err(|e| format!("--shred {spec}: {e}"))?,
+                ),
+            };
+            builder = builder.set_variant_shredding(column.trim(), shredding);
         }
         Ok(builder.set_write_crc(self.crc))
     }

@@ -146,9 +146,7 @@ impl GcmCipher {
         tag: &[u8; TAG_LEN],
     ) -> Result<()> {
         let failed = || {
-            Error::decryption(
-                "AES-GCM tag mismatch: wrong key, wrong AAD prefix or altered bytes",
-            )
+            Error::decryption("AES-GCM tag mismatch: wrong key, wrong AAD prefix or altered bytes")
         };
         match &self.imp {
             GcmImpl::Ring(key) => key
@@ -213,24 +211,27 @@ impl CtrCipher {
         iv[15] = 1;
         let iv = iv.into();
         let result = match &self.imp {
-            CtrImpl::Aes128(aes) => {
-                StreamCipherCoreWrapper::from_core(
-                    ctr::CtrCore::<aes::Aes128, ctr::flavors::Ctr32BE>::inner_iv_init(aes.clone(), &iv),
-                )
-                    .try_apply_keystream(data)
-            }
-            CtrImpl::Aes192(aes) => {
-                StreamCipherCoreWrapper::from_core(
-                    ctr::CtrCore::<aes::Aes192, ctr::flavors::Ctr32BE>::inner_iv_init(aes.clone(), &iv),
-                )
-                    .try_apply_keystream(data)
-            }
-            CtrImpl::Aes256(aes) => {
-                StreamCipherCoreWrapper::from_core(
-                    ctr::CtrCore::<aes::Aes256, ctr::flavors::Ctr32BE>::inner_iv_init(aes.clone(), &iv),
-                )
-                    .try_apply_keystream(data)
-            }
+            CtrImpl::Aes128(aes) => StreamCipherCoreWrapper::from_core(ctr::CtrCore::<
+                aes::Aes128,
+                ctr::flavors::Ctr32BE,
+            >::inner_iv_init(
+                aes.clone(), &iv
+            ))
+            .try_apply_keystream(data),
+            CtrImpl::Aes192(aes) => StreamCipherCoreWrapper::from_core(ctr::CtrCore::<
+                aes::Aes192,
+                ctr::flavors::Ctr32BE,
+            >::inner_iv_init(
+                aes.clone(), &iv
+            ))
+            .try_apply_keystream(data),
+            CtrImpl::Aes256(aes) => StreamCipherCoreWrapper::from_core(ctr::CtrCore::<
+                aes::Aes256,
+                ctr::flavors::Ctr32BE,
+            >::inner_iv_init(
+                aes.clone(), &iv
+            ))
+            .try_apply_keystream(data),
         };
         result.map_err(|_| {
             Error::invalid_argument(format!(
