@@ -4,8 +4,12 @@
 //! Parquet levels and leaf columns the reader needs).
 
 pub mod error;
+pub mod predicate;
+pub mod prune;
 pub mod read;
+pub mod scan;
 pub mod schema;
+pub mod statistics;
 pub mod variant;
 pub mod write;
 
