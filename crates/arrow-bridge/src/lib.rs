@@ -3,6 +3,7 @@
 //! [`schema`] maps a Parquet schema to Arrow (and records, for every Arrow field, the
 //! Parquet levels and leaf columns the reader needs).
 
+pub mod decryption;
 pub mod error;
 pub mod predicate;
 pub mod prune;

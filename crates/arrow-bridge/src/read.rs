@@ -598,35 +598,17 @@ impl ReadPlan {
         row_group: usize,
         column: usize,
     ) -> Result<Option<herringbone_codec::crypto::ColumnDecryptor>> {
-        let group = metadata.row_groups.get(row_group).ok_or_else(|| {
-            Error::invalid_argument(format!("row group {row_group} out of range"))
-        })?;
-        let Some(chunk) = group.columns.get(column) else {
-            return Ok(None);
-        };
-        let path = || {
-            self.descriptor
-                .column(column)
-                .map_or_else(|| format!("#{column}"), |d| d.path().dotted())
-        };
-        let Some(decryptor) = &self.decryptor else {
-            if chunk.crypto_metadata.is_some() {
-                return Err(Error::new(
-                    ErrorKind::Encrypted,
-                    format!("encrypted: keys required (column {} is encrypted)", path()),
-                ));
-            }
-            return Ok(None);
-        };
-        let ordinal = match group.ordinal {
-            Some(o) => usize::try_from(o).map_err(|_| {
-                Error::corrupt(format!("row group {row_group} has a negative ordinal {o}"))
-            })?,
-            None => row_group,
-        };
-        decryptor
-            .column(&path(), chunk.crypto_metadata.as_deref(), ordinal, column)
-            .map_err(|e| Error::from(e).context(format!("row group {row_group}")))
+        let path = self
+            .descriptor
+            .column(column)
+            .map_or_else(|| format!("#{column}"), |d| d.path().dotted());
+        crate::decryption::chunk_decryptor(
+            self.decryptor.as_deref(),
+            metadata,
+            row_group,
+            column,
+            &path,
+        )
     }
 
     /// The same plan returning every Variant column unshredded (see

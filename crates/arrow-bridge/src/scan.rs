@@ -45,10 +45,11 @@ use arrow_array::{
 };
 use arrow_schema::{ArrowError, DataType, Field, SchemaRef};
 use bytes::Bytes;
-use herringbone_codec::crypto::FileDecryptionProperties;
+use herringbone_codec::crypto::{FileDecryptionProperties, FileDecryptor};
 use herringbone_format::metadata::FileMetaData;
 use herringbone_format::schema::SchemaDescriptor;
 
+use crate::decryption::chunk_decryptor;
 use crate::error::{Error, Result};
 use crate::predicate::{BoundPredicate, Predicate};
 use crate::prune::{self, Pruner, RowRanges};
@@ -140,9 +141,10 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
 
     /// Reads the footer of an encrypted `input` with `decryption`'s keys.
     ///
-    /// Row groups are pruned by their (decrypted) statistics; the page index and Bloom
-    /// filters of an encrypted file are not consulted, since they are encrypted modules
-    /// of their own.
+    /// Pruning works as on a plaintext file: the statistics come from the decrypted
+    /// metadata, and the page indexes and Bloom filters of encrypted chunks are
+    /// decrypted with their column's key. A predicate on a column whose key was not
+    /// given is an error naming the column.
     pub fn try_new_with_decryption(
         input: T,
         decryption: &FileDecryptionProperties,
@@ -157,7 +159,6 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
             Some(keys) => ParquetRecordBatchReaderBuilder::try_new_with_decryption(shared, keys)?,
             None => ParquetRecordBatchReaderBuilder::try_new(shared)?,
         };
-        let encrypted = decryption.is_some();
         Ok(Self {
             input,
             builder,
@@ -167,11 +168,7 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
             row_groups: None,
             batch_size: None,
             limit: None,
-            pruning: PruningOptions {
-                bloom_filters: !encrypted,
-                page_index: !encrypted,
-                ..PruningOptions::default()
-            },
+            pruning: PruningOptions::default(),
             page_counts: false,
         })
     }
@@ -306,7 +303,8 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
             .map(|&g| (rows_of(g), RowRanges::all(rows_of(g))))
             .collect();
         if let Some(bound) = &bound {
-            let pruner = Pruner::try_new(bound, &metadata, &descriptor, &mapping)?;
+            let pruner = Pruner::try_new(bound, &metadata, &descriptor, &mapping)?
+                .with_decryptor(self.builder.decryptor().cloned());
             if self.pruning.statistics {
                 let keep = pruner.row_groups(&metadata, &kept)?;
                 metrics.row_groups_pruned_by_statistics = keep.iter().filter(|k| !**k).count();
@@ -341,6 +339,8 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
         if self.page_counts {
             count_pages(
                 &metadata,
+                &descriptor,
+                self.builder.decryptor().map(|d| d.as_ref()),
                 self.input.as_ref(),
                 &candidates,
                 &kept,
@@ -407,6 +407,8 @@ fn retain(groups: Vec<usize>, keep: &[bool]) -> Vec<usize> {
 #[allow(clippy::too_many_arguments)]
 fn count_pages<R: ChunkReader + ?Sized>(
     metadata: &FileMetaData,
+    descriptor: &SchemaDescriptor,
+    decryptor: Option<&FileDecryptor>,
     input: &R,
     candidates: &[usize],
     kept: &[usize],
@@ -421,7 +423,13 @@ fn count_pages<R: ChunkReader + ?Sized>(
             let Some(chunk) = metadata.row_groups[g].columns.get(leaf) else {
                 continue;
             };
-            let Some(index) = prune::read_offset_index(input, chunk)? else {
+            let path = descriptor
+                .column(leaf)
+                .map_or_else(|| format!("#{leaf}"), |d| d.path().dotted());
+            let column = chunk_decryptor(decryptor, metadata, g, leaf, &path)?;
+            let Some(index) = prune::read_offset_index(input, chunk, column.as_ref())
+                .map_err(|e| e.context(format!("row group {g}, column {path}")))?
+            else {
                 continue;
             };
             let (hit, total) = match selected {
