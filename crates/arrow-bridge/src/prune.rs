@@ -241,14 +241,14 @@ impl Pruner {
                     std::collections::hash_map::Entry::Vacant(e) => {
                         let chunk = chunk(metadata, g, column)?;
                         let decryptor = self.chunk_decryptor(metadata, g, leaf)?;
-                        e.insert(bloom::read_filter(input, chunk, decryptor.as_ref()).map_err(
-                            |e| {
+                        e.insert(
+                            bloom::read_filter(input, chunk, decryptor.as_ref()).map_err(|e| {
                                 e.context(format!(
                                     "row group {g}, column {}",
                                     leaf.descr.path().dotted()
                                 ))
-                            },
-                        )?)
+                            })?,
+                        )
                     }
                 };
                 if let Some(filter) = filter {

@@ -66,8 +66,9 @@ impl fmt::Debug for AesKey {
 
 type Aes192Gcm = aes_gcm::AesGcm<aes::Aes192, aes::cipher::consts::U12>;
 
+/// Both boxed: ring's key schedule is ~550 bytes, and a cipher is built once per key.
 enum GcmImpl {
-    Ring(ring::aead::LessSafeKey),
+    Ring(Box<ring::aead::LessSafeKey>),
     Aes192(Box<Aes192Gcm>),
 }
 
@@ -96,7 +97,7 @@ impl GcmCipher {
             Some(algorithm) => {
                 let unbound = ring::aead::UnboundKey::new(algorithm, key.as_bytes())
                     .expect("AesKey checked the key length");
-                GcmImpl::Ring(ring::aead::LessSafeKey::new(unbound))
+                GcmImpl::Ring(Box::new(ring::aead::LessSafeKey::new(unbound)))
             }
             None => GcmImpl::Aes192(Box::new(
                 Aes192Gcm::new_from_slice(key.as_bytes()).expect("AesKey checked the key length"),

@@ -80,6 +80,9 @@ pub(crate) fn algorithm_parameters(
     }
 }
 
+/// Column ciphers by dotted path and key metadata.
+type ColumnCiphers = HashMap<(String, Option<Bytes>), Arc<KeyCiphers>>;
+
 /// Decrypts the modules of one encrypted file.
 pub struct FileDecryptor {
     properties: FileDecryptionProperties,
@@ -89,7 +92,7 @@ pub struct FileDecryptor {
     footer_key_metadata: Option<Bytes>,
     footer: OnceLock<Arc<KeyCiphers>>,
     /// Column ciphers by dotted path and key metadata (a key retriever is asked once).
-    columns: Mutex<HashMap<(String, Option<Bytes>), Arc<KeyCiphers>>>,
+    columns: Mutex<ColumnCiphers>,
 }
 
 impl fmt::Debug for FileDecryptor {
