@@ -7,7 +7,8 @@ values must equal what the writer itself reads back with the same keys:
 * pyarrow (direct keys: `pyarrow.parquet.encryption.create_encryption_properties`):
   AES_GCM_V1 and AES_GCM_CTR_V1, encrypted and plaintext (signed) footers, AAD prefix
   stored and supplied, 128-, 192- and 256-bit keys, v2 pages with page index, page
-  CRCs and Bloom filters;
+  CRCs and Bloom filters; and filtered reads of that file (`--filter`) equal to
+  pyarrow's, pruned through its decrypted page index and Bloom filters;
 * polars (per-column keys: `pl.ParquetEncryptionProperties(column_keys=...)`), with an
   encrypted and a plaintext footer (the plaintext columns of the latter also read
   without keys);
@@ -153,6 +154,69 @@ def pyarrow_files(table, work, binary, failures):
         if supplied is not None:
             expect_failure(binary, name, failures, path, out, key_args(key), ["AAD prefix"])
         print(f"{name:<40} {os.path.getsize(path):>9} bytes")
+    return count
+
+
+def scan_counts(output):
+    """The pruning lines of `hb scan --filter`: {"row groups": (read, total, skipped by
+    statistics, by Bloom filters, by the page index), "pages": (read, total)}."""
+    counts = {}
+    for line in output.splitlines():
+        words = line.replace(",", " ").replace("(", " ").replace(")", " ").split()
+        numbers = [int(w) for w in words if w.isdigit()]
+        if line.startswith("row groups:"):
+            counts["row groups"] = tuple(numbers[:5])
+        elif line.startswith("pages:"):
+            counts["pages"] = tuple(numbers[:2])
+    return counts
+
+
+def filtered_reads(table, work, binary, failures):
+    """Filtered reads of pyarrow's encrypted file with a page index and Bloom filters:
+    the rows equal pyarrow's filtered reading, and the pruning went through the
+    decrypted page index and Bloom filters (skipped row groups, pages read of pages)."""
+    name = "pa_gcm_v2_index_crc_bloom"
+    path = work / f"{name}.parquet"
+    read_props = pe.create_decryption_properties(FOOTER)
+    full = pq.read_table(path, decryption_properties=read_props)
+    sorted_values = full.column("i64_sorted").to_pylist()
+    i64 = full.column("i64").to_pylist()[1500]
+    lo, hi = sorted_values[1210], sorted_values[1290]
+    cases = [
+        # (hb filter, pyarrow filter, check of the pruning counts)
+        (f"i64_sorted >= {lo} AND i64_sorted < {hi}", [("i64_sorted", ">=", lo), ("i64_sorted", "<", hi)], "page index"),
+        (f"i64 = {i64}", [("i64", "=", i64)], "bloom"),
+        ("s = 'absent-word'", [("s", "=", "absent-word")], "bloom-all"),
+    ]
+    count = 0
+    for text, pa_filter, check in cases:
+        label = f"{name} --filter {text!r}"
+        expected = pq.read_table(path, decryption_properties=read_props, filters=pa_filter)
+        got, error = hb_read(binary, path, work / f"{name}.filtered.arrow", key_args(FOOTER) + ["--filter", text])
+        count += 1
+        if error:
+            failures.add(label, "hb", f"filtered read failed: {error}")
+            continue
+        compare(label, got, expected, failures, set())
+        result = hb(binary, "scan", path, "--filter", text, *key_args(FOOTER))
+        if result.returncode != 0:
+            failures.add(label, "hb scan", result.stderr.strip())
+            continue
+        counts = scan_counts(result.stdout)
+        groups, pages = counts.get("row groups"), counts.get("pages")
+        if not groups or not pages or len(groups) < 5 or len(pages) < 2:
+            failures.add(label, "hb scan", f"no pruning counts in {result.stdout!r}")
+            continue
+        read, total, by_stats, by_bloom, by_index = groups
+        if pages[1] == 0:
+            failures.add(label, "hb scan", "no page counted: the encrypted offset indexes were not read")
+        if check == "page index" and not (by_stats > 0 and pages[0] < pages[1]):
+            failures.add(label, "hb scan", f"expected row groups skipped by statistics and pages by the page index: {counts}")
+        if check == "bloom" and by_bloom == 0:
+            failures.add(label, "hb scan", f"expected row groups skipped by the Bloom filters: {counts}")
+        if check == "bloom-all" and not (read == 0 and by_bloom == total):
+            failures.add(label, "hb scan", f"expected every row group skipped by the Bloom filters: {counts}")
+        print(f"{label:<70} {expected.num_rows:>5} rows; row groups {groups}, pages {pages}")
     return count
 
 
@@ -345,6 +409,7 @@ def main():
     failures = Failures()
     table = source_table(seed=5, n=ROWS)
     reads = pyarrow_files(table, work, binary, failures)
+    reads += filtered_reads(table, work, binary, failures)
     reads += polars_files(work, binary, failures)
     reads += duckdb_files(work, binary, failures)
     writes = herringbone_files(table, work, binary, failures)

@@ -23,9 +23,17 @@
 //! Run: `cargo bench -p herringbone-benches --bench encryption`
 //! (defaults: 10 samples, 0.5 s warm-up, 2 s measurement per benchmark; criterion's
 //! flags override them).
+//!
+//! On a shared machine: `HB_BENCH_ROUNDS=15 cargo bench -p herringbone-benches --bench
+//! encryption` skips criterion and runs paired rounds instead: each round runs every
+//! read and write once (in an order that rotates from round to round), timed by the
+//! process's CPU time; the table gives the median time per case, and the overhead and
+//! the ratio as the median over rounds of the per-round quotients (so a slow round
+//! slows both sides of a quotient alike).
 
 mod common;
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -205,6 +213,14 @@ fn main() {
         let _ = std::fs::remove_file(check);
     }
 
+    if let Some(rounds) = std::env::var("HB_BENCH_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse::<usize>().ok())
+    {
+        paired_rounds(rounds.max(1), &files, &batch);
+        return;
+    }
+
     {
         let mut group = criterion.benchmark_group("encryption-read");
         for (case, path) in &files {
@@ -263,6 +279,108 @@ fn main() {
                 over(ours, ours_plain),
                 ms(theirs),
                 over(theirs, theirs_plain),
+            );
+        }
+    }
+}
+
+/// CPU time of this process, in nanoseconds (everything measured is single-threaded).
+fn cpu_ns() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid, writable timespec that clock_gettime fills.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_PROCESS_CPUTIME_ID)");
+    t.tv_sec as f64 * 1e9 + t.tv_nsec as f64
+}
+
+type Job<'a> = (&'static str, &'static str, &'static str, Box<dyn Fn() -> usize + 'a>);
+
+/// `rounds` paired rounds of every read and write (see the module documentation).
+fn paired_rounds(rounds: usize, files: &[(&'static str, PathBuf)], batch: &RecordBatch) {
+    let mut jobs: Vec<Job<'_>> = Vec::new();
+    for (case, path) in files {
+        let case: &'static str = case;
+        jobs.push((
+            "encryption-read",
+            "herringbone",
+            case,
+            Box::new(move || read_herringbone(path, case)),
+        ));
+        if case != "gcm-ctr" {
+            jobs.push((
+                "encryption-read",
+                "arrow-rs",
+                case,
+                Box::new(move || read_arrow_rs(path, case)),
+            ));
+        }
+    }
+    for case in CASES {
+        jobs.push((
+            "encryption-write",
+            "herringbone",
+            case,
+            Box::new(move || write_herringbone(batch, case).len()),
+        ));
+        if case != "gcm-ctr" {
+            jobs.push((
+                "encryption-write",
+                "arrow-rs",
+                case,
+                Box::new(move || write_arrow_rs(batch, case == "gcm").len()),
+            ));
+        }
+    }
+    let mut times: HashMap<(&str, &str, &str), Vec<f64>> = HashMap::new();
+    for round in 0..rounds {
+        for i in 0..jobs.len() {
+            let (group, side, case, job) = &jobs[(i + round) % jobs.len()];
+            let start = cpu_ns();
+            black_box(job());
+            let elapsed = cpu_ns() - start;
+            times.entry((group, side, case)).or_default().push(elapsed);
+        }
+    }
+    let median = |mut v: Vec<f64>| -> Option<f64> {
+        if v.is_empty() {
+            return None;
+        }
+        v.sort_by(f64::total_cmp);
+        Some(v[v.len() / 2])
+    };
+    let per_round = |a: Option<&Vec<f64>>, b: Option<&Vec<f64>>| -> Option<f64> {
+        let (a, b) = (a?, b?);
+        median(a.iter().zip(b).map(|(x, y)| x / y).collect())
+    };
+    println!("\n{rounds} paired rounds, CPU time (median per case)");
+    for group in ["encryption-read", "encryption-write"] {
+        println!(
+            "\n{group}: overhead = encrypted / plain; ratio = arrow-rs / Herringbone (medians of per-round quotients)"
+        );
+        println!(
+            "{:<8} {:>12} {:>9} {:>12} {:>9} {:>7}",
+            "case", "Herringbone", "overhead", "arrow-rs", "overhead", "ratio"
+        );
+        for case in CASES {
+            let ours = times.get(&(group, "herringbone", case));
+            let theirs = times.get(&(group, "arrow-rs", case));
+            let ours_plain = times.get(&(group, "herringbone", "plain"));
+            let theirs_plain = times.get(&(group, "arrow-rs", "plain"));
+            let ms = |t: Option<&Vec<f64>>| {
+                t.and_then(|t| median(t.clone()))
+                    .map_or("-".to_string(), |t| format!("{:.1} ms", t / 1e6))
+            };
+            let x = |q: Option<f64>| q.map_or("-".to_string(), |q| format!("{q:.3}x"));
+            println!(
+                "{case:<8} {:>12} {:>9} {:>12} {:>9} {:>7}",
+                ms(ours),
+                x(per_round(ours, ours_plain)),
+                ms(theirs),
+                x(per_round(theirs, theirs_plain)),
+                x(per_round(theirs, ours)),
             );
         }
     }
