@@ -40,6 +40,7 @@
 
 mod column;
 mod dictionary;
+mod geo;
 pub mod levels;
 pub mod properties;
 pub mod schema;
@@ -214,7 +215,12 @@ impl<W: Write + Send> ArrowWriter<W> {
                     // Nothing is written yet: the schema can still change.
                     variants.infer(batch)?;
                     self.parquet = arrow_to_parquet(variants.written(), self.options)?;
-                    self.columns = new_columns(&self.parquet, &self.props)?;
+                    self.columns = new_columns(
+                        &self.parquet,
+                        &self.props,
+                        self.encryptor.as_deref(),
+                        self.row_groups.len(),
+                    )?;
                 }
                 transformed = variants.transform(batch)?;
                 &transformed
