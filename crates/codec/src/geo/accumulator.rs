@@ -167,6 +167,10 @@ impl Bounds {
             return;
         }
         self.y.add(lat);
+        if lat.abs() == 90.0 {
+            // A pole is at every longitude.
+            self.lon = LonArc::Full;
+        }
         self.run.all_north &= lat > 0.0;
         self.run.all_south &= lat < 0.0;
         match self.run.prev {
@@ -178,7 +182,12 @@ impl Bounds {
                     EdgeExtent::Lat { lat_min, lat_max } => {
                         self.y.add(lat_min);
                         self.y.add(lat_max);
-                        self.lon = self.lon.union(LonArc::edge(lon0, lon));
+                        self.lon = if lat_max >= 90.0 || lat_min <= -90.0 {
+                            // Through a pole.
+                            LonArc::Full
+                        } else {
+                            self.lon.union(LonArc::edge(lon0, lon))
+                        };
                     }
                     EdgeExtent::Anywhere => {
                         self.lon = LonArc::Full;
