@@ -208,14 +208,11 @@ fn geography_boxes_recomputed_agree_with_the_files() {
             }
         }
         // Where they differ, one box covers the other, for a stated reason:
-        // - points 20 and 45 hold a pole (longitude ~0): a pole is at every longitude,
-        //   so Herringbone's box spans them all; S2 keeps the stored longitude.
         // - polygons 28 holds a buffer crossing the antimeridian whose ring runs
         //   clockwise: S2 reads oriented rings and bounds the complement (the rest of
         //   the globe, north pole included); Herringbone bounds the smaller region the
         //   ring encloses, which is the 500 km buffer the file describes.
         let expected: &[usize] = match name {
-            "geography-points.parquet" => &[20, 45],
             "geography-polygons.parquet" => &[28],
             _ => &[],
         };

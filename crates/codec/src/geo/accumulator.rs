@@ -166,11 +166,10 @@ impl Bounds {
             self.run.prev = None;
             return;
         }
+        // A vertex at a pole keeps its stored longitude (as S2 bounds it, so boxes and
+        // row-level tests agree with files other writers bound); an edge reaching a pole
+        // spans every longitude (below).
         self.y.add(lat);
-        if lat.abs() == 90.0 {
-            // A pole is at every longitude.
-            self.lon = LonArc::Full;
-        }
         self.run.all_north &= lat > 0.0;
         self.run.all_south &= lat < 0.0;
         match self.run.prev {
