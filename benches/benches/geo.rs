@@ -44,7 +44,7 @@ fn values() -> Vec<Vec<u8>> {
     for i in 0..ROWS {
         let (x, y) = (rng.next() * 340.0 - 170.0, rng.next() * 160.0 - 80.0);
         let mut v = vec![1u8];
-        let mut push = |v: &mut Vec<u8>, x: f64, y: f64| {
+        let push = |v: &mut Vec<u8>, x: f64, y: f64| {
             v.extend_from_slice(&x.to_le_bytes());
             v.extend_from_slice(&y.to_le_bytes());
         };

@@ -309,7 +309,7 @@ fn written_columns_carry_boxes_and_type_lists() {
         let sphere = chunk_statistics(&file, 1);
         let (xmin, xmax, ymin, ymax) = bbox_of(&sphere[0]);
         assert_eq!((xmin, xmax, ymin), (170.0, -170.0, -5.0));
-        assert!(ymax >= 20.0 && ymax < 20.1, "{ymax}");
+        assert!((20.0..20.1).contains(&ymax), "{ymax}");
         assert_eq!(bbox_of(&sphere[1]), (-1.0, 3.0, 2.0, 4.0));
         // Ellipsoidal edges: the type list only.
         let karney = chunk_statistics(&file, 3);

@@ -300,7 +300,7 @@ impl GeoStatisticsAccumulator {
         let b = &self.bounds;
         let bbox = match b.edges {
             Edges::Ellipsoidal => None,
-            Edges::Planar => b.x.get().zip(b.y.get()).map(|(x, y)| (x, y)),
+            Edges::Planar => b.x.get().zip(b.y.get()),
             Edges::Spherical => b.y.get().and_then(|y| match b.lon {
                 LonArc::Empty => None,
                 LonArc::Full => Some(((-180.0, 180.0), y)),
@@ -323,7 +323,7 @@ impl GeoStatisticsAccumulator {
         });
         Some(GeospatialStatistics {
             bbox,
-            geospatial_types: Some(types.into_iter().map(|t| t as i32).collect()),
+            geospatial_types: Some(types),
         })
     }
 }

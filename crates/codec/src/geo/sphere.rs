@@ -154,6 +154,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn wrapping_arcs_contain_the_antimeridian() {
+        let arc = LonArc::edge(170.0, -175.0);
+        assert!(arc.contains(180.0) && arc.contains(-176.0) && arc.contains(170.0));
+        assert!(!arc.contains(0.0) && !arc.contains(-174.0) && !arc.contains(169.0));
+        assert!(LonArc::Full.contains(0.0) && !LonArc::Empty.contains(0.0));
+    }
+
+    #[test]
     fn edges_take_the_short_way() {
         assert_eq!(
             LonArc::edge(170.0, -170.0),

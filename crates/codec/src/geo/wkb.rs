@@ -43,7 +43,7 @@ pub enum Dimensions {
 
 impl Dimensions {
     /// Coordinate values per point.
-    pub fn len(self) -> usize {
+    pub fn values_per_point(self) -> usize {
         match self {
             Dimensions::Xy => 2,
             Dimensions::Xyz | Dimensions::Xym => 3,
@@ -380,7 +380,7 @@ impl Scanner<'_> {
         }
         visitor.geometry(geometry, depth);
         let dims = geometry.dimensions;
-        let point_size = 8 * dims.len();
+        let point_size = 8 * dims.values_per_point();
         match geometry.kind {
             GeometryKind::Point => self.coords(visitor, little, dims, 1, Sequence::Point)?,
             GeometryKind::LineString => {
@@ -426,7 +426,7 @@ impl Scanner<'_> {
         n: usize,
         sequence: Sequence,
     ) -> Result<(), WkbError> {
-        let size = 8 * dims.len();
+        let size = 8 * dims.values_per_point();
         let Some(bytes) = n
             .checked_mul(size)
             .and_then(|len| self.bytes.get(self.pos..self.pos.checked_add(len)?))
