@@ -5,6 +5,7 @@
 
 #[cfg(feature = "async")]
 pub mod async_read;
+pub mod decryption;
 pub mod error;
 pub mod predicate;
 pub mod prune;
@@ -12,6 +13,7 @@ pub mod read;
 pub mod scan;
 pub mod schema;
 pub mod statistics;
+pub mod variant;
 pub mod write;
 
 pub use error::{Error, ErrorKind, Result};

@@ -46,14 +46,19 @@ mod bloom;
 mod ranges;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use herringbone_codec::bloom::SplitBlockBloomFilter;
+use herringbone_codec::crypto::{
+    ColumnDecryptor, FileDecryptor, decrypt_column_index, decrypt_offset_index,
+};
 use herringbone_format::footer::{
     column_index_range, decode_column_index, decode_offset_index, offset_index_range,
 };
 use herringbone_format::metadata::{ColumnChunk, ColumnIndex, FileMetaData, OffsetIndex};
 use herringbone_format::schema::{ColumnDescriptor, SchemaDescriptor};
 
+use crate::decryption::chunk_decryptor;
 use crate::error::{Error, Result};
 use crate::predicate::{Bound, BoundPredicate, CompareOp};
 use crate::read::{ChunkReader, RowSelection};
@@ -67,6 +72,8 @@ pub use ranges::RowRanges;
 pub struct Pruner {
     root: Bound,
     columns: Vec<PruneColumn>,
+    /// Decrypts the page indexes and Bloom filters of encrypted chunks.
+    decryptor: Option<Arc<FileDecryptor>>,
 }
 
 #[derive(Debug, Clone)]
@@ -122,7 +129,37 @@ impl Pruner {
         Ok(Self {
             root: predicate.root.clone().push_not(false),
             columns,
+            decryptor: None,
         })
+    }
+
+    /// Reads the page indexes and Bloom filters of encrypted chunks with `decryptor`
+    /// (the file's, from [`read_metadata_with_decryption`] or
+    /// [`ParquetRecordBatchReaderBuilder::decryptor`]). Without it, an encrypted chunk
+    /// whose index or filter the predicate needs is an [`ErrorKind::Encrypted`] error.
+    ///
+    /// [`read_metadata_with_decryption`]: crate::read::read_metadata_with_decryption
+    /// [`ParquetRecordBatchReaderBuilder::decryptor`]: crate::read::ParquetRecordBatchReaderBuilder::decryptor
+    /// [`ErrorKind::Encrypted`]: crate::ErrorKind::Encrypted
+    pub fn with_decryptor(mut self, decryptor: Option<Arc<FileDecryptor>>) -> Self {
+        self.decryptor = decryptor;
+        self
+    }
+
+    /// The decryptor of a chunk of `leaf`'s column, `None` when it is plaintext.
+    fn chunk_decryptor(
+        &self,
+        metadata: &FileMetaData,
+        row_group: usize,
+        leaf: &Leaf,
+    ) -> Result<Option<ColumnDecryptor>> {
+        chunk_decryptor(
+            self.decryptor.as_deref(),
+            metadata,
+            row_group,
+            leaf.converter.leaf(),
+            &leaf.descr.path().dotted(),
+        )
     }
 
     /// The leaf columns whose statistics the predicate uses, each once.
@@ -144,6 +181,19 @@ impl Pruner {
         let stats = self.row_group_stats(metadata, row_groups)?;
         let n = row_groups.len();
         eval_bool(&self.root, n, &mut |atom| {
+            if let Bound::Spatial { column, .. } = atom
+                && let (Some(leaf), Some(stats)) =
+                    (self.columns[*column].leaf.as_ref(), stats[*column].as_ref())
+            {
+                // By the chunks' geospatial statistics.
+                return atoms::may_match_spatial(
+                    atom,
+                    leaf.converter.leaf(),
+                    stats,
+                    metadata,
+                    row_groups,
+                );
+            }
             let column = atom_column(atom).and_then(|c| {
                 let leaf = self.columns[c].leaf.as_ref()?;
                 Some(ColumnStats {
@@ -203,12 +253,15 @@ impl Pruner {
                     std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
                     std::collections::hash_map::Entry::Vacant(e) => {
                         let chunk = chunk(metadata, g, column)?;
-                        e.insert(bloom::read_filter(input, chunk).map_err(|e| {
-                            e.context(format!(
-                                "row group {g}, column {}",
-                                leaf.descr.path().dotted()
-                            ))
-                        })?)
+                        let decryptor = self.chunk_decryptor(metadata, g, leaf)?;
+                        e.insert(
+                            bloom::read_filter(input, chunk, decryptor.as_ref()).map_err(|e| {
+                                e.context(format!(
+                                    "row group {g}, column {}",
+                                    leaf.descr.path().dotted()
+                                ))
+                            })?,
+                        )
                     }
                 };
                 if let Some(filter) = filter {
@@ -252,8 +305,9 @@ impl Pruner {
             }
             let path = leaf.descr.path().dotted();
             let context = |e: Error| e.context(format!("row group {row_group}, column {path}"));
-            let index =
-                read_page_index(input, chunk(metadata, row_group, column)?).map_err(context)?;
+            let decryptor = self.chunk_decryptor(metadata, row_group, leaf)?;
+            let chunk = chunk(metadata, row_group, column)?;
+            let index = read_page_index(input, chunk, decryptor.as_ref()).map_err(context)?;
             let entry = match index {
                 Some(index) => {
                     let stats = leaf
@@ -320,12 +374,15 @@ pub fn pages_overlapping(
     (hit, locations.len())
 }
 
-/// Reads the page index of a column chunk: `None` without an offset index.
+/// Reads the page index of a column chunk: `None` without an offset index. An
+/// encrypted chunk's indexes are decrypted with `decryptor` (see
+/// [`chunk_decryptor`](crate::decryption::chunk_decryptor)).
 pub fn read_page_index<R: ChunkReader + ?Sized>(
     input: &R,
     chunk: &ColumnChunk,
+    decryptor: Option<&ColumnDecryptor>,
 ) -> Result<Option<PageIndex>> {
-    let Some(offset_index) = read_offset_index(input, chunk)? else {
+    let Some(offset_index) = read_offset_index(input, chunk, decryptor)? else {
         return Ok(None);
     };
     let file_len = usize::try_from(input.len()).unwrap_or(usize::MAX);
@@ -333,7 +390,11 @@ pub fn read_page_index<R: ChunkReader + ?Sized>(
         Some(range) => {
             let start = range.start as u64;
             let bytes = input.get_bytes(start..range.end as u64)?;
-            Some(decode_column_index(&bytes, start)?)
+            Some(match decryptor {
+                None => decode_column_index(&bytes, start)?,
+                Some(d) => decrypt_column_index(&bytes, d)
+                    .map_err(|e| Error::from(e).context(format!("column index at {start}")))?,
+            })
         }
         None => None,
     };
@@ -343,10 +404,12 @@ pub fn read_page_index<R: ChunkReader + ?Sized>(
     }))
 }
 
-/// Reads the offset index of a column chunk, `None` when it has none.
+/// Reads the offset index of a column chunk, `None` when it has none. An encrypted
+/// chunk's index is decrypted with `decryptor`.
 pub fn read_offset_index<R: ChunkReader + ?Sized>(
     input: &R,
     chunk: &ColumnChunk,
+    decryptor: Option<&ColumnDecryptor>,
 ) -> Result<Option<OffsetIndex>> {
     let file_len = usize::try_from(input.len()).unwrap_or(usize::MAX);
     let Some(range) = offset_index_range(chunk, file_len)? else {
@@ -354,7 +417,11 @@ pub fn read_offset_index<R: ChunkReader + ?Sized>(
     };
     let start = range.start as u64;
     let bytes = input.get_bytes(start..range.end as u64)?;
-    Ok(Some(decode_offset_index(&bytes, start)?))
+    Ok(Some(match decryptor {
+        None => decode_offset_index(&bytes, start)?,
+        Some(d) => decrypt_offset_index(&bytes, d)
+            .map_err(|e| Error::from(e).context(format!("offset index at {start}")))?,
+    }))
 }
 
 /// The selection of the rows in `ranges` (one per row group, in the order the row
@@ -402,7 +469,8 @@ fn atom_column(atom: &Bound) -> Option<usize> {
         | Bound::Compare { column, .. }
         | Bound::In { column, .. }
         | Bound::IsNull { column, .. }
-        | Bound::Like { column, .. } => Some(*column),
+        | Bound::Like { column, .. }
+        | Bound::Spatial { column, .. } => Some(*column),
         _ => None,
     }
 }

@@ -45,9 +45,11 @@ use arrow_array::{
 };
 use arrow_schema::{ArrowError, DataType, Field, SchemaRef};
 use bytes::Bytes;
+use herringbone_codec::crypto::{FileDecryptionProperties, FileDecryptor};
 use herringbone_format::metadata::FileMetaData;
 use herringbone_format::schema::SchemaDescriptor;
 
+use crate::decryption::chunk_decryptor;
 use crate::error::{Error, Result};
 use crate::predicate::{BoundPredicate, Predicate};
 use crate::prune::{self, Pruner, RowRanges};
@@ -126,6 +128,7 @@ pub struct ScanBuilder<T> {
     predicate: Option<Predicate>,
     row_groups: Option<Vec<usize>>,
     batch_size: Option<usize>,
+    offset: usize,
     limit: Option<usize>,
     pruning: PruningOptions,
     page_counts: bool,
@@ -134,8 +137,29 @@ pub struct ScanBuilder<T> {
 impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
     /// Reads the footer of `input`.
     pub fn try_new(input: T) -> Result<Self> {
+        Self::open(input, None)
+    }
+
+    /// Reads the footer of an encrypted `input` with `decryption`'s keys.
+    ///
+    /// Pruning works as on a plaintext file: the statistics come from the decrypted
+    /// metadata, and the page indexes and Bloom filters of encrypted chunks are
+    /// decrypted with their column's key. A predicate on a column whose key was not
+    /// given is an error naming the column.
+    pub fn try_new_with_decryption(
+        input: T,
+        decryption: &FileDecryptionProperties,
+    ) -> Result<Self> {
+        Self::open(input, Some(decryption))
+    }
+
+    fn open(input: T, decryption: Option<&FileDecryptionProperties>) -> Result<Self> {
         let input = Arc::new(input);
-        let builder = ParquetRecordBatchReaderBuilder::try_new(Shared(input.clone()))?;
+        let shared = Shared(input.clone());
+        let builder = match decryption {
+            Some(keys) => ParquetRecordBatchReaderBuilder::try_new_with_decryption(shared, keys)?,
+            None => ParquetRecordBatchReaderBuilder::try_new(shared)?,
+        };
         Ok(Self {
             input,
             builder,
@@ -144,6 +168,7 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
             predicate: None,
             row_groups: None,
             batch_size: None,
+            offset: 0,
             limit: None,
             pruning: PruningOptions::default(),
             page_counts: false,
@@ -202,6 +227,12 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
     /// Rows per batch read (a batch returned holds the matching rows of one).
     pub fn with_batch_size(mut self, batch_size: usize) -> Self {
         self.batch_size = Some(batch_size);
+        self
+    }
+
+    /// Skips the first `offset` matching rows (before the limit).
+    pub fn with_offset(mut self, offset: usize) -> Self {
+        self.offset = offset;
         self
     }
 
@@ -280,7 +311,8 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
             .map(|&g| (rows_of(g), RowRanges::all(rows_of(g))))
             .collect();
         if let Some(bound) = &bound {
-            let pruner = Pruner::try_new(bound, &metadata, &descriptor, &mapping)?;
+            let pruner = Pruner::try_new(bound, &metadata, &descriptor, &mapping)?
+                .with_decryptor(self.builder.decryptor().cloned());
             if self.pruning.statistics {
                 let keep = pruner.row_groups(&metadata, &kept)?;
                 metrics.row_groups_pruned_by_statistics = keep.iter().filter(|k| !**k).count();
@@ -315,6 +347,8 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
         if self.page_counts {
             count_pages(
                 &metadata,
+                &descriptor,
+                self.builder.decryptor().map(|d| d.as_ref()),
                 self.input.as_ref(),
                 &candidates,
                 &kept,
@@ -335,10 +369,14 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
         if partial {
             builder = builder.with_row_selection(prune::selection_of(&ranges));
         }
-        if bound.is_none()
-            && let Some(limit) = self.limit
-        {
-            builder = builder.with_limit(limit);
+        // Without a predicate every row read matches: the reader skips and stops.
+        let mut offset = self.offset;
+        if bound.is_none() {
+            builder = builder.with_offset(offset);
+            offset = 0;
+            if let Some(limit) = self.limit {
+                builder = builder.with_limit(limit);
+            }
         }
         let reader = builder.build()?;
         let read_schema = reader.schema();
@@ -350,6 +388,7 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
             reader,
             filter,
             output: output.schema().clone(),
+            offset,
             limit: self.limit,
             metrics,
             done: false,
@@ -381,6 +420,8 @@ fn retain(groups: Vec<usize>, keep: &[bool]) -> Vec<usize> {
 #[allow(clippy::too_many_arguments)]
 fn count_pages<R: ChunkReader + ?Sized>(
     metadata: &FileMetaData,
+    descriptor: &SchemaDescriptor,
+    decryptor: Option<&FileDecryptor>,
     input: &R,
     candidates: &[usize],
     kept: &[usize],
@@ -395,7 +436,13 @@ fn count_pages<R: ChunkReader + ?Sized>(
             let Some(chunk) = metadata.row_groups[g].columns.get(leaf) else {
                 continue;
             };
-            let Some(index) = prune::read_offset_index(input, chunk)? else {
+            let path = descriptor
+                .column(leaf)
+                .map_or_else(|| format!("#{leaf}"), |d| d.path().dotted());
+            let column = chunk_decryptor(decryptor, metadata, g, leaf, &path)?;
+            let Some(index) = prune::read_offset_index(input, chunk, column.as_ref())
+                .map_err(|e| e.context(format!("row group {g}, column {path}")))?
+            else {
                 continue;
             };
             let (hit, total) = match selected {
@@ -415,6 +462,8 @@ pub struct Scan {
     reader: ParquetRecordBatchReader,
     filter: Option<BoundPredicate>,
     output: SchemaRef,
+    /// Matching rows still to skip.
+    offset: usize,
     limit: Option<usize>,
     metrics: ScanMetrics,
     done: bool,
@@ -446,6 +495,14 @@ impl Scan {
                     batch
                 }
             };
+            if self.offset > 0 {
+                let skip = self.offset.min(batch.num_rows());
+                batch = batch.slice(skip, batch.num_rows() - skip);
+                self.offset -= skip;
+                if batch.num_rows() == 0 {
+                    continue;
+                }
+            }
             if let Some(limit) = &mut self.limit {
                 if batch.num_rows() > *limit {
                     batch = batch.slice(0, *limit);

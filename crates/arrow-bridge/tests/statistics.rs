@@ -312,8 +312,8 @@ fn strings_binaries_and_truncated_bounds() {
     // Truncated to 4 bytes: "abcd" is a lower bound, "abce" an upper bound, neither a value.
     assert_eq!(s.min.as_string::<i32>().value(0), "abcd");
     assert_eq!(s.max.as_string::<i32>().value(0), "abce");
-    assert_eq!(s.min_exact.value(0), false);
-    assert_eq!(s.max_exact.value(0), false);
+    assert!(!s.min_exact.value(0));
+    assert!(!s.max_exact.value(0));
     // Short enough to be kept whole: exact.
     assert_eq!(s.min.as_string::<i32>().value(1), "xyz");
     assert_eq!(s.max.as_string::<i32>().value(1), "xyzw");

@@ -21,6 +21,8 @@ use arrow_array::{Array, ArrayRef};
 use arrow_buffer::i256;
 use arrow_schema::{DataType, TimeUnit};
 use herringbone_codec::bloom::{self, SplitBlockBloomFilter};
+use herringbone_codec::crypto::module::LENGTH_LEN;
+use herringbone_codec::crypto::{ColumnDecryptor, decrypt_bloom_filter};
 use herringbone_format::footer::decode_bloom_filter_header;
 use herringbone_format::metadata::{ColumnChunk, Type};
 use herringbone_format::schema::ColumnDescriptor;
@@ -177,10 +179,12 @@ fn hash_value(values: &ArrayRef, i: usize, descr: &ColumnDescriptor) -> Option<u
     }
 }
 
-/// Reads the Bloom filter of a column chunk, `None` when it has none.
+/// Reads the Bloom filter of a column chunk, `None` when it has none. An encrypted
+/// chunk's filter (a header module, then a bitset module) is decrypted with `decryptor`.
 pub(crate) fn read_filter<R: ChunkReader + ?Sized>(
     input: &R,
     chunk: &ColumnChunk,
+    decryptor: Option<&ColumnDecryptor>,
 ) -> Result<Option<SplitBlockBloomFilter>> {
     let Some(meta) = chunk.meta_data.as_ref() else {
         return Ok(None);
@@ -197,45 +201,75 @@ pub(crate) fn read_filter<R: ChunkReader + ?Sized>(
                 "Bloom filter offset {offset} outside the file ({file_len} bytes)"
             ))
         })?;
-    let bytes = match meta.bloom_filter_length {
-        Some(length) => {
-            let end = u64::try_from(length)
-                .ok()
-                .and_then(|l| start.checked_add(l))
-                .filter(|&e| e <= file_len)
-                .ok_or_else(|| {
-                    Error::corrupt(format!(
-                        "Bloom filter at {start} of {length} bytes outside the file ({file_len} bytes)"
-                    ))
-                })?;
-            if end - start > (MAX_BITSET_BYTES + 1024) as u64 {
-                return Err(Error::unsupported(format!(
-                    "Bloom filter at {start} of {length} bytes exceeds the {MAX_BITSET_BYTES}-byte limit"
-                )));
+    let end = match meta.bloom_filter_length {
+        Some(length) => u64::try_from(length)
+            .ok()
+            .and_then(|l| start.checked_add(l))
+            .filter(|&e| e <= file_len)
+            .ok_or_else(|| {
+                Error::corrupt(format!(
+                    "Bloom filter at {start} of {length} bytes outside the file ({file_len} bytes)"
+                ))
+            })?,
+        None => match decryptor {
+            None => {
+                // The header first (it is short), then as many bytes as it says.
+                let head = input.get_bytes(start..file_len.min(start + 64))?;
+                decode_bloom_filter_header(&head, start, None)?.bitset.end
             }
-            input.get_bytes(start..end)?
-        }
-        None => {
-            // The header first (it is short), then as many bytes as it says.
-            let head = input.get_bytes(start..file_len.min(start + 64))?;
-            let location = decode_bloom_filter_header(&head, start, None)?;
-            let end = location.bitset.end;
-            if end > file_len {
-                return Err(Error::corrupt(format!(
-                    "Bloom filter bitset at {}..{end} outside the file ({file_len} bytes)",
-                    location.bitset.start
-                )));
+            // Two modules, each sized by its length field.
+            Some(_) => {
+                let header_end = module_end(input, start, "Bloom filter header")?;
+                module_end(input, header_end, "Bloom filter bitset")?
             }
-            if end - start > (MAX_BITSET_BYTES + 1024) as u64 {
-                return Err(Error::unsupported(format!(
-                    "Bloom filter at {start} of {} bytes exceeds the {MAX_BITSET_BYTES}-byte limit",
-                    end - start
-                )));
-            }
-            input.get_bytes(start..end)?
+        },
+    };
+    if end > file_len {
+        return Err(Error::corrupt(format!(
+            "Bloom filter at {start}..{end} outside the file ({file_len} bytes)"
+        )));
+    }
+    if end - start > (MAX_BITSET_BYTES + 1024) as u64 {
+        return Err(Error::unsupported(format!(
+            "Bloom filter at {start} of {} bytes exceeds the {MAX_BITSET_BYTES}-byte limit",
+            end - start
+        )));
+    }
+    let bytes = input.get_bytes(start..end)?;
+    let filter = match decryptor {
+        None => SplitBlockBloomFilter::read(&bytes, MAX_BITSET_BYTES).map(|(f, _)| f),
+        Some(d) => decrypt_bloom_filter(&bytes, d, MAX_BITSET_BYTES).map(|(f, _)| f),
+    }
+    .map_err(|e| Error::from(e).context(format!("Bloom filter at {start}")))?;
+    Ok(Some(filter))
+}
+
+/// Where the encrypted module at `start` ends, from its 4-byte length field (checked
+/// against the file's size; the caller bounds the total).
+fn module_end<R: ChunkReader + ?Sized>(input: &R, start: u64, what: &str) -> Result<u64> {
+    let file_len = input.len();
+    let field_end = start
+        .checked_add(LENGTH_LEN as u64)
+        .filter(|&e| e <= file_len)
+        .ok_or_else(|| {
+            Error::corrupt(format!(
+                "{what} module at {start}: no room for its length in the file ({file_len} bytes)"
+            ))
+        })?;
+    let field = input.get_bytes(start..field_end)?;
+    let length = match <[u8; LENGTH_LEN]>::try_from(&field[..]) {
+        Ok(bytes) => u64::from(u32::from_le_bytes(bytes)),
+        Err(_) => {
+            return Err(Error::corrupt(format!(
+                "{what} module at {start}: short read of its length"
+            )));
         }
     };
-    let (filter, _) = SplitBlockBloomFilter::read(&bytes, MAX_BITSET_BYTES)
-        .map_err(|e| Error::from(e).context(format!("Bloom filter at {start}")))?;
-    Ok(Some(filter))
+    let end = field_end + length;
+    if end > file_len {
+        return Err(Error::corrupt(format!(
+            "{what} module at {start} of {length} bytes outside the file ({file_len} bytes)"
+        )));
+    }
+    Ok(end)
 }

@@ -102,6 +102,8 @@ impl RowRanges {
 }
 
 #[cfg(test)]
+// Lists of one range are what these tests compare against.
+#[allow(clippy::single_range_in_vec_init)]
 mod tests {
     use super::*;
 

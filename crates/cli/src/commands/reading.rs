@@ -24,6 +24,9 @@ pub struct ReadArgs {
     /// or later dates (Spark writes them) need a coarser unit.
     #[arg(long, value_enum, value_name = "UNIT")]
     pub int96_unit: Option<Int96Unit>,
+    /// Keys of an encrypted file.
+    #[command(flatten)]
+    pub keys: super::keys::KeyArgs,
     /// Only the rows where EXPR is true, e.g. "l_shipdate >= '1998-09-01' AND
     /// l_returnflag = 'R'": comparisons, IN, IS [NOT] NULL, LIKE, BETWEEN, AND/OR/NOT,
     /// dotted paths for struct fields, literals read as the column's type. Row groups
@@ -89,9 +92,12 @@ impl Batches {
         if let Some(unit) = args.int96_unit {
             options = options.with_int96_unit(unit.into());
         }
-        let mut builder = ScanBuilder::try_new(file)
-            .map_err(|e| named(&e))?
-            .with_schema_options(options.clone());
+        let mut builder = match args.keys.decryption().map_err(|e| format!("{name}: {e}"))? {
+            Some(keys) => ScanBuilder::try_new_with_decryption(file, &keys),
+            None => ScanBuilder::try_new(file),
+        }
+        .map_err(|e| named(&e))?
+        .with_schema_options(options.clone());
         if let Some(filter) = &args.filter {
             let predicate = Predicate::parse(filter).map_err(|e| format!("--{e}"))?;
             builder = builder.with_predicate(predicate);
