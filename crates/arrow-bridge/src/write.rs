@@ -1,9 +1,32 @@
 //! The Arrow -> Parquet writer.
 //!
 //! [`ArrowWriter`] takes `RecordBatch`es of one schema and writes a Parquet file to any
-//! `Write + Send`: the schema mapping is in [`schema`], Dremel levels in [`levels`], the
-//! per-column chunk writer (encodings, dictionary with fallback, pages, statistics) in
-//! `column`, and the settings in [`properties`].
+//! `Write + Send`. The write side of the bridge is a stack of layers, each calling only
+//! the ones below it:
+//!
+//! ```text
+//!  RecordBatch ──► ArrowWriter (this file: row groups, file layout, footer, threads)
+//!                    │  sorting: checks declared sorting_columns first
+//!                    ▼
+//!  Arrow field ──► levels: definition/repetition levels + where the present values are
+//!                    │  (a top-level leaf keeps its validity bitmap: no level built)
+//!                    ▼
+//!  one leaf ─────► chunk::ColumnWriter: cuts pieces at row boundaries, dictionary
+//!                    │  and fallback, page limits; metadata: footer and page index
+//!                    ▼
+//!  Arrow array ──► source: the leaf array downcast once ─► convert (value by value)
+//!                    │  values appended to the open page as dictionary indices,
+//!                    │  Values, or bytes already in PLAIN / DELTA_LENGTH layout
+//!                    ▼
+//!  open page ────► page: OpenPage ─► encode (codec encoders, levels) ─► Pages:
+//!                    │  statistics, bloom; the codec's PageWriter (compression, CRC)
+//!                    ▼
+//!  bytes ────────► column chunk (dictionary page + data pages) ─► sink
+//! ```
+//!
+//! Below them all: `values` (the physical-type container), `rows` (which slots a
+//! piece takes), `dictionary`, `statistics`, `bloom`. The schema mapping is in
+//! [`schema`], the settings in [`properties`].
 //!
 //! Layout of a file: `PAR1`, then per row group its column chunks (dictionary page, data
 //! pages) followed by the row group's Bloom filters (or, with [`BloomFilterPosition::End`],
@@ -12,6 +35,10 @@
 //! dictionaries), reported by
 //! [`ArrowWriter::in_progress_size`]; with [`BloomFilterPosition::End`] the Bloom filters of
 //! finished row groups are held too (their size is fixed by NDV and FPP).
+//!
+//! With [`WriterPropertiesBuilder::set_threads`] above 1, the columns of each batch are
+//! encoded (levels, dictionary, pages, compression) on a pool of that many threads; the
+//! file is the same, byte for byte, as with one thread.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -38,16 +65,26 @@
 //! assert_eq!(metadata.num_rows, 3);
 //! ```
 
-mod column;
+mod bloom;
+mod chunk;
+mod convert;
 mod dictionary;
-pub mod levels;
+mod encode;
+pub(crate) mod levels;
+mod metadata;
+mod page;
 pub mod properties;
+mod rows;
 pub mod schema;
+mod sorting;
+mod source;
 mod statistics;
+mod values;
 
 use std::io::Write;
+use std::ops::Range;
 
-use arrow_array::RecordBatch;
+use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::SchemaRef;
 use herringbone_codec::bloom::SplitBlockBloomFilter;
 use herringbone_format::footer::encode_footer;
@@ -55,6 +92,7 @@ use herringbone_format::metadata::{
     ColumnChunk, ColumnIndex, ColumnOrder, FileMetaData, KeyValue, OffsetIndex, RowGroup,
 };
 use herringbone_format::thrift::{CompactWriter, Text, ThriftStruct};
+use rayon::prelude::*;
 
 pub use properties::{
     BloomFilterPosition, BloomFilterProperties, CREATED_BY, DataPageVersion, StatisticsLevel,
@@ -64,7 +102,9 @@ pub use schema::{ArrowToParquetOptions, ParquetSchema, arrow_to_parquet, encode_
 
 use crate::error::{Error, Result};
 use crate::schema::ARROW_SCHEMA_META_KEY;
-use column::ColumnWriter;
+use chunk::{ClosedChunk, ColumnWriter};
+use schema::WriteField;
+use sorting::SortCheck;
 
 /// Writes Arrow `RecordBatch`es as a Parquet file.
 #[derive(Debug)]
@@ -74,7 +114,15 @@ pub struct ArrowWriter<W: Write + Send> {
     arrow_schema: SchemaRef,
     parquet: ParquetSchema,
     props: WriterProperties,
+    /// One writer per leaf column, kept from row group to row group.
     columns: Vec<ColumnWriter>,
+    /// The leaf columns of each top-level field (consecutive).
+    field_leaves: Vec<Range<usize>>,
+    /// Dotted path of each leaf column, for error messages.
+    paths: Vec<String>,
+    /// The pool columns are encoded on (`None`: one thread, the caller's).
+    pool: Option<rayon::ThreadPool>,
+    sort_check: Option<SortCheck>,
     rows_in_group: usize,
     row_groups: Vec<RowGroup>,
     /// Page indexes of the written row groups, written after the last one.
@@ -89,8 +137,8 @@ pub struct ArrowWriter<W: Write + Send> {
 impl<W: Write + Send> ArrowWriter<W> {
     /// A writer of batches of `schema` into `sink` (default properties when `None`).
     ///
-    /// Errors when a type has no Parquet mapping or a column encoding does not fit its
-    /// physical type.
+    /// Errors when a type has no Parquet mapping, a column encoding does not fit its
+    /// physical type, or a sorting column is not a leaf outside lists.
     pub fn try_new(sink: W, schema: SchemaRef, props: Option<WriterProperties>) -> Result<Self> {
         Self::try_new_with_options(sink, schema, props, ArrowToParquetOptions::default())
     }
@@ -104,7 +152,37 @@ impl<W: Write + Send> ArrowWriter<W> {
     ) -> Result<Self> {
         let props = props.unwrap_or_default();
         let parquet = arrow_to_parquet(&schema, options)?;
-        let columns = new_columns(&parquet, &props)?;
+        let columns = parquet
+            .descriptor
+            .columns()
+            .iter()
+            .zip(&parquet.leaves)
+            .map(|(column, info)| ColumnWriter::new(column, info, &props))
+            .collect::<Result<Vec<_>>>()?;
+        let field_leaves = field_leaves(&parquet.fields)?;
+        let paths = parquet
+            .descriptor
+            .columns()
+            .iter()
+            .map(|c| c.path().dotted())
+            .collect();
+        let pool = match props.threads() {
+            0 | 1 => None,
+            n => Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .thread_name(|i| format!("herringbone-writer-{i}"))
+                    .build()
+                    .map_err(|e| {
+                        Error::invalid_argument(format!("cannot start {n} writer threads: {e}"))
+                    })?,
+            ),
+        };
+        let sort_check = props
+            .sorting_columns()
+            .filter(|c| !c.is_empty())
+            .map(|c| SortCheck::new(c, &parquet))
+            .transpose()?;
         sink.write_all(b"PAR1")?;
         Ok(Self {
             sink,
@@ -113,6 +191,10 @@ impl<W: Write + Send> ArrowWriter<W> {
             parquet,
             props,
             columns,
+            field_leaves,
+            paths,
+            pool,
+            sort_check,
             rows_in_group: 0,
             row_groups: Vec::new(),
             page_indexes: Vec::new(),
@@ -179,6 +261,10 @@ impl<W: Write + Send> ArrowWriter<W> {
             let room = self.props.max_row_group_rows() - self.rows_in_group;
             let len = room.min(batch.num_rows() - offset);
             let slice = batch.slice(offset, len);
+            if let Some(check) = &mut self.sort_check {
+                let first_row = self.total_rows as u64 + self.rows_in_group as u64;
+                check.check(&slice, first_row)?;
+            }
             self.write_rows(&slice)?;
             offset += len;
             if self.rows_in_group >= self.props.max_row_group_rows()
@@ -190,39 +276,37 @@ impl<W: Write + Send> ArrowWriter<W> {
         Ok(())
     }
 
+    /// Writes the rows of `batch` (all in the row group in progress) into the column
+    /// writers: each top-level field's levels, then each of its leaves, on the pool when
+    /// there is one.
     fn write_rows(&mut self, batch: &RecordBatch) -> Result<()> {
-        for (field, array) in self.parquet.fields.iter().zip(batch.columns()) {
-            if let schema::WriteKind::Leaf(index) = field.kind {
-                // A top-level leaf: levels from the validity bitmap, values by the slice.
-                let written = self.columns[index]
-                    .write_flat(array, field.nullable)
-                    .map_err(|e| self.column_context(index, e))?;
-                if written {
-                    continue;
-                }
-            }
-            let leaves = levels::compute_levels(field, array)?;
-            let mut indices = Vec::new();
-            field.leaves(&mut indices);
-            for (leaf, index) in leaves.iter().zip(indices) {
-                self.columns[index]
-                    .write(leaf)
-                    .map_err(|e| self.column_context(index, e))?;
+        let paths = &self.paths;
+        let mut tasks = Vec::with_capacity(self.field_leaves.len());
+        let mut rest = self.columns.as_mut_slice();
+        for ((field, array), leaves) in self
+            .parquet
+            .fields
+            .iter()
+            .zip(batch.columns())
+            .zip(&self.field_leaves)
+        {
+            let (columns, tail) = rest.split_at_mut(leaves.len());
+            rest = tail;
+            tasks.push(FieldTask {
+                field,
+                array,
+                columns,
+                first_leaf: leaves.start,
+            });
+        }
+        match &self.pool {
+            None => tasks.into_iter().try_for_each(|t| t.run(paths, false))?,
+            Some(pool) => {
+                pool.install(|| tasks.into_par_iter().try_for_each(|t| t.run(paths, true)))?
             }
         }
         self.rows_in_group += batch.num_rows();
         Ok(())
-    }
-
-    /// `e` with the dotted path of leaf column `index` as context.
-    fn column_context(&self, index: usize, e: Error) -> Error {
-        let path = self
-            .parquet
-            .descriptor
-            .column(index)
-            .map(|c| c.path().dotted())
-            .unwrap_or_default();
-        e.context(format!("column {path}"))
     }
 
     /// Closes the row group in progress (nothing happens when it is empty).
@@ -230,18 +314,34 @@ impl<W: Write + Send> ArrowWriter<W> {
         if self.rows_in_group == 0 {
             return Ok(());
         }
-        let fresh = new_columns(&self.parquet, &self.props)?;
-        let columns = std::mem::replace(&mut self.columns, fresh);
+        let closed: Vec<ClosedChunk> = match &self.pool {
+            None => self
+                .columns
+                .iter_mut()
+                .map(ColumnWriter::close)
+                .collect::<Result<_>>()?,
+            Some(pool) => pool.install(|| {
+                self.columns
+                    .par_iter_mut()
+                    .map(ColumnWriter::close)
+                    .collect::<Result<_>>()
+            })?,
+        };
+        if let Some(check) = &mut self.sort_check {
+            check.reset();
+        }
         let group_start = self.position;
-        let mut chunks = Vec::with_capacity(columns.len());
-        let mut indexes = Vec::with_capacity(columns.len());
+        let mut chunks = Vec::with_capacity(closed.len());
+        let mut indexes = Vec::with_capacity(closed.len());
         let mut blooms = Vec::new();
         let mut total_uncompressed = 0i64;
-        for column in columns {
-            let closed = column.close()?;
+        for (column, closed) in self.columns.iter_mut().zip(closed) {
             let base = self.position as i64;
-            self.sink.write_all(&closed.bytes)?;
-            self.position += closed.bytes.len() as u64;
+            let size = closed.len();
+            self.sink.write_all(&closed.dictionary_page)?;
+            self.sink.write_all(&closed.data)?;
+            self.position += size as u64;
+            column.recycle(closed.data);
             let mut metadata = closed.metadata;
             metadata.data_page_offset += base;
             if let Some(d) = &mut metadata.dictionary_page_offset {
@@ -389,13 +489,56 @@ impl<W: Write + Send> ArrowWriter<W> {
     }
 }
 
-fn new_columns(parquet: &ParquetSchema, props: &WriterProperties) -> Result<Vec<ColumnWriter>> {
-    parquet
-        .descriptor
-        .columns()
+/// One top-level field of a batch and the writers of its leaves.
+struct FieldTask<'a> {
+    field: &'a WriteField,
+    array: &'a ArrayRef,
+    columns: &'a mut [ColumnWriter],
+    first_leaf: usize,
+}
+
+impl FieldTask<'_> {
+    /// Computes the field's levels and writes each leaf (the leaves in parallel when
+    /// `parallel`, on the pool the caller is in).
+    fn run(self, paths: &[String], parallel: bool) -> Result<()> {
+        let leaves = levels::compute_levels(self.field, self.array)?;
+        let context = |k: usize, e: Error| {
+            let path = paths.get(self.first_leaf + k).map_or("", String::as_str);
+            e.context(format!("column {path}"))
+        };
+        if parallel && leaves.len() > 1 {
+            self.columns
+                .par_iter_mut()
+                .zip(leaves.par_iter())
+                .enumerate()
+                .try_for_each(|(k, (column, leaf))| column.write(leaf).map_err(|e| context(k, e)))
+        } else {
+            self.columns
+                .iter_mut()
+                .zip(&leaves)
+                .enumerate()
+                .try_for_each(|(k, (column, leaf))| column.write(leaf).map_err(|e| context(k, e)))
+        }
+    }
+}
+
+/// The leaf columns of each field: consecutive ranges, in order.
+fn field_leaves(fields: &[WriteField]) -> Result<Vec<Range<usize>>> {
+    let mut next = 0;
+    fields
         .iter()
-        .zip(&parquet.leaves)
-        .map(|(column, info)| ColumnWriter::new(column, info, props))
+        .map(|field| {
+            let mut leaves = Vec::new();
+            field.leaves(&mut leaves);
+            let range = next..next + leaves.len();
+            if !leaves.iter().copied().eq(range.clone()) {
+                return Err(Error::invalid_argument(
+                    "the schema's leaf columns are not numbered in field order",
+                ));
+            }
+            next = range.end;
+            Ok(range)
+        })
         .collect()
 }
 

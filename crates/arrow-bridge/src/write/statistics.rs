@@ -10,9 +10,9 @@
 use std::cmp::Ordering;
 
 use half::f16;
-use herringbone_format::metadata::{ConvertedType, LogicalType, Type};
+use herringbone_format::metadata::{ConvertedType, LogicalType, Statistics, Type};
 
-use super::column::Values;
+use super::values::Values;
 
 /// How the values of a column compare.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -402,6 +402,103 @@ pub(crate) fn merge(physical: Type, order: SortOrder, acc: &mut Option<MinMax>, 
             }
         }
     }
+}
+
+/// How the bounds of one column are compared and written: its physical type and sort
+/// order, and how byte array bounds are truncated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BoundsFormat {
+    /// Physical type of the column.
+    pub physical: Type,
+    /// Sort order of its values.
+    pub order: SortOrder,
+    /// Length byte array bounds are cut to (`None`: kept whole).
+    pub truncate: Option<usize>,
+    /// The bytes are UTF-8 text (truncation cuts at a character boundary).
+    pub is_text: bool,
+}
+
+impl BoundsFormat {
+    /// Compares two bounds of this column.
+    pub fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
+        compare(self.physical, self.order, a, b)
+    }
+
+    /// Merges `other` into `acc` (the bounds of both).
+    pub fn merge(&self, acc: &mut Option<MinMax>, other: &MinMax) {
+        merge(self.physical, self.order, acc, other)
+    }
+
+    /// The bounds as written: byte arrays truncated (the minimum cut, the maximum cut
+    /// and incremented), with whether each is exact.
+    pub fn truncated(&self, mm: &MinMax) -> (Vec<u8>, bool, Vec<u8>, bool) {
+        match self.truncate {
+            Some(len) if self.physical == Type::BYTE_ARRAY => {
+                let (min, min_exact) = truncate_min(&mm.min, len, self.is_text);
+                let (max, max_exact) = truncate_max(&mm.max, len, self.is_text);
+                (min, min_exact, max, max_exact)
+            }
+            _ => (mm.min.clone(), true, mm.max.clone(), true),
+        }
+    }
+
+    /// Thrift statistics from bounds (truncated) and a null count.
+    pub fn statistics(&self, min_max: Option<&MinMax>, null_count: i64) -> Statistics {
+        let mut stats = Statistics {
+            null_count: Some(null_count),
+            ..Statistics::default()
+        };
+        if let Some(mm) = min_max {
+            let (min, min_exact, max, max_exact) = self.truncated(mm);
+            stats.min_value = Some(min.into());
+            stats.max_value = Some(max.into());
+            stats.is_min_value_exact = Some(min_exact);
+            stats.is_max_value_exact = Some(max_exact);
+        }
+        stats
+    }
+}
+
+/// Bounds of a dictionary page's values from the dictionary entries its `indices` use:
+/// the minimum and maximum over the distinct values equal those over all values, and a
+/// page of 20,000 values often uses only a few hundred entries. Each used entry is
+/// marked once, then the marked entries are gathered (in dictionary order) and bounded.
+pub(crate) fn dictionary_min_max(
+    dictionary: &Values,
+    indices: &[u32],
+    order: SortOrder,
+) -> Option<MinMax> {
+    let len = dictionary.len();
+    let mut distinct = Values::empty_like(dictionary);
+    if len <= indices.len() * 4 {
+        let mut used = vec![false; len];
+        for &i in indices {
+            if let Some(u) = used.get_mut(i as usize) {
+                *u = true;
+            }
+        }
+        let mut i = 0;
+        while i < len {
+            if used[i] {
+                let start = i;
+                while i < len && used[i] {
+                    i += 1;
+                }
+                distinct.extend_range(dictionary, start, i);
+            } else {
+                i += 1;
+            }
+        }
+    } else {
+        // A large dictionary and a small page: the page's own values.
+        for &i in indices {
+            let i = i as usize;
+            if i < len {
+                distinct.extend_range(dictionary, i, i + 1);
+            }
+        }
+    }
+    min_max(&distinct, order)
 }
 
 /// `min` cut to at most `len` bytes (at a character boundary for text): still a lower
