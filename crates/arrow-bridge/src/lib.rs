@@ -3,7 +3,7 @@
 //! [`schema`] maps a Parquet schema to Arrow (and records, for every Arrow field, the
 //! Parquet levels and leaf columns the reader needs).
 //!
-//! ## Write pipeline ([`write`])
+//! ## Write pipeline ([`mod@write`])
 //!
 //! Each layer calls only the ones below it; one route for every column:
 //!
