@@ -119,7 +119,7 @@ impl Default for WriterProperties {
             data_page_row_limit: DEFAULT_DATA_PAGE_ROW_LIMIT,
             statistics: StatisticsLevel::Page,
             statistics_truncate_length: Some(DEFAULT_STATISTICS_TRUNCATE_LENGTH),
-            write_page_header_statistics: true,
+            write_page_header_statistics: false,
             write_crc: false,
             bloom_filter_position: BloomFilterPosition::AfterRowGroup,
             write_arrow_schema: true,
@@ -331,7 +331,8 @@ impl WriterPropertiesBuilder {
 
     /// Whether data page headers also carry each page's statistics at
     /// [`StatisticsLevel::Page`] (the column index holds them either way; readers that
-    /// prune pages read the column index).
+    /// prune pages read the column index). Off by default, as in arrow-rs: the page
+    /// headers stay small and the file no larger than arrow-rs's at its defaults.
     pub fn set_write_page_header_statistics(mut self, on: bool) -> Self {
         self.props.write_page_header_statistics = on;
         self
