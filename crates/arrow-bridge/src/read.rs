@@ -63,8 +63,9 @@ use arrow_array::{RecordBatch, RecordBatchOptions, RecordBatchReader};
 use arrow_schema::{ArrowError, DataType, Schema, SchemaRef};
 use bytes::Bytes;
 use herringbone_codec::compression::Codec;
+use herringbone_codec::crypto::{FileDecryptionProperties, FileDecryptor, decode_footer};
 use herringbone_codec::page::{PageReader, PageReaderOptions, column_chunk_range};
-use herringbone_format::footer::{FooterOptions, decode_file_metadata, parse_footer_tail};
+use herringbone_format::footer::{FooterOptions, FooterTail};
 use herringbone_format::metadata::{ColumnMetaData, FileMetaData};
 use herringbone_format::schema::SchemaDescriptor;
 
@@ -149,7 +150,22 @@ fn read_exact_at(file: &std::fs::File, buffer: &mut [u8], offset: u64) -> std::i
 
 /// Reads the footer metadata through a [`ChunkReader`] (two reads: the 8-byte tail, then
 /// the footer).
+///
+/// An encrypted footer is an [`ErrorKind::Encrypted`] error ("encrypted: keys
+/// required"); a plaintext footer of an encrypted file is returned as it is (its
+/// signature unchecked): see [`read_metadata_with_decryption`].
 pub fn read_metadata<R: ChunkReader + ?Sized>(input: &R) -> Result<FileMetaData> {
+    Ok(read_metadata_with_decryption(input, None)?.0)
+}
+
+/// Reads the footer metadata through a [`ChunkReader`] with decryption keys: decrypts an
+/// encrypted footer, verifies a plaintext footer's signature, decrypts the metadata of
+/// column chunks under their own keys, and returns the file's decryptor (`None` for a
+/// file read without keys or one that is not encrypted).
+pub fn read_metadata_with_decryption<R: ChunkReader + ?Sized>(
+    input: &R,
+    decryption: Option<&FileDecryptionProperties>,
+) -> Result<(FileMetaData, Option<Arc<FileDecryptor>>)> {
     let len = input.len();
     if len < 12 {
         return Err(Error::new(
@@ -161,17 +177,14 @@ pub fn read_metadata<R: ChunkReader + ?Sized>(input: &R) -> Result<FileMetaData>
     let tail: [u8; 8] = tail[..]
         .try_into()
         .map_err(|_| Error::invalid_argument("the reader returned a short footer tail"))?;
-    let metadata_len = parse_footer_tail(&tail).map_err(|e| {
-        if e.kind() == herringbone_format::ErrorKind::Encrypted {
-            // The format error says the same thing again; one sentence is enough.
-            Error::new(
-                ErrorKind::Encrypted,
-                "encrypted: keys required (the file's footer is encrypted)",
-            )
-        } else {
-            Error::from(e)
-        }
-    })? as u64;
+    let tail = FooterTail::parse(&tail)?;
+    if tail.encrypted_footer && decryption.is_none() {
+        return Err(Error::new(
+            ErrorKind::Encrypted,
+            "encrypted: keys required (the file's footer is encrypted)",
+        ));
+    }
+    let metadata_len = tail.metadata_len as u64;
     if metadata_len > len - 12 {
         return Err(Error::new(
             ErrorKind::Format,
@@ -180,10 +193,29 @@ pub fn read_metadata<R: ChunkReader + ?Sized>(input: &R) -> Result<FileMetaData>
     }
     let start = len - 8 - metadata_len;
     let footer = input.get_bytes(start..len - 8)?;
-    Ok(decode_file_metadata(
+    let decoded = decode_footer(
         footer,
+        tail.encrypted_footer,
+        decryption,
         &FooterOptions::default().with_base_offset(start),
-    )?)
+    )
+    .map_err(|e| {
+        let metadata = e.kind() == herringbone_codec::ErrorKind::Metadata;
+        let e = Error::from(e);
+        if metadata {
+            Error::new(ErrorKind::Format, "invalid Parquet metadata").with_source(e)
+        } else {
+            e
+        }
+    })?;
+    if let Some(decryptor) = &decoded.decryptor {
+        let descriptor = SchemaDescriptor::new(&decoded.metadata.schema)?;
+        let paths: Vec<String> = descriptor.columns().iter().map(|c| c.path().dotted()).collect();
+        decryptor
+            .check_column_keys(paths.iter().map(String::as_str))
+            .map_err(|e| Error::invalid_argument(e.message().to_string()))?;
+    }
+    Ok((decoded.metadata, decoded.decryptor))
 }
 
 /// Builds a [`ParquetRecordBatchReader`]: which columns, row groups and rows to read, in
@@ -201,6 +233,7 @@ pub struct ParquetRecordBatchReaderBuilder<T> {
     limit: Option<usize>,
     offset: usize,
     verify_crc: bool,
+    decryptor: Option<Arc<FileDecryptor>>,
 }
 
 impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
@@ -208,8 +241,48 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
     ///
     /// Errors when the file is not Parquet, its footer is encrypted
     /// ([`ErrorKind::Encrypted`]: "encrypted: keys required") or its metadata is invalid.
+    /// The plaintext columns of an encrypted file with a plaintext footer can be read.
     pub fn try_new(input: T) -> Result<Self> {
-        let metadata = read_metadata(&input)?;
+        Self::open(input, None)
+    }
+
+    /// Reads the footer of an encrypted file with these keys and prepares to read all of
+    /// it. Errors name what is wrong: a missing or wrong footer key, a footer signature
+    /// that does not verify, an AAD prefix that is needed or differs, a key given for a
+    /// column the file does not have, a column key that does not decrypt its metadata.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use arrow_array::{ArrayRef, Int32Array, RecordBatch};
+    /// # use bytes::Bytes;
+    /// use herringbone_arrow_bridge::read::ParquetRecordBatchReaderBuilder;
+    /// use herringbone_arrow_bridge::write::{ArrowWriter, WriterProperties};
+    /// use herringbone_codec::crypto::{FileDecryptionProperties, FileEncryptionProperties};
+    ///
+    /// let key = b"0123456789012345".to_vec();
+    /// # let column: ArrayRef = Arc::new(Int32Array::from(vec![1, 2, 3]));
+    /// # let batch = RecordBatch::try_from_iter([("x", column)]).unwrap();
+    /// let encryption = FileEncryptionProperties::builder(key.clone()).build().unwrap();
+    /// let props = WriterProperties::builder().set_encryption(encryption).build();
+    /// let mut writer = ArrowWriter::try_new(Vec::new(), batch.schema(), Some(props)).unwrap();
+    /// writer.write(&batch).unwrap();
+    /// writer.finish().unwrap();
+    /// let file = Bytes::from(writer.into_inner());
+    ///
+    /// let keys = FileDecryptionProperties::builder().with_footer_key(key).build().unwrap();
+    /// let reader = ParquetRecordBatchReaderBuilder::try_new_with_decryption(file, &keys)
+    ///     .unwrap()
+    ///     .build()
+    ///     .unwrap();
+    /// let batches: Vec<RecordBatch> = reader.collect::<Result<_, _>>().unwrap();
+    /// assert_eq!(batches[0], batch);
+    /// ```
+    pub fn try_new_with_decryption(input: T, decryption: &FileDecryptionProperties) -> Result<Self> {
+        Self::open(input, Some(decryption))
+    }
+
+    fn open(input: T, decryption: Option<&FileDecryptionProperties>) -> Result<Self> {
+        let (metadata, decryptor) = read_metadata_with_decryption(&input, decryption)?;
         let descriptor = SchemaDescriptor::new(&metadata.schema)?;
         Ok(Self {
             input,
@@ -224,7 +297,13 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             limit: None,
             offset: 0,
             verify_crc: false,
+            decryptor,
         })
+    }
+
+    /// The file's decryptor, when it was opened with keys and is encrypted.
+    pub fn decryptor(&self) -> Option<&Arc<FileDecryptor>> {
+        self.decryptor.as_ref()
     }
 
     /// The file's metadata.
@@ -332,21 +411,15 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             }
             None => (0..num_row_groups).collect(),
         };
-        if self.metadata.encryption_algorithm.is_some()
-            || row_groups.iter().any(|&g| {
-                self.metadata.row_groups[g]
-                    .columns
-                    .iter()
-                    .any(|c| c.crypto_metadata.is_some() || c.encrypted_column_metadata.is_some())
-            })
-        {
-            return Err(Error::new(
-                ErrorKind::Encrypted,
-                "encrypted: keys required (the file's columns are encrypted)",
-            ));
-        }
         let options = PageReaderOptions::default().with_verify_crc(self.verify_crc);
-        let plan = ReadPlan::new(self.descriptor, &mapping, options)?;
+        let plan = ReadPlan::new(self.descriptor, &mapping, options)?
+            .with_decryptor(self.decryptor.clone());
+        // Keys are resolved now, so a missing one is reported before any data is read.
+        for &g in &row_groups {
+            for &c in plan.columns() {
+                plan.column_decryptor(&self.metadata, g, c)?;
+            }
+        }
         let mut total_rows = 0usize;
         for &g in &row_groups {
             let rows = usize::try_from(self.metadata.row_groups[g].num_rows)
@@ -438,6 +511,7 @@ pub struct ReadPlan {
     /// The Arrow type each of `columns` is read into.
     leaf_types: Vec<DataType>,
     options: PageReaderOptions,
+    decryptor: Option<Arc<FileDecryptor>>,
 }
 
 impl ReadPlan {
@@ -480,7 +554,55 @@ impl ReadPlan {
             leaf_types,
             descriptor,
             options,
+            decryptor: None,
         })
+    }
+
+    /// Decrypts the chunks of encrypted columns with `decryptor` (from
+    /// [`read_metadata_with_decryption`]).
+    pub fn with_decryptor(mut self, decryptor: Option<Arc<FileDecryptor>>) -> Self {
+        self.decryptor = decryptor;
+        self
+    }
+
+    /// The decryptor of leaf column `column`'s chunk in row group `row_group`: `None`
+    /// for a plaintext chunk, an [`ErrorKind::Encrypted`] error naming the column when
+    /// the chunk is encrypted and its key is missing.
+    fn column_decryptor(
+        &self,
+        metadata: &FileMetaData,
+        row_group: usize,
+        column: usize,
+    ) -> Result<Option<herringbone_codec::crypto::ColumnDecryptor>> {
+        let group = metadata.row_groups.get(row_group).ok_or_else(|| {
+            Error::invalid_argument(format!("row group {row_group} out of range"))
+        })?;
+        let Some(chunk) = group.columns.get(column) else {
+            return Ok(None);
+        };
+        let path = || {
+            self.descriptor
+                .column(column)
+                .map_or_else(|| format!("#{column}"), |d| d.path().dotted())
+        };
+        let Some(decryptor) = &self.decryptor else {
+            if chunk.crypto_metadata.is_some() {
+                return Err(Error::new(
+                    ErrorKind::Encrypted,
+                    format!("encrypted: keys required (column {} is encrypted)", path()),
+                ));
+            }
+            return Ok(None);
+        };
+        let ordinal = match group.ordinal {
+            Some(o) => usize::try_from(o).map_err(|_| {
+                Error::corrupt(format!("row group {row_group} has a negative ordinal {o}"))
+            })?,
+            None => row_group,
+        };
+        decryptor
+            .column(&path(), chunk.crypto_metadata.as_deref(), ordinal, column)
+            .map_err(|e| Error::from(e).context(format!("row group {row_group}")))
     }
 
     /// The leaf columns whose chunks a row group needs, in the order
@@ -547,7 +669,14 @@ impl RowGroupDecoder {
                 .map_err(|e| Error::from(e).context(format!("column {path}")))?;
             let num_values = u64::try_from(meta.num_values)
                 .map_err(|_| Error::corrupt(format!("column {path}: negative num_values")))?;
-            let pages = PageReader::new(chunk, codec, plan.options).with_num_values(num_values);
+            let mut pages = PageReader::new(chunk, codec, plan.options).with_num_values(num_values);
+            if let Some(decryptor) = plan.column_decryptor(metadata, row_group, column)? {
+                let dictionary_first = matches!(
+                    meta.dictionary_page_offset,
+                    Some(d) if d > 0 && d < meta.data_page_offset
+                );
+                pages = pages.with_decryptor(decryptor, dictionary_first);
+            }
             readers.push(LeafReader::new(descr, pages, rows, target)?);
         }
         Ok(Self {

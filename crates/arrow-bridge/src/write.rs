@@ -83,10 +83,12 @@ mod values;
 
 use std::io::Write;
 use std::ops::Range;
+use std::sync::Arc;
 
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::SchemaRef;
 use herringbone_codec::bloom::SplitBlockBloomFilter;
+use herringbone_codec::crypto::{ColumnEncryptor, FileEncryptor, ModuleType};
 use herringbone_format::footer::encode_footer;
 use herringbone_format::metadata::{
     ColumnChunk, ColumnIndex, ColumnOrder, FileMetaData, KeyValue, OffsetIndex, RowGroup,
@@ -132,6 +134,8 @@ pub struct ArrowWriter<W: Write + Send> {
     pending_blooms: Vec<Vec<Option<SplitBlockBloomFilter>>>,
     total_rows: i64,
     closed: bool,
+    /// Encrypts pages, indexes, Bloom filters, column metadata and the footer.
+    encryptor: Option<Arc<FileEncryptor>>,
 }
 
 impl<W: Write + Send> ArrowWriter<W> {
@@ -160,7 +164,7 @@ impl<W: Write + Send> ArrowWriter<W> {
             .map(|(column, info)| ColumnWriter::new(column, info, &props))
             .collect::<Result<Vec<_>>>()?;
         let field_leaves = field_leaves(&parquet.fields)?;
-        let paths = parquet
+        let paths: Vec<String> = parquet
             .descriptor
             .columns()
             .iter()
@@ -183,7 +187,20 @@ impl<W: Write + Send> ArrowWriter<W> {
             .filter(|c| !c.is_empty())
             .map(|c| SortCheck::new(c, &parquet))
             .transpose()?;
-        sink.write_all(b"PAR1")?;
+        let encryptor = match props.encryption() {
+            Some(encryption) => {
+                let encryptor = FileEncryptor::new(encryption.clone())?;
+                encryptor
+                    .check_column_keys(paths.iter().map(String::as_str))
+                    .map_err(|e| Error::invalid_argument(e.message().to_string()))?;
+                Some(Arc::new(encryptor))
+            }
+            None => None,
+        };
+        let mut columns = columns;
+        set_encryptors(&mut columns, encryptor.as_deref(), &paths, 0)?;
+        let magic = encryptor.as_ref().map_or(*b"PAR1", |e| e.magic());
+        sink.write_all(&magic)?;
         Ok(Self {
             sink,
             position: 4,
@@ -201,6 +218,7 @@ impl<W: Write + Send> ArrowWriter<W> {
             pending_blooms: Vec::new(),
             total_rows: 0,
             closed: false,
+            encryptor,
         })
     }
 
@@ -364,7 +382,9 @@ impl<W: Write + Send> ArrowWriter<W> {
         }
         match self.props.bloom_filter_position() {
             // Bloom filters of this row group, after its column chunks.
-            BloomFilterPosition::AfterRowGroup => self.write_blooms(&mut chunks, blooms)?,
+            BloomFilterPosition::AfterRowGroup => {
+                self.write_blooms(&mut chunks, blooms, self.row_groups.len())?
+            }
             BloomFilterPosition::End => self.pending_blooms.push(blooms),
         }
         let total_compressed: i64 = chunks
@@ -383,6 +403,12 @@ impl<W: Write + Send> ArrowWriter<W> {
             ordinal,
         });
         self.page_indexes.push(indexes);
+        set_encryptors(
+            &mut self.columns,
+            self.encryptor.as_deref(),
+            &self.paths,
+            self.row_groups.len(),
+        )?;
         self.total_rows += self.rows_in_group as i64;
         self.rows_in_group = 0;
         Ok(())
@@ -404,15 +430,32 @@ impl<W: Write + Send> ArrowWriter<W> {
         // Held Bloom filters (BloomFilterPosition::End), before the page indexes.
         let mut row_groups = std::mem::take(&mut self.row_groups);
         let pending = std::mem::take(&mut self.pending_blooms);
-        for (group, blooms) in row_groups.iter_mut().zip(pending) {
-            self.write_blooms(&mut group.columns, blooms)?;
+        for (index, (group, blooms)) in row_groups.iter_mut().zip(pending).enumerate() {
+            self.write_blooms(&mut group.columns, blooms, index)?;
         }
         self.row_groups = row_groups;
         // Column indexes first, then offset indexes, as the reference writers lay them out.
-        for (group, indexes) in self.row_groups.iter_mut().zip(&self.page_indexes) {
-            for (chunk, (column_index, _)) in group.columns.iter_mut().zip(indexes) {
+        let encryptor = self.encryptor.clone();
+        let module = |kind: ModuleType, g: usize, c: usize, plain: Vec<u8>| -> Result<Vec<u8>> {
+            match column_encryptor(encryptor.as_deref(), &self.paths, g, c)? {
+                None => Ok(plain),
+                Some(e) => {
+                    let mut out = Vec::new();
+                    e.encrypt(kind, None, &[&plain], &mut out)?;
+                    Ok(out)
+                }
+            }
+        };
+        for (g, (group, indexes)) in self
+            .row_groups
+            .iter_mut()
+            .zip(&self.page_indexes)
+            .enumerate()
+        {
+            for (c, (chunk, (column_index, _))) in group.columns.iter_mut().zip(indexes).enumerate()
+            {
                 if let Some(index) = column_index {
-                    let bytes = encode_struct(index);
+                    let bytes = module(ModuleType::ColumnIndex, g, c, encode_struct(index))?;
                     chunk.column_index_offset = Some(self.position as i64);
                     chunk.column_index_length = Some(to_i32(bytes.len(), "column index length")?);
                     self.sink.write_all(&bytes)?;
@@ -420,9 +463,15 @@ impl<W: Write + Send> ArrowWriter<W> {
                 }
             }
         }
-        for (group, indexes) in self.row_groups.iter_mut().zip(&self.page_indexes) {
-            for (chunk, (_, offset_index)) in group.columns.iter_mut().zip(indexes) {
-                let bytes = encode_struct(offset_index);
+        for (g, (group, indexes)) in self
+            .row_groups
+            .iter_mut()
+            .zip(&self.page_indexes)
+            .enumerate()
+        {
+            for (c, (chunk, (_, offset_index))) in group.columns.iter_mut().zip(indexes).enumerate()
+            {
+                let bytes = module(ModuleType::OffsetIndex, g, c, encode_struct(offset_index))?;
                 chunk.offset_index_offset = Some(self.position as i64);
                 chunk.offset_index_length = Some(to_i32(bytes.len(), "offset index length")?);
                 self.sink.write_all(&bytes)?;
@@ -453,8 +502,21 @@ impl<W: Write + Send> ArrowWriter<W> {
             ]),
             ..FileMetaData::default()
         };
+        let mut metadata = metadata;
         let mut footer = Vec::new();
-        encode_footer(&metadata, &mut footer);
+        match &self.encryptor {
+            None => encode_footer(&metadata, &mut footer),
+            Some(encryptor) => {
+                for (g, group) in metadata.row_groups.iter_mut().enumerate() {
+                    for (c, chunk) in group.columns.iter_mut().enumerate() {
+                        if let Some(e) = column_encryptor(Some(encryptor), &self.paths, g, c)? {
+                            encryptor.seal_column_chunk(chunk, &e)?;
+                        }
+                    }
+                }
+                encryptor.write_footer(&metadata, &mut footer)?;
+            }
+        }
         self.sink.write_all(&footer)?;
         self.position += footer.len() as u64;
         self.sink.flush()?;
@@ -467,11 +529,25 @@ impl<W: Write + Send> ArrowWriter<W> {
         &mut self,
         chunks: &mut [ColumnChunk],
         blooms: Vec<Option<SplitBlockBloomFilter>>,
+        row_group: usize,
     ) -> Result<()> {
-        for (chunk, bloom) in chunks.iter_mut().zip(blooms) {
+        for (column, (chunk, bloom)) in chunks.iter_mut().zip(blooms).enumerate() {
             if let Some(bloom) = bloom {
                 let mut bytes = Vec::new();
-                let len = bloom.write(&mut bytes);
+                let encryptor =
+                    column_encryptor(self.encryptor.as_deref(), &self.paths, row_group, column)?;
+                let len = match encryptor {
+                    None => bloom.write(&mut bytes),
+                    Some(e) => {
+                        // Header and bitset are two modules.
+                        let header = encode_struct(&bloom.header());
+                        let mut bitset = Vec::new();
+                        bloom.write_bitset(&mut bitset);
+                        e.encrypt(ModuleType::BloomFilterHeader, None, &[&header], &mut bytes)?;
+                        e.encrypt(ModuleType::BloomFilterBitset, None, &[&bitset], &mut bytes)?;
+                        bytes.len()
+                    }
+                };
                 if let Some(meta) = &mut chunk.meta_data {
                     meta.bloom_filter_offset = Some(self.position as i64);
                     meta.bloom_filter_length = Some(to_i32(len, "Bloom filter length")?);
@@ -540,6 +616,38 @@ fn field_leaves(fields: &[WriteField]) -> Result<Vec<Range<usize>>> {
             Ok(range)
         })
         .collect()
+}
+
+/// The encryptor of leaf column `column` (dotted path in `paths`) in row group
+/// `row_group`, if it is encrypted.
+fn column_encryptor(
+    encryptor: Option<&FileEncryptor>,
+    paths: &[String],
+    row_group: usize,
+    column: usize,
+) -> Result<Option<ColumnEncryptor>> {
+    let Some(encryptor) = encryptor else {
+        return Ok(None);
+    };
+    let path = paths.get(column).map_or("", String::as_str);
+    Ok(encryptor.column(path, row_group, column)?)
+}
+
+/// Gives each column writer its encryptor for row group `row_group` (the page and
+/// header AADs name the row group).
+fn set_encryptors(
+    columns: &mut [ColumnWriter],
+    encryptor: Option<&FileEncryptor>,
+    paths: &[String],
+    row_group: usize,
+) -> Result<()> {
+    if encryptor.is_none() {
+        return Ok(());
+    }
+    for (index, column) in columns.iter_mut().enumerate() {
+        column.set_encryptor(column_encryptor(encryptor, paths, row_group, index)?);
+    }
+    Ok(())
 }
 
 fn encode_struct<T: ThriftStruct>(value: &T) -> Vec<u8> {

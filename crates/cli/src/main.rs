@@ -35,6 +35,8 @@ enum Command {
     Schema {
         /// The Parquet file.
         file: PathBuf,
+        #[command(flatten)]
+        keys: commands::keys::KeyArgs,
     },
     /// Print the file metadata: row groups and, per column, types, encodings, codec,
     /// sizes and statistics.
@@ -44,6 +46,8 @@ enum Command {
         json: bool,
         /// The Parquet file.
         file: PathBuf,
+        #[command(flatten)]
+        keys: commands::keys::KeyArgs,
     },
     /// Print the rows of a Parquet file as a table, CSV or JSON lines.
     Cat {
@@ -81,6 +85,8 @@ enum Command {
         #[command(flatten)]
         write: commands::writing::WriteArgs,
         #[command(flatten)]
+        encrypt: commands::keys::EncryptArgs,
+        #[command(flatten)]
         csv: commands::convert::CsvArgs,
     },
     /// Print the JSON of a Variant given its metadata and value blobs.
@@ -101,8 +107,8 @@ fn main() -> ExitCode {
     let mut out = std::io::BufWriter::new(stdout.lock());
     let result = match cli.command {
         Command::Demo { rows } => commands::demo::run(rows as usize, &mut out),
-        Command::Schema { file } => commands::schema::run(&file, &mut out),
-        Command::Meta { json, file } => commands::meta::run(&file, json, &mut out),
+        Command::Schema { file, keys } => commands::schema::run(&file, &keys, &mut out),
+        Command::Meta { json, file, keys } => commands::meta::run(&file, json, &keys, &mut out),
         Command::Cat {
             file,
             read,
@@ -119,8 +125,9 @@ fn main() -> ExitCode {
             output,
             read,
             write,
+            encrypt,
             csv,
-        } => commands::convert::run(&input, &output, &read, &write, &csv, &mut out),
+        } => commands::convert::run(&input, &output, &read, &write, &encrypt, &csv, &mut out),
         Command::Variant { metadata, value } => commands::variant::run(&metadata, &value, &mut out),
     };
     let result = result.and_then(|()| out.flush().map_err(|e| format!("writing output: {e}")));

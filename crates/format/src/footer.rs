@@ -140,6 +140,11 @@ impl FooterOptions {
         self
     }
 
+    /// The file offset of the footer buffer.
+    pub fn base_offset(&self) -> u64 {
+        self.base_offset
+    }
+
     /// Whether statistics are skipped.
     pub fn skip_statistics(&self) -> bool {
         self.skip_statistics
@@ -235,7 +240,7 @@ pub fn encode_footer(metadata: &FileMetaData, out: &mut Vec<u8>) {
 // ---------------------------------------------------------------------------------------
 // Selective decode
 
-fn read_file_metadata_selected(
+pub(crate) fn read_file_metadata_selected(
     r: &mut CompactReader<'_>,
     options: &FooterOptions,
 ) -> Result<FileMetaData> {

@@ -16,6 +16,7 @@
 //! [`ColumnWriter::recycle`]) for the next row group.
 
 use herringbone_codec::bloom::SplitBlockBloomFilter;
+use herringbone_codec::crypto::ColumnEncryptor;
 use herringbone_codec::page::WrittenPage;
 use herringbone_format::metadata::{
     ColumnIndex, ColumnMetaData, Encoding, LogicalType, OffsetIndex, Type,
@@ -429,6 +430,11 @@ impl ColumnWriter {
             offset_index: meta.offset_index,
             bloom_filter,
         })
+    }
+
+    /// Encrypts the next chunk's pages with `encryptor` (`None`: plain pages).
+    pub fn set_encryptor(&mut self, encryptor: Option<ColumnEncryptor>) {
+        self.pages.set_encryptor(encryptor);
     }
 
     /// Gives back the data buffer of a closed chunk once its bytes are written, so the

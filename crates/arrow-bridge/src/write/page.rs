@@ -11,6 +11,7 @@
 use arrow_buffer::{BooleanBufferBuilder, NullBuffer};
 use herringbone_codec::bloom::SplitBlockBloomFilter;
 use herringbone_codec::compression::Codec;
+use herringbone_codec::crypto::ColumnEncryptor;
 use herringbone_codec::encoding::{delta_binary_packed, dictionary};
 use herringbone_codec::page::{DataPageV1, DataPageV2, PageWriter, WrittenPage};
 use herringbone_codec::rle::{self, LengthPrefix};
@@ -224,6 +225,7 @@ pub(crate) struct PageRecord {
 #[derive(Debug)]
 pub(crate) struct Pages {
     writer: PageWriter,
+    write_crc: bool,
     /// The data pages, back to back.
     pub data: Vec<u8>,
     /// What each data page holds.
@@ -240,6 +242,7 @@ impl Pages {
     pub fn new(codec: Codec, write_crc: bool) -> Self {
         Self {
             writer: PageWriter::new(codec).with_crc(write_crc),
+            write_crc,
             data: Vec::new(),
             records: Vec::new(),
             rows: 0,
@@ -252,6 +255,16 @@ impl Pages {
     /// The codec pages are compressed with.
     pub fn codec(&self) -> Codec {
         self.writer.codec()
+    }
+
+    /// Encrypts the pages of the next chunk with `encryptor` (its AADs name the row
+    /// group and count the chunk's data pages from zero), or stops encrypting.
+    pub fn set_encryptor(&mut self, encryptor: Option<ColumnEncryptor>) {
+        let writer = PageWriter::new(self.writer.codec()).with_crc(self.write_crc);
+        self.writer = match encryptor {
+            Some(encryptor) => writer.with_encryptor(encryptor),
+            None => writer,
+        };
     }
 
     /// Encodes, compresses and appends the open page (nothing when it is empty), and

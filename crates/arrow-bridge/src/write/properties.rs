@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 
 use herringbone_codec::compression::Codec;
+use herringbone_codec::crypto::FileEncryptionProperties;
 use herringbone_format::metadata::{Encoding, KeyValue, SortingColumn};
 
 /// Default target size of a data page, in uncompressed bytes.
@@ -104,6 +105,7 @@ pub struct WriterProperties {
     threads: usize,
     default_column: ColumnProperties,
     columns: HashMap<String, ColumnProperties>,
+    encryption: Option<FileEncryptionProperties>,
 }
 
 impl Default for WriterProperties {
@@ -129,6 +131,7 @@ impl Default for WriterProperties {
             threads: 1,
             default_column: ColumnProperties::default(),
             columns: HashMap::new(),
+            encryption: None,
         }
     }
 }
@@ -250,6 +253,11 @@ impl WriterProperties {
     /// Sorting columns declared for every row group.
     pub fn sorting_columns(&self) -> Option<&[SortingColumn]> {
         self.sorting_columns.as_deref()
+    }
+
+    /// The encryption keys and settings, when the file is encrypted.
+    pub fn encryption(&self) -> Option<&FileEncryptionProperties> {
+        self.encryption.as_ref()
     }
 
     /// The `created_by` string.
@@ -437,6 +445,12 @@ impl WriterPropertiesBuilder {
     /// The `created_by` string (default `herringbone version X`).
     pub fn set_created_by(mut self, created_by: impl Into<String>) -> Self {
         self.props.created_by = created_by.into();
+        self
+    }
+
+    /// Encrypts the file (modular encryption) with these keys.
+    pub fn set_encryption(mut self, encryption: FileEncryptionProperties) -> Self {
+        self.props.encryption = Some(encryption);
         self
     }
 

@@ -84,6 +84,7 @@ pub fn run(
     output: &Path,
     args: &ReadArgs,
     write_args: &WriteArgs,
+    encrypt: &super::keys::EncryptArgs,
     csv: &CsvArgs,
     out: &mut dyn Write,
 ) -> Result<(), String> {
@@ -97,6 +98,18 @@ pub fn run(
             return Err("--int96-unit applies only to Parquet input".to_string());
         }
     }
+    // The key options decrypt a Parquet input and encrypt a Parquet output.
+    if args.keys.any() && in_kind != Kind::Parquet && out_kind != Kind::Parquet {
+        return Err("--footer-key, --column-key and --aad-prefix apply only to Parquet files".to_string());
+    }
+    let encryption = if out_kind == Kind::Parquet {
+        args.keys.encryption(encrypt)?
+    } else {
+        if encrypt.encryption_algorithm.is_some() || encrypt.plaintext_footer || encrypt.store_aad_prefix {
+            return Err("--encryption-algorithm, --plaintext-footer and --store-aad-prefix apply only to Parquet output".to_string());
+        }
+        None
+    };
     if csv.no_header && in_kind != Kind::Csv {
         return Err("--no-header applies only to CSV input".to_string());
     }
@@ -110,7 +123,7 @@ pub fn run(
     // output is created, so a bad input leaves no empty output behind.
     let source = Source::open(input, in_kind, args, csv)?;
     let properties = if out_kind == Kind::Parquet {
-        Some(write_args.properties(source.rows_hint.max(1))?)
+        Some(write_args.properties(source.rows_hint.max(1), encryption)?)
     } else {
         None
     };

@@ -15,8 +15,13 @@ use herringbone::codec::variant::text::{
 
 use super::ParquetFile;
 
-pub fn run(path: &Path, as_json: bool, out: &mut dyn Write) -> Result<(), String> {
-    let file = ParquetFile::open(path)?;
+pub fn run(
+    path: &Path,
+    as_json: bool,
+    keys: &super::keys::KeyArgs,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    let file = ParquetFile::open(path, keys)?;
     if as_json {
         let value = metadata_json(&file.metadata, &file.schema);
         let text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;

@@ -5,6 +5,7 @@ pub mod cat;
 pub mod convert;
 pub mod demo;
 pub mod ipc_dictionaries;
+pub mod keys;
 pub mod meta;
 pub mod progress;
 pub mod reading;
@@ -28,10 +29,30 @@ pub struct ParquetFile {
 }
 
 impl ParquetFile {
-    /// Reads and decodes `path`; errors name the file.
-    pub fn open(path: &Path) -> Result<Self, String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Self::from_bytes(Bytes::from(bytes)).map_err(|e| format!("{}: {e}", path.display()))
+    /// Reads and decodes `path`, decrypting its footer (and the metadata of columns
+    /// under their own keys) with `keys`; errors name the file.
+    pub fn open(path: &Path, keys: &keys::KeyArgs) -> Result<Self, String> {
+        let named = |e: String| format!("{}: {e}", path.display());
+        let bytes = std::fs::read(path).map_err(|e| named(e.to_string()))?;
+        let bytes = Bytes::from(bytes);
+        let Some(decryption) = keys.decryption().map_err(named)? else {
+            return Self::from_bytes(bytes).map_err(named);
+        };
+        let location = herringbone::format::crypto::FooterLocation::of_file(&bytes)
+            .map_err(|e| named(e.to_string()))?;
+        let decoded = herringbone::codec::crypto::decode_footer(
+            bytes.slice(location.range.clone()),
+            location.encrypted_footer,
+            Some(&decryption),
+            &footer::FooterOptions::new().with_base_offset(location.range.start as u64),
+        )
+        .map_err(|e| named(e.to_string()))?;
+        let schema = SchemaDescriptor::new(&decoded.metadata.schema).map_err(|e| named(e.to_string()))?;
+        Ok(Self {
+            bytes,
+            metadata: decoded.metadata,
+            schema,
+        })
     }
 
     /// Decodes a file held in memory.

@@ -23,6 +23,9 @@ pub struct ReadArgs {
     /// or later dates (Spark writes them) need a coarser unit.
     #[arg(long, value_enum, value_name = "UNIT")]
     pub int96_unit: Option<Int96Unit>,
+    /// Keys of an encrypted file.
+    #[command(flatten)]
+    pub keys: super::keys::KeyArgs,
 }
 
 /// `--int96-unit`.
@@ -83,9 +86,12 @@ impl Batches {
         if let Some(unit) = args.int96_unit {
             options = options.with_int96_unit(unit.into());
         }
-        let builder = ParquetRecordBatchReaderBuilder::try_new(file)
-            .map_err(|e| named(&e))?
-            .with_schema_options(options.clone());
+        let builder = match args.keys.decryption().map_err(|e| format!("{name}: {e}"))? {
+            Some(keys) => ParquetRecordBatchReaderBuilder::try_new_with_decryption(file, &keys),
+            None => ParquetRecordBatchReaderBuilder::try_new(file),
+        }
+        .map_err(|e| named(&e))?
+        .with_schema_options(options.clone());
         let file_schema = builder.schema().map_err(|e| named(&e))?;
         let (projection, wanted) = match &args.columns {
             None => (Projection::All, Vec::new()),

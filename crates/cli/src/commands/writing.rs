@@ -3,6 +3,7 @@
 use clap::Args;
 use herringbone::arrow::write::{DataPageVersion, StatisticsLevel, WriterProperties};
 use herringbone::codec::compression::Codec;
+use herringbone::codec::crypto::FileEncryptionProperties;
 use herringbone::format::metadata::Encoding;
 
 /// How to write Parquet.
@@ -40,10 +41,17 @@ pub struct WriteArgs {
 }
 
 impl WriteArgs {
-    /// The writer properties these options ask for; `rows` (the rows to be written)
-    /// sizes the Bloom filters.
-    pub fn properties(&self, rows: u64) -> Result<WriterProperties, String> {
+    /// The writer properties these options ask for, encrypting with `encryption`;
+    /// `rows` (the rows to be written) sizes the Bloom filters.
+    pub fn properties(
+        &self,
+        rows: u64,
+        encryption: Option<FileEncryptionProperties>,
+    ) -> Result<WriterProperties, String> {
         let mut builder = WriterProperties::builder();
+        if let Some(encryption) = encryption {
+            builder = builder.set_encryption(encryption);
+        }
         if let Some(codec) = &self.compression {
             builder = builder.set_compression(parse_codec(codec)?);
         }
