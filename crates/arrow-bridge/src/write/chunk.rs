@@ -38,6 +38,11 @@ use super::statistics::{BoundsFormat, SortOrder};
 use super::values::Values;
 use crate::error::{Error, Result};
 
+/// Values a chunk's first page must hold, all distinct, for the dictionary to be given
+/// up (see [`ColumnWriter::drop_dictionary_of_unique_values`]): fewer say too little
+/// about the rest of the chunk.
+const UNIQUE_SAMPLE: usize = 1024;
+
 /// Level slots appended to a page at a time (pages are checked against their limits
 /// between pieces).
 const PIECE_SLOTS: usize = 1024;
@@ -364,6 +369,7 @@ impl ColumnWriter {
         if self.page.is_empty() {
             return Ok(());
         }
+        self.drop_dictionary_of_unique_values();
         self.num_values += self.page.slots as i64;
         let dictionary = self.dictionary.as_ref().filter(|_| self.dictionary_active);
         self.pages.write_data_page(
@@ -381,6 +387,36 @@ impl ColumnWriter {
             self.dictionary_used = true;
         }
         Ok(())
+    }
+
+    /// Gives up the dictionary before the chunk's first page when every value of that
+    /// page is distinct (at least [`UNIQUE_SAMPLE`] of them): keys, timestamps, measured
+    /// values. Their dictionary would only grow to its limit with nothing to index
+    /// twice, so the chunk is written in the column's encoding from its first page, with
+    /// no dictionary page: smaller, and without hashing the values. The page's values
+    /// are the dictionary's, in the same order (each value was new).
+    fn drop_dictionary_of_unique_values(&mut self) {
+        if !self.dictionary_active
+            || !self.pages.records.is_empty()
+            || self.page.form != Some(PageForm::Indices)
+            || self.page.non_null < UNIQUE_SAMPLE
+        {
+            return;
+        }
+        let Some(dictionary) = self.dictionary.as_mut() else {
+            return;
+        };
+        if dictionary.values.len() != self.page.non_null {
+            return;
+        }
+        let page = &mut self.page;
+        page.values.clear();
+        page.values
+            .extend_range(&dictionary.values, 0, dictionary.values.len());
+        page.indices.clear();
+        page.form = Some(PageForm::Values);
+        dictionary.clear();
+        self.dictionary_active = false;
     }
 
     /// Finishes the chunk (the dictionary page in front of the data pages) and makes
