@@ -107,6 +107,30 @@ fn int_bounds<T: Copy + Ord>(mut values: impl Iterator<Item = T>) -> Option<(T, 
     Some(values.fold((first, first), |(lo, hi), x| (lo.min(x), hi.max(x))))
 }
 
+/// [`int_bounds`] of a slice in eight independent lanes: one running fold is a chain of
+/// dependent compare-and-selects; eight chains run side by side and vectorise.
+fn int_slice_bounds<T: Copy + Ord>(values: &[T]) -> Option<(T, T)> {
+    const LANES: usize = 8;
+    let first = *values.first()?;
+    let mut lo = [first; LANES];
+    let mut hi = [first; LANES];
+    let chunks = values.chunks_exact(LANES);
+    let tail = chunks.remainder();
+    for chunk in chunks {
+        let chunk: &[T; LANES] = chunk.try_into().expect("chunks_exact");
+        lo = std::array::from_fn(|k| lo[k].min(chunk[k]));
+        hi = std::array::from_fn(|k| hi[k].max(chunk[k]));
+    }
+    let (lo, hi) = lo
+        .into_iter()
+        .zip(hi)
+        .fold((first, first), |(l, h), (a, b)| (l.min(a), h.max(b)));
+    Some(
+        tail.iter()
+            .fold((lo, hi), |(l, h), &x| (l.min(x), h.max(x))),
+    )
+}
+
 /// The IEEE minimum / maximum of a float type (`f32::min`, `f64::max`, ...): of a NaN
 /// and a number, the number. Vector min/max instructions with a NaN fix-up, where a
 /// compare-and-select compiles to shuffles.
@@ -224,7 +248,7 @@ pub(crate) fn min_max(values: &Values, order: SortOrder) -> Option<MinMax> {
                 let (lo, hi) = int_bounds(v.iter().map(|&x| x as u32))?;
                 (lo as i32, hi as i32)
             } else {
-                int_bounds(v.iter().copied())?
+                int_slice_bounds(v)?
             };
             pack(lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec())
         }
@@ -233,7 +257,7 @@ pub(crate) fn min_max(values: &Values, order: SortOrder) -> Option<MinMax> {
                 let (lo, hi) = int_bounds(v.iter().map(|&x| x as u64))?;
                 (lo as i64, hi as i64)
             } else {
-                int_bounds(v.iter().copied())?
+                int_slice_bounds(v)?
             };
             pack(lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec())
         }
@@ -569,6 +593,23 @@ fn next_char(c: char) -> Option<char> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lane_bounds_of_integers_equal_one_fold() {
+        assert_eq!(int_slice_bounds::<i64>(&[]), None);
+        // Every length around the lane width, the extremes at every position.
+        for len in 1..40usize {
+            for at in 0..len {
+                let mut v: Vec<i64> = (0..len as i64).map(|i| (i * 7919) % 101 - 50).collect();
+                v[at] = i64::MIN;
+                v[(at + 3) % len] = i64::MAX;
+                let want = int_bounds(v.iter().copied());
+                assert_eq!(int_slice_bounds(&v), want, "len {len} at {at}");
+                let w: Vec<i32> = v.iter().map(|&x| x.clamp(-9, 9) as i32).collect();
+                assert_eq!(int_slice_bounds(&w), int_bounds(w.iter().copied()));
+            }
+        }
+    }
 
     #[test]
     fn float_zero_rules_and_nan() {
