@@ -150,9 +150,10 @@ fn check(case: &Case) -> Result<(usize, usize), String> {
     let theirs = read_back(theirs).map_err(|e| format!("arrow-rs cannot read its file: {e}"))?;
     // Both read with the same batch size: batch by batch, the same rows.
     let same = ours.len() == theirs.len()
-        && ours.iter().zip(&theirs).all(|(a, b)| {
-            a.schema().fields() == b.schema().fields() && a.columns() == b.columns()
-        });
+        && ours
+            .iter()
+            .zip(&theirs)
+            .all(|(a, b)| a.schema().fields() == b.schema().fields() && a.columns() == b.columns());
     if !same {
         return Err("the two files hold different values".into());
     }
@@ -226,7 +227,12 @@ fn tpch_cases() -> Vec<Case> {
         Ok(batches) => [false, true]
             .into_iter()
             .map(|zstd| Case {
-                name: if zstd { "tpch_lineitem_zstd" } else { "tpch_lineitem" }.into(),
+                name: if zstd {
+                    "tpch_lineitem_zstd"
+                } else {
+                    "tpch_lineitem"
+                }
+                .into(),
                 batches: batches.clone(),
                 zstd,
                 delta_length_column: None,
@@ -240,22 +246,37 @@ fn tpch_cases() -> Vec<Case> {
     }
 }
 
-/// `HB_WRITE_BENCH_ONCE=<side>/<case>`: that write twice, nothing else.
+/// `HB_WRITE_BENCH_ONCE=<side>/<case>`: that write twice, nothing else;
+/// `<side>/all`: every case once, in order, its name on stderr first (under callgrind,
+/// `--dump-after='*write_once_*'` makes one profile part per case).
 fn write_once(spec: &str, cases: &[Case]) {
-    let (side, name) = spec.split_once('/').expect("HB_WRITE_BENCH_ONCE=<side>/<case>");
+    let (side, name) = spec
+        .split_once('/')
+        .expect("HB_WRITE_BENCH_ONCE=<side>/<case>");
+    if name == "all" {
+        for case in cases {
+            eprintln!("case {}", case.name);
+            write_case(side, case);
+        }
+        return;
+    }
     let case = cases
         .iter()
         .find(|c| c.name == name)
         .unwrap_or_else(|| panic!("no case {name}"));
     for _ in 0..2 {
-        let bytes = match side {
-            "herringbone" => write_once_herringbone(&case.batches, &herringbone_props(case, 1)),
-            "herringbone-2t" => write_once_herringbone(&case.batches, &herringbone_props(case, 2)),
-            "arrow-rs" => write_once_arrow_rs(&case.batches, &arrow_rs_props(case)),
-            other => panic!("side {other}: herringbone, herringbone-2t or arrow-rs"),
-        };
-        black_box(bytes);
+        write_case(side, case);
     }
+}
+
+fn write_case(side: &str, case: &Case) {
+    let bytes = match side {
+        "herringbone" => write_once_herringbone(&case.batches, &herringbone_props(case, 1)),
+        "herringbone-2t" => write_once_herringbone(&case.batches, &herringbone_props(case, 2)),
+        "arrow-rs" => write_once_arrow_rs(&case.batches, &arrow_rs_props(case)),
+        other => panic!("side {other}: herringbone, herringbone-2t or arrow-rs"),
+    };
+    black_box(bytes);
 }
 
 fn main() {
