@@ -1,4 +1,4 @@
-//! When a column chunk's first page is all distinct values, the writer gives up the
+//! When a column chunk's first page is (nearly) all distinct values, the writer gives up the
 //! dictionary before writing that page: the chunk has no dictionary page and every data
 //! page is in the column's encoding. Columns with repeats keep it, as do first pages too
 //! small to judge. Files are read back by arrow-rs.
@@ -21,6 +21,10 @@ fn batch(rows: usize) -> RecordBatch {
         Field::new("few", DataType::Int32, false),
         // Distinct for the first 1,000 rows, then repeating them.
         Field::new("late", DataType::Int64, false),
+        // One value in 500 repeats (0.2%): nearly all distinct.
+        Field::new("near", DataType::Int32, false),
+        // One value in 50 repeats (2%).
+        Field::new("some", DataType::Int32, false),
     ]));
     let id = Int64Array::from_iter_values((0..rows as i64).map(|i| i * 3 + 1));
     let key: StringArray = (0..rows)
@@ -29,6 +33,10 @@ fn batch(rows: usize) -> RecordBatch {
     let reading = Float64Array::from_iter_values((0..rows).map(|i| (i as f64).sqrt() * 1.5));
     let few = Int32Array::from_iter_values((0..rows as i32).map(|i| i % 100));
     let late = Int64Array::from_iter_values((0..rows as i64).map(|i| i % 1000));
+    let near =
+        Int32Array::from_iter_values((0..rows as i32).map(|i| if i % 500 == 7 { 7 } else { i }));
+    let some =
+        Int32Array::from_iter_values((0..rows as i32).map(|i| if i % 50 == 7 { 7 } else { i }));
     RecordBatch::try_new(
         schema,
         vec![
@@ -37,6 +45,8 @@ fn batch(rows: usize) -> RecordBatch {
             Arc::new(reading),
             Arc::new(few),
             Arc::new(late),
+            Arc::new(near),
+            Arc::new(some),
         ],
     )
     .unwrap()
@@ -85,7 +95,7 @@ fn all_distinct_first_pages_are_written_without_a_dictionary() {
         .build();
     let metadata = read(write(&batch, props), &batch);
     assert_eq!(metadata.num_row_groups(), 2);
-    for (column, name) in [(0, "id"), (1, "key"), (2, "reading")] {
+    for (column, name) in [(0, "id"), (1, "key"), (2, "reading"), (5, "near")] {
         assert_eq!(
             dictionary_use(&metadata, column),
             vec![(false, false); 2],
@@ -102,6 +112,7 @@ fn all_distinct_first_pages_are_written_without_a_dictionary() {
     // Repeats in the first page: the dictionary stays for the whole chunk.
     assert_eq!(dictionary_use(&metadata, 3), vec![(true, true); 2], "few");
     assert_eq!(dictionary_use(&metadata, 4), vec![(true, true); 2], "late");
+    assert_eq!(dictionary_use(&metadata, 6), vec![(true, true); 2], "some");
     // Statistics still come from the values.
     let id = metadata.row_group(1).column(0).statistics().unwrap();
     assert_eq!(
@@ -128,7 +139,7 @@ fn small_first_pages_keep_the_dictionary() {
     // 1,000 distinct values fill the first (and only) page: too few to judge by.
     let batch = batch(1_000);
     let metadata = read(write(&batch, WriterProperties::new()), &batch);
-    for column in 0..5 {
+    for column in 0..7 {
         assert_eq!(
             dictionary_use(&metadata, column),
             vec![(true, true)],

@@ -38,8 +38,8 @@ use super::statistics::{BoundsFormat, SortOrder};
 use super::values::Values;
 use crate::error::{Error, Result};
 
-/// Values a chunk's first page must hold, all distinct, for the dictionary to be given
-/// up (see [`ColumnWriter::drop_dictionary_of_unique_values`]): fewer say too little
+/// Values a chunk's first page must hold, nearly all distinct, for the dictionary to be
+/// given up (see [`ColumnWriter::drop_dictionary_of_unique_values`]): fewer say too little
 /// about the rest of the chunk.
 const UNIQUE_SAMPLE: usize = 1024;
 
@@ -389,12 +389,14 @@ impl ColumnWriter {
         Ok(())
     }
 
-    /// Gives up the dictionary before the chunk's first page when every value of that
-    /// page is distinct (at least [`UNIQUE_SAMPLE`] of them): keys, timestamps, measured
-    /// values. Their dictionary would only grow to its limit with nothing to index
-    /// twice, so the chunk is written in the column's encoding from its first page, with
-    /// no dictionary page: smaller, and without hashing the values. The page's values
-    /// are the dictionary's, in the same order (each value was new).
+    /// Gives up the dictionary before the chunk's first page when nearly every value of
+    /// that page is distinct (at least [`UNIQUE_SAMPLE`] values, at most 1 in 100
+    /// repeated): keys, timestamps, measured values. Such a dictionary fills up to its
+    /// limit with little to index twice (a page of 20,000 values drawn from fewer than
+    /// about a million has more than 1% repeats), so the chunk is written in the
+    /// column's encoding from its first page, with no dictionary page: smaller, and the
+    /// rest of the chunk is not hashed. The page's values are taken back from the
+    /// dictionary through their indices.
     fn drop_dictionary_of_unique_values(&mut self) {
         if !self.dictionary_active
             || !self.pages.records.is_empty()
@@ -406,13 +408,23 @@ impl ColumnWriter {
         let Some(dictionary) = self.dictionary.as_mut() else {
             return;
         };
-        if dictionary.values.len() != self.page.non_null {
+        let distinct = dictionary.values.len();
+        if distinct * 100 < self.page.non_null * 99 || self.page.indices.len() != self.page.non_null
+        {
             return;
         }
         let page = &mut self.page;
         page.values.clear();
-        page.values
-            .extend_range(&dictionary.values, 0, dictionary.values.len());
+        if distinct == page.non_null {
+            // Every value was new: the dictionary is the page's values in order.
+            page.values.extend_range(&dictionary.values, 0, distinct);
+        } else {
+            for &index in &page.indices {
+                let index = index as usize;
+                page.values
+                    .extend_range(&dictionary.values, index, index + 1);
+            }
+        }
         page.indices.clear();
         page.form = Some(PageForm::Values);
         dictionary.clear();
