@@ -6,8 +6,9 @@ values must equal what the writer itself reads back with the same keys:
 
 * pyarrow (direct keys: `pyarrow.parquet.encryption.create_encryption_properties`):
   AES_GCM_V1 and AES_GCM_CTR_V1, encrypted and plaintext (signed) footers, AAD prefix
-  stored and supplied, 128-, 192- and 256-bit keys, v2 pages with page index, page
-  CRCs and Bloom filters;
+  stored and supplied, 128-, 192- and 256-bit keys, v2 pages with page index and page
+  CRCs (pyarrow 26 writes no Bloom filters into encrypted files); and filtered reads of
+  that file (`--filter`) equal to pyarrow's, pruned through its decrypted page index;
 * polars (per-column keys: `pl.ParquetEncryptionProperties(column_keys=...)`), with an
   encrypted and a plaintext footer (the plaintext columns of the latter also read
   without keys);
@@ -16,7 +17,9 @@ values must equal what the writer itself reads back with the same keys:
 
 Herringbone writes, peers read: `hb convert PLAIN.parquet OUT.parquet` with keys and
 each algorithm / footer / AAD option, read back by pyarrow (uniform keys) or polars
-(per-column keys) with the same keys, equal to pyarrow's reading of the plain file.
+(per-column keys) with the same keys, equal to pyarrow's reading of the plain file;
+and filtered reads of Herringbone's encrypted file with Bloom filters equal to
+pyarrow's filtered reading, pruned through the decrypted Bloom filters.
 
 And the failures: no key, a wrong key, a missing AAD prefix, a key for a column the
 file does not have, a flipped byte: `hb` exits 1 with a message, never data.
@@ -102,7 +105,8 @@ PYARROW_CASES = {
     "pa_ctr_aad_supplied_plaintext_footer": (FOOTER, "AES_GCM_CTR_V1", True, b"t2", False, {}),
     "pa_aes192": (KEY192, "AES_GCM_V1", False, None, True, {}),
     "pa_aes256_ctr": (KEY256, "AES_GCM_CTR_V1", False, None, True, {}),
-    "pa_gcm_v2_index_crc_bloom": (
+    # pyarrow 26 refuses Bloom filters in encrypted files ("not currently supported").
+    "pa_gcm_v2_index_crc": (
         FOOTER,
         "AES_GCM_V1",
         False,
@@ -115,7 +119,6 @@ PYARROW_CASES = {
             "data_page_size": 1024,
             "row_group_size": 700,
             "compression": "zstd",
-            "bloom_filter_options": {"s": True, "i64": True},
         },
     ),
 }
@@ -147,13 +150,84 @@ def pyarrow_files(table, work, binary, failures):
             # Every column is under the footer key: without keys only the footer reads.
             expect_failure(binary, name, failures, path, out, [], ["encrypted", "key"])
         else:
-            expect_failure(binary, name, failures, path, out, [], ["encrypted footer", "keys required"])
+            expect_failure(binary, name, failures, path, out, [], ["footer is encrypted", "keys required"])
         wrong = bytes(reversed(key))
         expect_failure(binary, name, failures, path, out, key_args(wrong, aad=supplied), ["footer"])
         if supplied is not None:
             expect_failure(binary, name, failures, path, out, key_args(key), ["AAD prefix"])
         print(f"{name:<40} {os.path.getsize(path):>9} bytes")
     return count
+
+
+def scan_counts(output):
+    """The pruning lines of `hb scan --filter`: {"row groups": (read, total, skipped by
+    statistics, by Bloom filters, by the page index), "pages": (read, total)}."""
+    counts = {}
+    for line in output.splitlines():
+        words = line.replace(",", " ").replace("(", " ").replace(")", " ").split()
+        numbers = [int(w) for w in words if w.isdigit()]
+        if line.startswith("row groups:"):
+            counts["row groups"] = tuple(numbers[:5])
+        elif line.startswith("pages:"):
+            counts["pages"] = tuple(numbers[:2])
+    return counts
+
+
+def filtered_reads(work, binary, failures, name, cases):
+    """Filtered reads of the encrypted file `name` (footer key FOOTER): the rows equal
+    pyarrow's filtered reading, and `hb scan --filter` shows the pruning went through
+    the decrypted offset indexes (pages counted) and, per case, the page index or the
+    Bloom filters. `cases`: (hb filter, pyarrow filter, "page index" | "bloom-all" | None)."""
+    path = work / f"{name}.parquet"
+    read_props = pe.create_decryption_properties(FOOTER)
+    count = 0
+    for text, pa_filter, check in cases:
+        label = f"{name} --filter {text!r}"
+        expected = pq.read_table(path, decryption_properties=read_props, filters=pa_filter)
+        got, error = hb_read(binary, path, work / f"{name}.filtered.arrow", key_args(FOOTER) + ["--filter", text])
+        count += 1
+        if error:
+            failures.add(label, "hb", f"filtered read failed: {error}")
+            continue
+        compare(label, got, expected, failures, set())
+        result = hb(binary, "scan", path, "--filter", text, *key_args(FOOTER))
+        if result.returncode != 0:
+            failures.add(label, "hb scan", result.stderr.strip())
+            continue
+        counts = scan_counts(result.stdout)
+        groups, pages = counts.get("row groups"), counts.get("pages")
+        if not groups or not pages or len(groups) < 5 or len(pages) < 2:
+            failures.add(label, "hb scan", f"no pruning counts in {result.stdout!r}")
+            continue
+        read, total, by_stats, by_bloom, _by_index = groups
+        if pages[1] == 0:
+            failures.add(label, "hb scan", "no page counted: the encrypted offset indexes were not read")
+        if check == "page index" and not (by_stats > 0 and pages[0] < pages[1]):
+            failures.add(label, "hb scan", f"expected row groups skipped by statistics and pages by the page index: {counts}")
+        if check == "bloom-all" and not (read == 0 and by_bloom == total):
+            failures.add(label, "hb scan", f"expected every row group skipped by the Bloom filters: {counts}")
+        print(f"{label:<70} {expected.num_rows:>5} rows; row groups {groups}, pages {pages}")
+    return count
+
+
+def pyarrow_filtered_reads(work, binary, failures):
+    full = pq.read_table(work / "pa_gcm_v2_index_crc.parquet", decryption_properties=pe.create_decryption_properties(FOOTER))
+    sorted_values = full.column("i64_sorted").to_pylist()
+    lo, hi = sorted_values[1210], sorted_values[1290]
+    i64 = full.column("i64").to_pylist()[1500]
+    return filtered_reads(work, binary, failures, "pa_gcm_v2_index_crc", [
+        (f"i64_sorted >= {lo} AND i64_sorted < {hi}", [("i64_sorted", ">=", lo), ("i64_sorted", "<", hi)], "page index"),
+        (f"i64 = {i64}", [("i64", "=", i64)], None),
+    ])
+
+
+def herringbone_filtered_reads(work, binary, failures):
+    # hb_v2_crc_bloom: a Bloom filter on `s` (words and numbers, so 'absent-word' lies
+    # between every row group's bounds and only the filter rules it out).
+    return filtered_reads(work, binary, failures, "hb_v2_crc_bloom", [
+        ("s = 'absent-word'", [("s", "=", "absent-word")], "bloom-all"),
+        ("s = 'alpha7'", [("s", "=", "alpha7")], None),
+    ])
 
 
 # --- polars ----------------------------------------------------------------------------
@@ -229,7 +303,7 @@ def duckdb_files(work, binary, failures):
         )
         expected = con.execute(
             f"SELECT * FROM read_parquet('{path}', encryption_config = {{footer_key: '{name}'}})"
-        ).fetch_arrow_table()
+        ).to_arrow_table()
         got, error = hb_read(binary, path, work / f"{name}.arrow", key_args(key))
         count += 1
         if error:
@@ -290,14 +364,16 @@ def herringbone_files(table, work, binary, failures):
                 failures.add(name, "pyarrow", f"cannot read Herringbone's file: {e}")
             else:
                 compare(f"{name} (pyarrow)", again, expected, failures, set())
-        else:
+        elif "ctr" not in name:
+            # polars 2.1 reads AES_GCM_V1 only ("AES_GCM_CTR_V1 ... not yet supported"), and
+            # not every column type of the table (decimal256): the columns it maps.
+            columns = ["i32", "i64", "s", "f64", "date"]
             decryption = pl.ParquetDecryptionProperties(footer_key=FOOTER, column_keys={"i64": COL1, "s": COL2})
             try:
-                again = pl.read_parquet(path, decryption=decryption).to_arrow()
+                again = pl.read_parquet(path, columns=columns, decryption=decryption).to_arrow()
             except Exception as e:  # noqa: BLE001
                 failures.add(name, "polars", f"cannot read Herringbone's file: {e}")
             else:
-                columns = ["i32", "i64", "s", "f64", "date"]
                 compare(f"{name} (polars)", again.select(columns), expected.select(columns), failures, set())
         # Herringbone reads its own file back.
         got, error = hb_read(binary, path, work / f"{name}.arrow", args_for_reading(args, supply))
@@ -306,8 +382,9 @@ def herringbone_files(table, work, binary, failures):
         else:
             compare(f"{name} (hb)", got, expected, failures, set())
         # A flipped byte in the middle of the data: an error, never data. (AES_GCM_CTR_V1
-        # does not authenticate page data, by design: only the GCM files are checked.)
-        if "ctr" not in name:
+        # does not authenticate page data, by design, and the per-column-key files keep
+        # other columns plaintext: only the uniform GCM files are checked.)
+        if uniform and "ctr" not in name:
             damaged = work / f"{name}.damaged.parquet"
             data = bytearray(path.read_bytes())
             data[len(data) // 3] ^= 0x01
@@ -345,9 +422,11 @@ def main():
     failures = Failures()
     table = source_table(seed=5, n=ROWS)
     reads = pyarrow_files(table, work, binary, failures)
+    reads += pyarrow_filtered_reads(work, binary, failures)
     reads += polars_files(work, binary, failures)
     reads += duckdb_files(work, binary, failures)
     writes = herringbone_files(table, work, binary, failures)
+    reads += herringbone_filtered_reads(work, binary, failures)
     print(
         f"encryption interop: {reads} peer files read by Herringbone, {writes} Herringbone files "
         f"read by pyarrow / polars, {len(failures.lines)} failures"

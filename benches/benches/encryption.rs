@@ -23,9 +23,17 @@
 //! Run: `cargo bench -p herringbone-benches --bench encryption`
 //! (defaults: 10 samples, 0.5 s warm-up, 2 s measurement per benchmark; criterion's
 //! flags override them).
+//!
+//! On a shared machine: `HB_BENCH_ROUNDS=15 cargo bench -p herringbone-benches --bench
+//! encryption` skips criterion and runs paired rounds instead: each round runs every
+//! read and write once (in an order that rotates from round to round), timed by the
+//! process's CPU time; the table gives the median time per case, and the overhead and
+//! the ratio as the median over rounds of the per-round quotients (so a slow round
+//! slows both sides of a quotient alike).
 
 mod common;
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -52,7 +60,9 @@ fn arrow_rs_props(encrypted: bool) -> parquet::file::properties::WriterPropertie
         .set_max_row_group_row_count(Some(common::ROWS));
     if encrypted {
         props = props.with_file_encryption_properties(
-            ArrowEncryption::builder(KEY.to_vec()).build().expect("arrow-rs keys"),
+            ArrowEncryption::builder(KEY.to_vec())
+                .build()
+                .expect("arrow-rs keys"),
         );
     }
     props.build()
@@ -86,9 +96,12 @@ fn write_arrow_rs(batch: &RecordBatch, encrypted: bool) -> Vec<u8> {
 }
 
 fn write_herringbone(batch: &RecordBatch, case: &str) -> Vec<u8> {
-    let mut writer =
-        herringbone::ArrowWriter::try_new(Vec::new(), batch.schema(), Some(herringbone_props(case)))
-            .unwrap();
+    let mut writer = herringbone::ArrowWriter::try_new(
+        Vec::new(),
+        batch.schema(),
+        Some(herringbone_props(case)),
+    )
+    .unwrap();
     writer.write(batch).unwrap();
     writer.finish().unwrap();
     writer.into_inner()
@@ -105,7 +118,11 @@ fn read_herringbone(path: &Path, case: &str) -> usize {
             .unwrap();
         ParquetRecordBatchReaderBuilder::try_new_with_decryption(file, &keys)
     };
-    let reader = builder.unwrap().with_batch_size(BATCH_SIZE).build().unwrap();
+    let reader = builder
+        .unwrap()
+        .with_batch_size(BATCH_SIZE)
+        .build()
+        .unwrap();
     reader.map(|b| black_box(b.unwrap()).num_rows()).sum()
 }
 
@@ -177,15 +194,31 @@ fn main() {
     // Herringbone writes reads back.
     let reference = collect_herringbone(&files[0].1, "plain");
     for (case, path) in &files {
-        assert_eq!(collect_herringbone(path, case), reference, "{case}: Herringbone");
+        assert_eq!(
+            collect_herringbone(path, case),
+            reference,
+            "{case}: Herringbone"
+        );
         if *case != "gcm-ctr" {
             assert_eq!(read_arrow_rs(path, case), common::ROWS, "{case}: arrow-rs");
         }
         let written = write_herringbone(&batch, case);
         let check = std::env::temp_dir().join(format!("hb-bench-encryption-{case}.parquet"));
         std::fs::write(&check, written).unwrap();
-        assert_eq!(collect_herringbone(&check, case), reference, "{case}: Herringbone's file");
+        assert_eq!(
+            collect_herringbone(&check, case),
+            reference,
+            "{case}: Herringbone's file"
+        );
         let _ = std::fs::remove_file(check);
+    }
+
+    if let Some(rounds) = std::env::var("HB_BENCH_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse::<usize>().ok())
+    {
+        paired_rounds(rounds.max(1), &files, &batch);
+        return;
     }
 
     {
@@ -219,7 +252,9 @@ fn main() {
     criterion.final_summary();
 
     for group in ["encryption-read", "encryption-write"] {
-        println!("\n{group}: overhead = encrypted time / plain time; ratio = arrow-rs / Herringbone");
+        println!(
+            "\n{group}: overhead = encrypted time / plain time; ratio = arrow-rs / Herringbone"
+        );
         println!(
             "{:<8} {:>14} {:>9} {:>14} {:>9} {:>7}",
             "case", "Herringbone", "overhead", "arrow-rs", "overhead", "ratio"
@@ -244,6 +279,113 @@ fn main() {
                 over(ours, ours_plain),
                 ms(theirs),
                 over(theirs, theirs_plain),
+            );
+        }
+    }
+}
+
+/// CPU time of this process, in nanoseconds (everything measured is single-threaded).
+fn cpu_ns() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid, writable timespec that clock_gettime fills.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_PROCESS_CPUTIME_ID)");
+    t.tv_sec as f64 * 1e9 + t.tv_nsec as f64
+}
+
+type Job<'a> = (
+    &'static str,
+    &'static str,
+    &'static str,
+    Box<dyn Fn() -> usize + 'a>,
+);
+
+/// `rounds` paired rounds of every read and write (see the module documentation).
+fn paired_rounds(rounds: usize, files: &[(&'static str, PathBuf)], batch: &RecordBatch) {
+    let mut jobs: Vec<Job<'_>> = Vec::new();
+    for (case, path) in files {
+        let case: &'static str = case;
+        jobs.push((
+            "encryption-read",
+            "herringbone",
+            case,
+            Box::new(move || read_herringbone(path, case)),
+        ));
+        if case != "gcm-ctr" {
+            jobs.push((
+                "encryption-read",
+                "arrow-rs",
+                case,
+                Box::new(move || read_arrow_rs(path, case)),
+            ));
+        }
+    }
+    for case in CASES {
+        jobs.push((
+            "encryption-write",
+            "herringbone",
+            case,
+            Box::new(move || write_herringbone(batch, case).len()),
+        ));
+        if case != "gcm-ctr" {
+            jobs.push((
+                "encryption-write",
+                "arrow-rs",
+                case,
+                Box::new(move || write_arrow_rs(batch, case == "gcm").len()),
+            ));
+        }
+    }
+    let mut times: HashMap<(&str, &str, &str), Vec<f64>> = HashMap::new();
+    for round in 0..rounds {
+        for i in 0..jobs.len() {
+            let (group, side, case, job) = &jobs[(i + round) % jobs.len()];
+            let start = cpu_ns();
+            black_box(job());
+            let elapsed = cpu_ns() - start;
+            times.entry((group, side, case)).or_default().push(elapsed);
+        }
+    }
+    let median = |mut v: Vec<f64>| -> Option<f64> {
+        if v.is_empty() {
+            return None;
+        }
+        v.sort_by(f64::total_cmp);
+        Some(v[v.len() / 2])
+    };
+    let per_round = |a: Option<&Vec<f64>>, b: Option<&Vec<f64>>| -> Option<f64> {
+        let (a, b) = (a?, b?);
+        median(a.iter().zip(b).map(|(x, y)| x / y).collect())
+    };
+    println!("\n{rounds} paired rounds, CPU time (median per case)");
+    for group in ["encryption-read", "encryption-write"] {
+        println!(
+            "\n{group}: overhead = encrypted / plain; ratio = arrow-rs / Herringbone (medians of per-round quotients)"
+        );
+        println!(
+            "{:<8} {:>12} {:>9} {:>12} {:>9} {:>7}",
+            "case", "Herringbone", "overhead", "arrow-rs", "overhead", "ratio"
+        );
+        for case in CASES {
+            let ours = times.get(&(group, "herringbone", case));
+            let theirs = times.get(&(group, "arrow-rs", case));
+            let ours_plain = times.get(&(group, "herringbone", "plain"));
+            let theirs_plain = times.get(&(group, "arrow-rs", "plain"));
+            let ms = |t: Option<&Vec<f64>>| {
+                t.and_then(|t| median(t.clone()))
+                    .map_or("-".to_string(), |t| format!("{:.1} ms", t / 1e6))
+            };
+            let x = |q: Option<f64>| q.map_or("-".to_string(), |q| format!("{q:.3}x"));
+            println!(
+                "{case:<8} {:>12} {:>9} {:>12} {:>9} {:>7}",
+                ms(ours),
+                x(per_round(ours, ours_plain)),
+                ms(theirs),
+                x(per_round(theirs, theirs_plain)),
+                x(per_round(theirs, ours)),
             );
         }
     }

@@ -124,7 +124,9 @@ impl From<herringbone_codec::Error> for Error {
                 (ErrorKind::Unsupported, "cannot decode column data")
             }
             herringbone_codec::ErrorKind::KeyRequired => (ErrorKind::Encrypted, "key required"),
-            herringbone_codec::ErrorKind::Decryption => (ErrorKind::Decryption, "decryption failed"),
+            herringbone_codec::ErrorKind::Decryption => {
+                (ErrorKind::Decryption, "decryption failed")
+            }
             _ => (ErrorKind::Corrupt, "cannot decode column data"),
         };
         Error::new(kind, message).with_source(e)

@@ -26,9 +26,17 @@
 //!             column chunk bytes      dictionary page + data pages ─► sink
 //! ```
 
+#[cfg(feature = "async")]
+pub mod async_read;
+pub mod decryption;
 pub mod error;
+pub mod predicate;
+pub mod prune;
 pub mod read;
+pub mod scan;
 pub mod schema;
+pub mod statistics;
+pub mod variant;
 pub mod write;
 
 pub use error::{Error, ErrorKind, Result};

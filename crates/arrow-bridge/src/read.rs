@@ -210,7 +210,11 @@ pub fn read_metadata_with_decryption<R: ChunkReader + ?Sized>(
     })?;
     if let Some(decryptor) = &decoded.decryptor {
         let descriptor = SchemaDescriptor::new(&decoded.metadata.schema)?;
-        let paths: Vec<String> = descriptor.columns().iter().map(|c| c.path().dotted()).collect();
+        let paths: Vec<String> = descriptor
+            .columns()
+            .iter()
+            .map(|c| c.path().dotted())
+            .collect();
         decryptor
             .check_column_keys(paths.iter().map(String::as_str))
             .map_err(|e| Error::invalid_argument(e.message().to_string()))?;
@@ -234,6 +238,7 @@ pub struct ParquetRecordBatchReaderBuilder<T> {
     offset: usize,
     verify_crc: bool,
     decryptor: Option<Arc<FileDecryptor>>,
+    unshredded_variants: bool,
 }
 
 impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
@@ -277,7 +282,10 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
     /// let batches: Vec<RecordBatch> = reader.collect::<Result<_, _>>().unwrap();
     /// assert_eq!(batches[0], batch);
     /// ```
-    pub fn try_new_with_decryption(input: T, decryption: &FileDecryptionProperties) -> Result<Self> {
+    pub fn try_new_with_decryption(
+        input: T,
+        decryption: &FileDecryptionProperties,
+    ) -> Result<Self> {
         Self::open(input, Some(decryption))
     }
 
@@ -298,6 +306,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             offset: 0,
             verify_crc: false,
             decryptor,
+            unshredded_variants: false,
         })
     }
 
@@ -367,6 +376,15 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         self
     }
 
+    /// Whether Variant columns come back unshredded (default `false`): every Variant
+    /// column, at any depth, as `{metadata, value}` with each row's value reconstructed
+    /// from its shredded columns ([`crate::variant::unshred`]); a row that breaks the
+    /// shredding rules is then an error naming it.
+    pub fn with_unshredded_variants(mut self, unshredded: bool) -> Self {
+        self.unshredded_variants = unshredded;
+        self
+    }
+
     /// Options of the Parquet -> Arrow type mapping.
     pub fn with_schema_options(mut self, options: SchemaOptions) -> Self {
         self.schema_options = options;
@@ -412,8 +430,11 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             None => (0..num_row_groups).collect(),
         };
         let options = PageReaderOptions::default().with_verify_crc(self.verify_crc);
-        let plan = ReadPlan::new(self.descriptor, &mapping, options)?
+        let mut plan = ReadPlan::new(self.descriptor, &mapping, options)?
             .with_decryptor(self.decryptor.clone());
+        if self.unshredded_variants {
+            plan = plan.with_unshredded_variants()?;
+        }
         // Keys are resolved now, so a missing one is reported before any data is read.
         for &g in &row_groups {
             for &c in plan.columns() {
@@ -512,6 +533,8 @@ pub struct ReadPlan {
     leaf_types: Vec<DataType>,
     options: PageReaderOptions,
     decryptor: Option<Arc<FileDecryptor>>,
+    /// The schema of the batches when Variant columns are returned unshredded.
+    unshredded: Option<SchemaRef>,
 }
 
 impl ReadPlan {
@@ -555,6 +578,7 @@ impl ReadPlan {
             descriptor,
             options,
             decryptor: None,
+            unshredded: None,
         })
     }
 
@@ -574,35 +598,24 @@ impl ReadPlan {
         row_group: usize,
         column: usize,
     ) -> Result<Option<herringbone_codec::crypto::ColumnDecryptor>> {
-        let group = metadata.row_groups.get(row_group).ok_or_else(|| {
-            Error::invalid_argument(format!("row group {row_group} out of range"))
-        })?;
-        let Some(chunk) = group.columns.get(column) else {
-            return Ok(None);
-        };
-        let path = || {
-            self.descriptor
-                .column(column)
-                .map_or_else(|| format!("#{column}"), |d| d.path().dotted())
-        };
-        let Some(decryptor) = &self.decryptor else {
-            if chunk.crypto_metadata.is_some() {
-                return Err(Error::new(
-                    ErrorKind::Encrypted,
-                    format!("encrypted: keys required (column {} is encrypted)", path()),
-                ));
-            }
-            return Ok(None);
-        };
-        let ordinal = match group.ordinal {
-            Some(o) => usize::try_from(o).map_err(|_| {
-                Error::corrupt(format!("row group {row_group} has a negative ordinal {o}"))
-            })?,
-            None => row_group,
-        };
-        decryptor
-            .column(&path(), chunk.crypto_metadata.as_deref(), ordinal, column)
-            .map_err(|e| Error::from(e).context(format!("row group {row_group}")))
+        let path = self
+            .descriptor
+            .column(column)
+            .map_or_else(|| format!("#{column}"), |d| d.path().dotted());
+        crate::decryption::chunk_decryptor(
+            self.decryptor.as_deref(),
+            metadata,
+            row_group,
+            column,
+            &path,
+        )
+    }
+
+    /// The same plan returning every Variant column unshredded (see
+    /// [`ParquetRecordBatchReaderBuilder::with_unshredded_variants`]).
+    pub fn with_unshredded_variants(mut self) -> Result<Self> {
+        self.unshredded = Some(crate::variant::unshredded_schema(&self.schema)?);
+        Ok(self)
     }
 
     /// The leaf columns whose chunks a row group needs, in the order
@@ -613,7 +626,7 @@ impl ReadPlan {
 
     /// The schema of the batches.
     pub fn schema(&self) -> &SchemaRef {
-        &self.schema
+        self.unshredded.as_ref().unwrap_or(&self.schema)
     }
 }
 
@@ -760,11 +773,18 @@ impl RowGroupDecoder {
             arrays.push(array::assemble(field, &mut leaves, &plan.descriptor, rows)?);
         }
         let options = RecordBatchOptions::new().with_row_count(Some(rows));
-        Ok(RecordBatch::try_new_with_options(
-            plan.schema.clone(),
-            arrays,
-            &options,
-        )?)
+        let batch = RecordBatch::try_new_with_options(plan.schema.clone(), arrays, &options)?;
+        match &plan.unshredded {
+            Some(schema) => {
+                let plain = crate::variant::unshred_batch(&batch)?;
+                Ok(RecordBatch::try_new_with_options(
+                    schema.clone(),
+                    plain.columns().to_vec(),
+                    &options,
+                )?)
+            }
+            None => Ok(batch),
+        }
     }
 
     /// Skips the next `rows` rows (decoding them).
@@ -862,14 +882,14 @@ impl Iterator for ParquetRecordBatchReader {
 
 impl RecordBatchReader for ParquetRecordBatchReader {
     fn schema(&self) -> SchemaRef {
-        self.plan.schema.clone()
+        self.plan.schema().clone()
     }
 }
 
 impl std::fmt::Debug for ParquetRecordBatchReader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ParquetRecordBatchReader")
-            .field("schema", &self.plan.schema)
+            .field("schema", self.plan.schema())
             .field("row_groups_left", &self.row_groups)
             .field("batch_size", &self.batch_size)
             .field("selection_runs_left", &self.runs.len())
@@ -887,6 +907,7 @@ impl<T> std::fmt::Debug for ParquetRecordBatchReaderBuilder<T> {
             .field("offset", &self.offset)
             .field("limit", &self.limit)
             .field("verify_crc", &self.verify_crc)
+            .field("unshredded_variants", &self.unshredded_variants)
             .finish_non_exhaustive()
     }
 }
@@ -894,6 +915,6 @@ impl<T> std::fmt::Debug for ParquetRecordBatchReaderBuilder<T> {
 impl ParquetRecordBatchReader {
     /// The schema of the batches.
     pub fn arrow_schema(&self) -> &Schema {
-        &self.plan.schema
+        self.plan.schema()
     }
 }

@@ -70,7 +70,8 @@ mod chunk;
 mod convert;
 mod dictionary;
 mod encode;
-pub(crate) mod levels;
+mod geo;
+pub mod levels;
 mod metadata;
 mod page;
 pub mod properties;
@@ -104,6 +105,7 @@ pub use schema::{ArrowToParquetOptions, ParquetSchema, arrow_to_parquet, encode_
 
 use crate::error::{Error, Result};
 use crate::schema::ARROW_SCHEMA_META_KEY;
+use crate::variant::VariantWritePlan;
 use chunk::{ClosedChunk, ColumnWriter};
 use schema::WriteField;
 use sorting::SortCheck;
@@ -114,6 +116,8 @@ pub struct ArrowWriter<W: Write + Send> {
     sink: W,
     position: u64,
     arrow_schema: SchemaRef,
+    /// How Variant columns are written (`None`: the schema has none).
+    variants: Option<Box<VariantWritePlan>>,
     parquet: ParquetSchema,
     props: WriterProperties,
     /// One writer per leaf column, kept from row group to row group.
@@ -136,6 +140,7 @@ pub struct ArrowWriter<W: Write + Send> {
     closed: bool,
     /// Encrypts pages, indexes, Bloom filters, column metadata and the footer.
     encryptor: Option<Arc<FileEncryptor>>,
+    options: ArrowToParquetOptions,
 }
 
 impl<W: Write + Send> ArrowWriter<W> {
@@ -155,21 +160,11 @@ impl<W: Write + Send> ArrowWriter<W> {
         options: ArrowToParquetOptions,
     ) -> Result<Self> {
         let props = props.unwrap_or_default();
-        let parquet = arrow_to_parquet(&schema, options)?;
-        let columns = parquet
-            .descriptor
-            .columns()
-            .iter()
-            .zip(&parquet.leaves)
-            .map(|(column, info)| ColumnWriter::new(column, info, &props))
-            .collect::<Result<Vec<_>>>()?;
-        let field_leaves = field_leaves(&parquet.fields)?;
-        let paths: Vec<String> = parquet
-            .descriptor
-            .columns()
-            .iter()
-            .map(|c| c.path().dotted())
-            .collect();
+        let variants = VariantWritePlan::new(&schema, props.variant_shredding())?.map(Box::new);
+        let written = variants.as_ref().map_or(&schema, |v| v.written());
+        let parquet = arrow_to_parquet(written, options)?;
+        let parquet = geo::refer_to_projjson(parquet, props.key_value_metadata())?;
+        let (columns, field_leaves, paths) = leaf_writers(&parquet, &props)?;
         let pool = match props.threads() {
             0 | 1 => None,
             n => Some(
@@ -205,6 +200,8 @@ impl<W: Write + Send> ArrowWriter<W> {
             sink,
             position: 4,
             arrow_schema: schema,
+            variants,
+            options,
             parquet,
             props,
             columns,
@@ -222,7 +219,9 @@ impl<W: Write + Send> ArrowWriter<W> {
         })
     }
 
-    /// The Parquet schema being written.
+    /// The Parquet schema being written (with a Variant column shredded
+    /// [`Auto`](crate::variant::VariantShredding::Auto), final after the first
+    /// non-empty batch).
     pub fn parquet_schema(&self) -> &ParquetSchema {
         &self.parquet
     }
@@ -274,6 +273,37 @@ impl<W: Write + Send> ArrowWriter<W> {
                 )));
             }
         }
+        let transformed;
+        let batch = match &mut self.variants {
+            None => batch,
+            Some(variants) => {
+                if variants.needs_inference() && batch.num_rows() > 0 {
+                    // Nothing is written yet: the schema can still change.
+                    variants.infer(batch)?;
+                    self.parquet = geo::refer_to_projjson(
+                        arrow_to_parquet(variants.written(), self.options)?,
+                        self.props.key_value_metadata(),
+                    )?;
+                    let (mut columns, field_leaves, paths) =
+                        leaf_writers(&self.parquet, &self.props)?;
+                    set_encryptors(
+                        &mut columns,
+                        self.encryptor.as_deref(),
+                        &paths,
+                        self.row_groups.len(),
+                    )?;
+                    self.sort_check = self
+                        .props
+                        .sorting_columns()
+                        .filter(|c| !c.is_empty())
+                        .map(|c| SortCheck::new(c, &self.parquet))
+                        .transpose()?;
+                    (self.columns, self.field_leaves, self.paths) = (columns, field_leaves, paths);
+                }
+                transformed = variants.transform(batch)?;
+                &transformed
+            }
+        };
         let mut offset = 0;
         while offset < batch.num_rows() {
             let room = self.props.max_row_group_rows() - self.rows_in_group;
@@ -486,7 +516,14 @@ impl<W: Write + Send> ArrowWriter<W> {
         {
             key_value.push(KeyValue {
                 key: Text::from(ARROW_SCHEMA_META_KEY),
-                value: Some(Text::from(encode_arrow_schema(&self.arrow_schema).as_str())),
+                value: Some(Text::from(
+                    encode_arrow_schema(
+                        self.variants
+                            .as_ref()
+                            .map_or(&self.arrow_schema, |v| v.written()),
+                    )
+                    .as_str(),
+                )),
             });
         }
         let metadata = FileMetaData {
@@ -596,6 +633,28 @@ impl FieldTask<'_> {
                 .try_for_each(|(k, (column, leaf))| column.write(leaf).map_err(|e| context(k, e)))
         }
     }
+}
+
+/// One writer per leaf column, the leaves of each top-level field and each leaf's dotted
+/// path.
+type LeafWriters = (Vec<ColumnWriter>, Vec<Range<usize>>, Vec<String>);
+
+fn leaf_writers(parquet: &ParquetSchema, props: &WriterProperties) -> Result<LeafWriters> {
+    let columns = parquet
+        .descriptor
+        .columns()
+        .iter()
+        .zip(&parquet.leaves)
+        .map(|(column, info)| ColumnWriter::new(column, info, props))
+        .collect::<Result<Vec<_>>>()?;
+    let field_leaves = field_leaves(&parquet.fields)?;
+    let paths = parquet
+        .descriptor
+        .columns()
+        .iter()
+        .map(|c| c.path().dotted())
+        .collect();
+    Ok((columns, field_leaves, paths))
 }
 
 /// The leaf columns of each field: consecutive ranges, in order.

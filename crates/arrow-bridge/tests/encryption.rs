@@ -4,8 +4,10 @@
 
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, Int32Array, Int64Array, ListArray, RecordBatch, StringArray, StructArray};
 use arrow_array::types::Int32Type;
+use arrow_array::{
+    ArrayRef, Int32Array, Int64Array, ListArray, RecordBatch, StringArray, StructArray,
+};
 use arrow_schema::{DataType, Field};
 use bytes::Bytes;
 use herringbone_arrow_bridge::ErrorKind;
@@ -23,19 +25,29 @@ const KEY_A: &[u8] = b"1234567890123450";
 const KEY_B: &[u8] = b"abcdefghijklmnopqrstuvwx"; // AES-192
 
 fn batch(rows: usize) -> RecordBatch {
-    let ids: ArrayRef = Arc::new(Int64Array::from_iter_values((0..rows as i64).map(|i| i * 7)));
+    let ids: ArrayRef = Arc::new(Int64Array::from_iter_values(
+        (0..rows as i64).map(|i| i * 7),
+    ));
     let names: ArrayRef = Arc::new(StringArray::from_iter(
         (0..rows).map(|i| (i % 5 != 0).then(|| format!("name-{}", i % 13))),
     ));
     let lists: ArrayRef = Arc::new(ListArray::from_iter_primitive::<Int32Type, _, _>(
         (0..rows).map(|i| (i % 4 != 1).then(|| (0..(i % 3) as i32).map(Some).collect::<Vec<_>>())),
     ));
-    let inner: ArrayRef = Arc::new(Int32Array::from_iter((0..rows as i32).map(|i| (i % 3 != 0).then_some(-i))));
+    let inner: ArrayRef = Arc::new(Int32Array::from_iter(
+        (0..rows as i32).map(|i| (i % 3 != 0).then_some(-i)),
+    ));
     let point: ArrayRef = Arc::new(StructArray::from(vec![(
         Arc::new(Field::new("x", DataType::Int32, true)),
         inner,
     )]));
-    RecordBatch::try_from_iter([("id", ids), ("name", names), ("tags", lists), ("point", point)]).unwrap()
+    RecordBatch::try_from_iter([
+        ("id", ids),
+        ("name", names),
+        ("tags", lists),
+        ("point", point),
+    ])
+    .unwrap()
 }
 
 fn write(batch: &RecordBatch, encryption: FileEncryptionProperties, row_group: usize) -> Bytes {
@@ -52,7 +64,10 @@ fn write(batch: &RecordBatch, encryption: FileEncryptionProperties, row_group: u
     Bytes::from(writer.into_inner())
 }
 
-fn read(file: Bytes, keys: &FileDecryptionProperties) -> herringbone_arrow_bridge::Result<Vec<RecordBatch>> {
+fn read(
+    file: Bytes,
+    keys: &FileDecryptionProperties,
+) -> herringbone_arrow_bridge::Result<Vec<RecordBatch>> {
     let reader = ParquetRecordBatchReaderBuilder::try_new_with_decryption(file, keys)?
         .with_verify_crc(true)
         .build()?;
@@ -62,7 +77,10 @@ fn read(file: Bytes, keys: &FileDecryptionProperties) -> herringbone_arrow_bridg
 }
 
 /// Reads every row, and every chunk's column index, offset index and Bloom filter.
-fn read_everything(file: Bytes, keys: &FileDecryptionProperties) -> Result<Vec<RecordBatch>, String> {
+fn read_everything(
+    file: Bytes,
+    keys: &FileDecryptionProperties,
+) -> Result<Vec<RecordBatch>, String> {
     let builder = ParquetRecordBatchReaderBuilder::try_new_with_decryption(file.clone(), keys)
         .map_err(|e| e.to_string())?;
     let metadata = builder.metadata().clone();
@@ -85,10 +103,15 @@ fn read_everything(file: Bytes, keys: &FileDecryptionProperties) -> Result<Vec<R
             if let Some(offset) = meta.bloom_filter_offset {
                 let len = meta.bloom_filter_length.ok_or("Bloom filter length")? as usize;
                 let start = usize::try_from(offset).map_err(|e| e.to_string())?;
-                let bytes = file.get(start..start + len).ok_or("Bloom filter past the end")?;
-                let (filter, used) = decrypt_bloom_filter(bytes, &column, 1 << 20).map_err(|e| e.to_string())?;
+                let bytes = file
+                    .get(start..start + len)
+                    .ok_or("Bloom filter past the end")?;
+                let (filter, used) =
+                    decrypt_bloom_filter(bytes, &column, 1 << 20).map_err(|e| e.to_string())?;
                 if used != len {
-                    return Err(format!("Bloom filter of {used} bytes, the metadata says {len}"));
+                    return Err(format!(
+                        "Bloom filter of {used} bytes, the metadata says {len}"
+                    ));
                 }
                 if !filter.check("name-1") {
                     return Err("the Bloom filter lost a value".into());
@@ -96,8 +119,13 @@ fn read_everything(file: Bytes, keys: &FileDecryptionProperties) -> Result<Vec<R
             }
         }
     }
-    let reader = builder.with_verify_crc(true).build().map_err(|e| e.to_string())?;
-    reader.collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())
+    let reader = builder
+        .with_verify_crc(true)
+        .build()
+        .map_err(|e| e.to_string())?;
+    reader
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())
 }
 
 fn uniform(algorithm: Algorithm, plaintext_footer: bool, key: &[u8]) -> FileEncryptionProperties {
@@ -135,7 +163,11 @@ fn round_trips_every_algorithm_footer_mode_key_size_and_key_layout() {
     let data = batch(300);
     for algorithm in [Algorithm::AesGcmV1, Algorithm::AesGcmCtrV1] {
         for plaintext_footer in [false, true] {
-            for key in [FOOTER, KEY_B, b"01234567890123456789012345678901".as_slice()] {
+            for key in [
+                FOOTER,
+                KEY_B,
+                b"01234567890123456789012345678901".as_slice(),
+            ] {
                 let file = write(&data, uniform(algorithm, plaintext_footer, key), 128);
                 let magic = if plaintext_footer { b"PAR1" } else { b"PARE" };
                 assert_eq!(&file[..4], magic);
@@ -144,8 +176,12 @@ fn round_trips_every_algorithm_footer_mode_key_size_and_key_layout() {
                     .with_footer_key(key.to_vec())
                     .build()
                     .unwrap();
-                let got = read_everything(file, &keys)
-                    .unwrap_or_else(|e| panic!("{algorithm:?} plaintext footer {plaintext_footer}, {} bits: {e}", key.len() * 8));
+                let got = read_everything(file, &keys).unwrap_or_else(|e| {
+                    panic!(
+                        "{algorithm:?} plaintext footer {plaintext_footer}, {} bits: {e}",
+                        key.len() * 8
+                    )
+                });
                 assert_batches_equal(&got, &data);
             }
             let file = write(&data, column_keyed(algorithm, plaintext_footer), 100);
@@ -172,14 +208,27 @@ fn assert_batches_equal(got: &[RecordBatch], want: &RecordBatch) {
 fn every_tampered_module_byte_is_an_error_never_data() {
     let data = batch(60);
     let cases = [
-        ("uniform, encrypted footer", uniform(Algorithm::AesGcmV1, false, FOOTER), keys_for_uniform()),
-        ("column keys, encrypted footer", column_keyed_all(false), every_column_key()),
-        ("column keys, plaintext footer", column_keyed_all(true), every_column_key()),
+        (
+            "uniform, encrypted footer",
+            uniform(Algorithm::AesGcmV1, false, FOOTER),
+            keys_for_uniform(),
+        ),
+        (
+            "column keys, encrypted footer",
+            column_keyed_all(false),
+            every_column_key(),
+        ),
+        (
+            "column keys, plaintext footer",
+            column_keyed_all(true),
+            every_column_key(),
+        ),
     ];
     for (what, encryption, keys) in cases {
         let file = write(&data, encryption, 30);
         assert_batches_equal(&read_everything(file.clone(), &keys).unwrap(), &data);
-        let footer_len = u32::from_le_bytes(file[file.len() - 8..file.len() - 4].try_into().unwrap()) as usize;
+        let footer_len =
+            u32::from_le_bytes(file[file.len() - 8..file.len() - 4].try_into().unwrap()) as usize;
         let footer_start = file.len() - 8 - footer_len;
         // The modules: everything between the leading magic and the footer, and the
         // footer after its plaintext FileCryptoMetaData (or, with a plaintext footer,
@@ -197,7 +246,11 @@ fn every_tampered_module_byte_is_an_error_never_data() {
             let mut bad = file.to_vec();
             bad[i] ^= 0x01;
             if let Ok(batches) = read_everything(Bytes::from(bad), &keys) {
-                panic!("{what}: byte {i} of {} flipped, yet {} rows read", file.len(), batches.iter().map(|b| b.num_rows()).sum::<usize>());
+                panic!(
+                    "{what}: byte {i} of {} flipped, yet {} rows read",
+                    file.len(),
+                    batches.iter().map(|b| b.num_rows()).sum::<usize>()
+                );
             }
             checked += 1;
         }
@@ -248,11 +301,18 @@ fn errors_name_the_missing_or_wrong_key_and_the_column() {
         Err(e) => (e.kind(), e.to_string()),
     };
     // No keys at all.
-    let e = ParquetRecordBatchReaderBuilder::try_new(file.clone()).err().unwrap();
+    let e = ParquetRecordBatchReaderBuilder::try_new(file.clone())
+        .err()
+        .unwrap();
     assert_eq!(e.kind(), ErrorKind::Encrypted);
     assert!(e.to_string().contains("encrypted: keys required"), "{e}");
     // The footer key but no AAD prefix (the file does not store it).
-    let (kind, text) = message(FileDecryptionProperties::builder().with_footer_key(FOOTER.to_vec()).build().unwrap());
+    let (kind, text) = message(
+        FileDecryptionProperties::builder()
+            .with_footer_key(FOOTER.to_vec())
+            .build()
+            .unwrap(),
+    );
     assert_eq!(kind, ErrorKind::Encrypted, "{text}");
     assert!(text.contains("AAD prefix"), "{text}");
     // A wrong footer key.
@@ -264,7 +324,10 @@ fn errors_name_the_missing_or_wrong_key_and_the_column() {
             .unwrap(),
     );
     assert_eq!(kind, ErrorKind::Decryption, "{text}");
-    assert!(text.contains("encrypted footer") && text.contains("tag mismatch"), "{text}");
+    assert!(
+        text.contains("encrypted footer") && text.contains("tag mismatch"),
+        "{text}"
+    );
     // A wrong AAD prefix.
     let (kind, text) = message(
         FileDecryptionProperties::builder()
@@ -284,7 +347,10 @@ fn errors_name_the_missing_or_wrong_key_and_the_column() {
             .unwrap(),
     );
     assert_eq!(kind, ErrorKind::Encrypted, "{text}");
-    assert!(text.contains("column tags.list.item is encrypted with its own key and none was given"), "{text}");
+    assert!(
+        text.contains("column tags.list.item is encrypted with its own key and none was given"),
+        "{text}"
+    );
     // A wrong column key: its metadata does not decrypt.
     let (kind, text) = message(
         FileDecryptionProperties::builder()
@@ -296,7 +362,10 @@ fn errors_name_the_missing_or_wrong_key_and_the_column() {
             .unwrap(),
     );
     assert_eq!(kind, ErrorKind::Decryption, "{text}");
-    assert!(text.contains("column name, row group 0, column metadata"), "{text}");
+    assert!(
+        text.contains("column name, row group 0, column metadata"),
+        "{text}"
+    );
     // A key for a column the file does not have.
     let (kind, text) = message(
         FileDecryptionProperties::builder()
@@ -309,7 +378,10 @@ fn errors_name_the_missing_or_wrong_key_and_the_column() {
             .unwrap(),
     );
     assert_eq!(kind, ErrorKind::InvalidArgument, "{text}");
-    assert!(text.contains("column nmae that the file does not have"), "{text}");
+    assert!(
+        text.contains("column nmae that the file does not have"),
+        "{text}"
+    );
     // Columns without a key of their own are plaintext: projecting them needs only the
     // footer key and the prefix.
     let keys = FileDecryptionProperties::builder()
@@ -321,7 +393,12 @@ fn errors_name_the_missing_or_wrong_key_and_the_column() {
     // The footer decrypts, the missing column keys only matter for their columns.
     let builder = builder.unwrap();
     let projection = herringbone_arrow_bridge::schema::Projection::Roots(vec![0, 3]);
-    let batches: Vec<RecordBatch> = builder.with_projection(projection).build().unwrap().collect::<Result<_, _>>().unwrap();
+    let batches: Vec<RecordBatch> = builder
+        .with_projection(projection)
+        .build()
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
     assert_batches_equal(&batches, &data.project(&[0, 3]).unwrap());
 }
 

@@ -30,7 +30,11 @@ const AES256: &[(&str, &str, &str)] = &[
     ("kc4", "int32_field", "12345678901234567890123456789015"),
     ("kc5", "ba_field", "12345678901234567890123456789016"),
     ("kc6", "flba_field", "12345678901234567890123456789017"),
-    ("kc7", "int64_field.list.element", "12345678901234567890123456789018"),
+    (
+        "kc7",
+        "int64_field.list.element",
+        "12345678901234567890123456789018",
+    ),
     ("kc8", "int96_field", "12345678901234567890123456789019"),
 ];
 
@@ -50,11 +54,16 @@ impl KeyRetriever for KeyIds {
 }
 
 fn table(name: &str) -> &'static [(&'static str, &'static str, &'static str)] {
-    if name.starts_with("data/aes256/") { AES256 } else { AES128 }
+    if name.starts_with("data/aes256/") {
+        AES256
+    } else {
+        AES128
+    }
 }
 
 fn aad_prefix(name: &str) -> Option<Vec<u8>> {
-    name.contains("disable_aad_storage").then(|| b"tester".to_vec())
+    name.contains("disable_aad_storage")
+        .then(|| b"tester".to_vec())
 }
 
 /// Keys given directly: the footer key and every column key by path.
@@ -103,7 +112,10 @@ fn kms_keys(relative: &Path) -> FileDecryptionProperties {
         .unwrap()
 }
 
-fn read(relative: &Path, keys: &FileDecryptionProperties) -> herringbone_arrow_bridge::Result<(arrow_schema::SchemaRef, Vec<RecordBatch>)> {
+fn read(
+    relative: &Path,
+    keys: &FileDecryptionProperties,
+) -> herringbone_arrow_bridge::Result<(arrow_schema::SchemaRef, Vec<RecordBatch>)> {
     let bytes = Bytes::from(herringbone_testkit::read_corpus_file(relative));
     let reader = ParquetRecordBatchReaderBuilder::try_new_with_decryption(bytes, keys)?
         .with_batch_size(17)
@@ -149,7 +161,11 @@ fn uniform_checksums(name: &str) -> HashMap<String, String> {
 /// Compares a read with the oracle: whole where pyarrow read it all, else per column,
 /// the columns pyarrow could not read against the uniform twin. Returns how many
 /// columns were compared with a twin (none for the Bloom filter file, which has none).
-fn check_against_pyarrow(relative: &Path, schema: &arrow_schema::Schema, batches: &[RecordBatch]) -> Result<usize, String> {
+fn check_against_pyarrow(
+    relative: &Path,
+    schema: &arrow_schema::Schema,
+    batches: &[RecordBatch],
+) -> Result<usize, String> {
     let name = relative.to_string_lossy().replace('\\', "/");
     let oracle = herringbone_testkit::oracle(relative).ok_or("no oracle")?;
     if oracle["readable_by_pyarrow"] == serde_json::Value::Bool(true) {
@@ -172,12 +188,17 @@ fn check_against_pyarrow(relative: &Path, schema: &arrow_schema::Schema, batches
             None => continue,
         };
         if got[i] != expected {
-            return Err(format!("{name}: column {column_name} differs from pyarrow's values"));
+            return Err(format!(
+                "{name}: column {column_name} differs from pyarrow's values"
+            ));
         }
     }
     let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
     if Some(rows as u64) != oracle["num_rows"].as_u64() {
-        return Err(format!("{name}: {rows} rows, the footer says {}", oracle["num_rows"]));
+        return Err(format!(
+            "{name}: {rows} rows, the footer says {}",
+            oracle["num_rows"]
+        ));
     }
     Ok(from_twin)
 }
@@ -187,13 +208,18 @@ fn every_encrypted_corpus_file_reads_like_pyarrow_with_its_keys() {
     let mut checked = 0;
     for relative in encrypted_files() {
         let name = relative.to_string_lossy().replace('\\', "/");
-        let keysets: Vec<(&str, FileDecryptionProperties)> = if name.contains("external_key_material") {
-            vec![("KMS and external key material", kms_keys(&relative))]
-        } else {
-            vec![("direct keys", direct_keys(&name)), ("key retriever", retrieved_keys(&name))]
-        };
+        let keysets: Vec<(&str, FileDecryptionProperties)> =
+            if name.contains("external_key_material") {
+                vec![("KMS and external key material", kms_keys(&relative))]
+            } else {
+                vec![
+                    ("direct keys", direct_keys(&name)),
+                    ("key retriever", retrieved_keys(&name)),
+                ]
+            };
         for (how, keys) in keysets {
-            let (schema, batches) = read(&relative, &keys).unwrap_or_else(|e| panic!("{name} ({how}): {e}"));
+            let (schema, batches) =
+                read(&relative, &keys).unwrap_or_else(|e| panic!("{name} ({how}): {e}"));
             let from_twin = check_against_pyarrow(&relative, &schema, &batches)
                 .unwrap_or_else(|e| panic!("{name} ({how}): {e}"));
             println!("ok {name} ({how}, {from_twin} columns against the uniform twin)");
@@ -208,7 +234,9 @@ fn every_encrypted_corpus_file_reads_like_pyarrow_with_its_keys() {
 /// file's encrypted columns.
 #[test]
 fn arrow_rs_reads_the_gcm_files_to_the_same_values() {
-    use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder as Peer};
+    use parquet::arrow::arrow_reader::{
+        ArrowReaderOptions, ParquetRecordBatchReaderBuilder as Peer,
+    };
     use parquet::encryption::decrypt::FileDecryptionProperties as PeerKeys;
     let mut compared = 0;
     for relative in encrypted_files() {
@@ -224,7 +252,8 @@ fn arrow_rs_reads_the_gcm_files_to_the_same_values() {
         if let Some(prefix) = aad_prefix(&name) {
             peer = peer.with_aad_prefix(prefix);
         }
-        let options = ArrowReaderOptions::new().with_file_decryption_properties(peer.build().unwrap());
+        let options =
+            ArrowReaderOptions::new().with_file_decryption_properties(peer.build().unwrap());
         let bytes = Bytes::from(herringbone_testkit::read_corpus_file(&relative));
         let theirs: Vec<RecordBatch> = Peer::try_new_with_options(bytes, options)
             .unwrap()

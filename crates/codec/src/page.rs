@@ -401,20 +401,36 @@ impl PageReader {
             }
             Some(decryption) => {
                 let (module, ordinal) = decryption.header_module(self.page_index);
-                let (plain, module_len) =
-                    decryption.decryptor.decrypt_prefix(module, ordinal, &rest)?;
+                let (plain, module_len) = decryption
+                    .decryptor
+                    .decrypt_prefix(module, ordinal, &rest)?;
                 let plain = Bytes::from(plain);
                 let mut reader = CompactReader::from_bytes(&plain);
-                let header = PageHeader::read(&mut reader).map_err(|e| {
-                    Error::from(e).context(format!("decrypted {module}"))
-                })?;
+                let header = PageHeader::read(&mut reader)
+                    .map_err(|e| Error::from(e).context(format!("decrypted {module}")))?;
                 (header, module_len)
             }
         };
-        let compressed_len = non_negative(header.compressed_page_size, "compressed_page_size")?;
+        let mut compressed_len = non_negative(header.compressed_page_size, "compressed_page_size")?;
         let uncompressed_len =
             non_negative(header.uncompressed_page_size, "uncompressed_page_size")?;
         let available = rest.len() - header_len;
+        // DuckDB 2.0's compressed_page_size counts the plaintext, not the module stored:
+        // the module's own length field sizes the body.
+        if let Some(decryption) = &self.decryption
+            && decryption.decryptor.is_empty_aad()
+        {
+            let module = match header.type_ {
+                PageType::DICTIONARY_PAGE => Some(ModuleType::DictionaryPage),
+                PageType::DATA_PAGE | PageType::DATA_PAGE_V2 => Some(ModuleType::DataPage),
+                _ => None,
+            };
+            if let Some(module) = module {
+                compressed_len = decryption
+                    .decryptor
+                    .module_size(module, &rest[header_len..])?;
+            }
+        }
         if compressed_len > available {
             return Err(Error::corrupt(format!(
                 "compressed_page_size {compressed_len} exceeds the {available} bytes left in the column chunk"
@@ -506,7 +522,12 @@ impl PageReader {
     /// The plaintext body of a page: `body` itself, or its decryption in an encrypted
     /// chunk. The CRC (checked later) covers the bytes as stored, so it is checked on the
     /// encrypted body here.
-    fn decrypt_body(&self, header: &PageHeader, page_ordinal: Option<usize>, body: Bytes) -> Result<Bytes> {
+    fn decrypt_body(
+        &self,
+        header: &PageHeader,
+        page_ordinal: Option<usize>,
+        body: Bytes,
+    ) -> Result<Bytes> {
         let Some(decryption) = &self.decryption else {
             return Ok(body);
         };
@@ -525,7 +546,9 @@ impl PageReader {
         } else {
             (ModuleType::DataPage, page_ordinal)
         };
-        Ok(Bytes::from(decryption.decryptor.decrypt(module, ordinal, &body)?))
+        Ok(Bytes::from(
+            decryption.decryptor.decrypt(module, ordinal, &body)?,
+        ))
     }
 
     fn decode_page(&self, pending: &PendingHeader, body: Bytes) -> Result<Option<Page>> {
@@ -1066,15 +1089,24 @@ impl PageWriter {
     ) -> Result<WrittenPage> {
         let encryption = self.encryption.as_mut().expect("checked by the caller");
         let (header_module, body_module, ordinal) = if header.type_ == PageType::DICTIONARY_PAGE {
-            (ModuleType::DictionaryPageHeader, ModuleType::DictionaryPage, None)
+            (
+                ModuleType::DictionaryPageHeader,
+                ModuleType::DictionaryPage,
+                None,
+            )
         } else {
             let ordinal = encryption.data_pages;
-            (ModuleType::DataPageHeader, ModuleType::DataPage, Some(ordinal))
+            (
+                ModuleType::DataPageHeader,
+                ModuleType::DataPage,
+                Some(ordinal),
+            )
         };
         encryption.body.clear();
-        let body_len = encryption
-            .encryptor
-            .encrypt(body_module, ordinal, sections, &mut encryption.body)?;
+        let body_len =
+            encryption
+                .encryptor
+                .encrypt(body_module, ordinal, sections, &mut encryption.body)?;
         header.compressed_page_size = header_size(body_len, "compressed_page_size")?;
         let crc = self
             .write_crc

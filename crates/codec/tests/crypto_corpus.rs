@@ -90,26 +90,37 @@ fn every_encrypted_corpus_file_decrypts_page_by_page() {
             for (c, chunk) in group.columns.iter().enumerate() {
                 let path = schema.column(c).unwrap().path().dotted();
                 let context = format!("{name}: column {path}, row group {g}");
-                let meta = chunk.meta_data.as_ref().unwrap_or_else(|| panic!("{context}: no metadata"));
+                let meta = chunk
+                    .meta_data
+                    .as_ref()
+                    .unwrap_or_else(|| panic!("{context}: no metadata"));
                 let column = decryptor
                     .column(&path, chunk.crypto_metadata.as_deref(), g, c)
                     .unwrap_or_else(|e| panic!("{context}: {e}"));
-                let range = column_chunk_range(meta, metadata.created_by.as_deref(), file.len() as u64).unwrap();
+                let range =
+                    column_chunk_range(meta, metadata.created_by.as_deref(), file.len() as u64)
+                        .unwrap();
                 let bytes = file.slice(range.start as usize..range.end as usize);
                 let codec = Codec::from_thrift_id(meta.codec.0).unwrap();
-                let mut reader = PageReader::new(bytes, codec, PageReaderOptions::default().with_verify_crc(true))
-                    .with_num_values(meta.num_values as u64)
-                    .with_base_offset(range.start);
+                let mut reader = PageReader::new(
+                    bytes,
+                    codec,
+                    PageReaderOptions::default().with_verify_crc(true),
+                )
+                .with_num_values(meta.num_values as u64)
+                .with_base_offset(range.start);
                 if let Some(column) = column.clone() {
-                    let dictionary_first =
-                        matches!(meta.dictionary_page_offset, Some(d) if d > 0 && d < meta.data_page_offset);
+                    let dictionary_first = matches!(meta.dictionary_page_offset, Some(d) if d > 0 && d < meta.data_page_offset);
                     reader = reader.with_decryptor(column, dictionary_first);
                 }
                 let mut values = 0;
                 let mut offsets = Vec::new();
                 loop {
                     let offset = reader.offset();
-                    match reader.next_page().unwrap_or_else(|e| panic!("{context}: {e}")) {
+                    match reader
+                        .next_page()
+                        .unwrap_or_else(|e| panic!("{context}: {e}"))
+                    {
                         None => break,
                         Some(page) => {
                             if !page.is_dictionary() {
@@ -124,19 +135,27 @@ fn every_encrypted_corpus_file_decrypts_page_by_page() {
                 chunks += 1;
                 let Some(column) = column else { continue };
                 if let Some(range) = offset_index_range(chunk, file.len()).unwrap() {
-                    let index = decrypt_offset_index(&file[range], &column).unwrap_or_else(|e| panic!("{context}: {e}"));
+                    let index = decrypt_offset_index(&file[range], &column)
+                        .unwrap_or_else(|e| panic!("{context}: {e}"));
                     let located: Vec<i64> = index.page_locations.iter().map(|l| l.offset).collect();
                     assert_eq!(located, offsets, "{context}: offset index");
                     indexes += 1;
                 }
                 if let Some(range) = column_index_range(chunk, file.len()).unwrap() {
-                    let index = decrypt_column_index(&file[range], &column).unwrap_or_else(|e| panic!("{context}: {e}"));
-                    assert_eq!(index.null_pages.len(), offsets.len(), "{context}: column index");
+                    let index = decrypt_column_index(&file[range], &column)
+                        .unwrap_or_else(|e| panic!("{context}: {e}"));
+                    assert_eq!(
+                        index.null_pages.len(),
+                        offsets.len(),
+                        "{context}: column index"
+                    );
                     indexes += 1;
                 }
                 if let Some(offset) = meta.bloom_filter_offset {
                     let start = offset as usize;
-                    let end = meta.bloom_filter_length.map_or(file.len(), |l| start + l as usize);
+                    let end = meta
+                        .bloom_filter_length
+                        .map_or(file.len(), |l| start + l as usize);
                     let (_, used) = decrypt_bloom_filter(&file[start..end], &column, 1 << 24)
                         .unwrap_or_else(|e| panic!("{context}: Bloom filter: {e}"));
                     assert!(used <= end - start);
@@ -148,4 +167,3 @@ fn every_encrypted_corpus_file_decrypts_page_by_page() {
     println!("{chunks} chunks, {pages} pages, {indexes} page indexes, {blooms} Bloom filters");
     assert_eq!((chunks, pages, indexes, blooms), (94, 148, 118, 2));
 }
-

@@ -101,9 +101,8 @@ pub struct EncryptedFooter {
 /// `FileCryptoMetaData` and the encrypted `FileMetaData` module that follows it.
 pub fn split_encrypted_footer(footer: Bytes, base_offset: u64) -> Result<EncryptedFooter> {
     let mut r = CompactReader::from_bytes(&footer).with_base_offset(base_offset);
-    let crypto_metadata = FileCryptoMetaData::read(&mut r).map_err(|e| {
-        e.context("FileCryptoMetaData in front of the encrypted footer")
-    })?;
+    let crypto_metadata = FileCryptoMetaData::read(&mut r)
+        .map_err(|e| e.context("FileCryptoMetaData in front of the encrypted footer"))?;
     let position = r.position();
     Ok(EncryptedFooter {
         crypto_metadata,
@@ -135,11 +134,12 @@ pub fn decode_plaintext_footer(footer: Bytes, options: &FooterOptions) -> Result
     let mut r = CompactReader::from_bytes(&footer)
         .with_base_offset(options.base_offset())
         .with_skip_statistics(options.skip_statistics());
-    let metadata = if options.selected_row_groups().is_none() && options.selected_columns().is_none() {
-        FileMetaData::read(&mut r)?
-    } else {
-        crate::footer::read_file_metadata_selected(&mut r, options)?
-    };
+    let metadata =
+        if options.selected_row_groups().is_none() && options.selected_columns().is_none() {
+            FileMetaData::read(&mut r)?
+        } else {
+            crate::footer::read_file_metadata_selected(&mut r, options)?
+        };
     let end = r.position();
     let signature = if metadata.encryption_algorithm.is_some() {
         let rest = &footer[end..];
@@ -177,7 +177,11 @@ pub fn decode_column_metadata(plaintext: &Bytes, skip_statistics: bool) -> Resul
 
 /// Appends the footer tail: the 4-byte little-endian length of the `footer_len` bytes
 /// before it and the magic (`PARE` when `encrypted_footer`, else `PAR1`).
-pub fn encode_footer_tail(footer_len: usize, encrypted_footer: bool, out: &mut Vec<u8>) -> Result<()> {
+pub fn encode_footer_tail(
+    footer_len: usize,
+    encrypted_footer: bool,
+    out: &mut Vec<u8>,
+) -> Result<()> {
     let len = u32::try_from(footer_len).map_err(|_| {
         Error::invalid(format!(
             "footer of {footer_len} bytes does not fit the 4-byte length field"
@@ -221,20 +225,24 @@ mod tests {
         let mut footer = meta(true).encode();
         let signed_len = footer.len();
         footer.extend_from_slice(&[7; 28]);
-        let got = decode_plaintext_footer(Bytes::from(footer.clone()), &FooterOptions::new())
-            .unwrap();
+        let got =
+            decode_plaintext_footer(Bytes::from(footer.clone()), &FooterOptions::new()).unwrap();
         assert_eq!(got.metadata, meta(true));
         assert_eq!(got.signed.len(), signed_len);
         assert_eq!(got.signature, Some([7; 28]));
         // A short signature is an error with the offset where it starts.
         footer.pop();
-        let e = decode_plaintext_footer(Bytes::from(footer), &FooterOptions::new().with_base_offset(100))
-            .unwrap_err();
+        let e = decode_plaintext_footer(
+            Bytes::from(footer),
+            &FooterOptions::new().with_base_offset(100),
+        )
+        .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Invalid);
         assert_eq!(e.offset(), Some(100 + signed_len as u64));
         // Unencrypted metadata has no signature.
-        let plain = decode_plaintext_footer(Bytes::from(meta(false).encode()), &FooterOptions::new())
-            .unwrap();
+        let plain =
+            decode_plaintext_footer(Bytes::from(meta(false).encode()), &FooterOptions::new())
+                .unwrap();
         assert_eq!(plain.signature, None);
     }
 

@@ -91,6 +91,8 @@ pub(crate) struct ColumnWriter {
     /// A data page of the chunk was dictionary-encoded.
     dictionary_used: bool,
     page: OpenPage,
+    /// Bounding box and type list of a GEOMETRY / GEOGRAPHY chunk.
+    geo: Option<herringbone_codec::geo::GeoStatisticsAccumulator>,
     pages: Pages,
     /// Level slots in the chunk's written pages.
     num_values: i64,
@@ -149,6 +151,7 @@ impl ColumnWriter {
             dictionary,
             dictionary_used: false,
             page: OpenPage::new(physical, width, max_def, max_rep),
+            geo: super::geo::accumulator_for(column, props.statistics(&dotted)),
             pages: Pages::new(props.compression(&dotted), props.write_crc()),
             num_values: 0,
             scratch: Values::empty(physical, width),
@@ -173,6 +176,20 @@ impl ColumnWriter {
     /// Appends one batch of a leaf's levels and values.
     pub fn write(&mut self, leaf: &LeafLevels) -> Result<()> {
         let mut source = Source::new(&leaf.values, self.target)?;
+        if let Some(geo) = &mut self.geo {
+            match &leaf.layout {
+                Layout::Flat { nulls } => super::geo::add_array(geo, &leaf.values, nulls.as_ref()),
+                Layout::Nested { def, selection, .. } => {
+                    let max_def = self.format.max_def;
+                    let present = def.iter().filter(|&&d| d == max_def).count();
+                    let slots: Vec<usize> = match selection {
+                        Selection::Contiguous(first) => (*first..first + present).collect(),
+                        Selection::Indices(indices) => indices.clone(),
+                    };
+                    super::geo::add_slots(geo, &leaf.values, &slots);
+                }
+            }
+        }
         match &leaf.layout {
             Layout::Flat { nulls } => {
                 let slots = leaf.values.len();
@@ -457,7 +474,11 @@ impl ColumnWriter {
             data_offset: dictionary_page.len(),
             total_size: dictionary_page.len() + data.len(),
         };
-        let meta = chunk_metadata(&facts, &self.pages.records, &self.format)?;
+        let mut meta = chunk_metadata(&facts, &self.pages.records, &self.format)?;
+        meta.metadata.geospatial_statistics = super::geo::finish(self.geo.as_ref());
+        if let Some(geo) = &mut self.geo {
+            geo.reset();
+        }
         let bloom_filter = std::mem::replace(
             &mut self.bloom,
             new_bloom(self.bloom_settings, &self.path.join("."))?,

@@ -6,6 +6,8 @@ use herringbone_codec::compression::Codec;
 use herringbone_codec::crypto::FileEncryptionProperties;
 use herringbone_format::metadata::{Encoding, KeyValue, SortingColumn};
 
+use crate::variant::VariantShredding;
+
 /// Default target size of a data page, in uncompressed bytes.
 pub const DEFAULT_PAGE_SIZE: usize = 1024 * 1024;
 /// Default limit of a column chunk's dictionary page, in PLAIN-encoded bytes; past it the
@@ -106,6 +108,7 @@ pub struct WriterProperties {
     default_column: ColumnProperties,
     columns: HashMap<String, ColumnProperties>,
     encryption: Option<FileEncryptionProperties>,
+    variant_shredding: HashMap<String, VariantShredding>,
 }
 
 impl Default for WriterProperties {
@@ -132,6 +135,7 @@ impl Default for WriterProperties {
             default_column: ColumnProperties::default(),
             columns: HashMap::new(),
             encryption: None,
+            variant_shredding: HashMap::new(),
         }
     }
 }
@@ -263,6 +267,12 @@ impl WriterProperties {
     /// The `created_by` string.
     pub fn created_by(&self) -> &str {
         &self.created_by
+    }
+
+    /// How each Variant column is stored, by its dotted Arrow path (columns not listed:
+    /// [`VariantShredding::AsIs`]).
+    pub fn variant_shredding(&self) -> &HashMap<String, VariantShredding> {
+        &self.variant_shredding
     }
 
     fn column(&self, column: &str) -> Option<&ColumnProperties> {
@@ -439,6 +449,31 @@ impl WriterPropertiesBuilder {
     /// naming the column and the row.
     pub fn set_sorting_columns(mut self, columns: Option<Vec<SortingColumn>>) -> Self {
         self.props.sorting_columns = columns;
+        self
+    }
+
+    /// How the Variant column at `column` (its dotted Arrow path: `v`, or `s.v` inside
+    /// struct `s`) is stored: as it comes, unshredded, shredded to a shape, or shredded
+    /// to a shape inferred from the first rows. Naming a column that is not a Variant
+    /// is an error when the writer is created.
+    ///
+    /// ```
+    /// use herringbone_arrow_bridge::variant::{ShreddedType, VariantShredding};
+    /// use herringbone_arrow_bridge::WriterProperties;
+    /// let props = WriterProperties::builder()
+    ///     .set_variant_shredding("event", VariantShredding::Shape(ShreddedType::parse("ts:timestamp,kind:string").unwrap()))
+    ///     .set_variant_shredding("payload", VariantShredding::Auto)
+    ///     .build();
+    /// assert_eq!(props.variant_shredding().len(), 2);
+    /// ```
+    pub fn set_variant_shredding(
+        mut self,
+        column: impl Into<String>,
+        shredding: VariantShredding,
+    ) -> Self {
+        self.props
+            .variant_shredding
+            .insert(column.into(), shredding);
         self
     }
 

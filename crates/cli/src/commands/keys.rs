@@ -71,7 +71,10 @@ fn column_keys(specs: &[String]) -> Result<Vec<(String, Vec<u8>)>, String> {
                 .rsplit_once('=')
                 .filter(|(path, _)| !path.is_empty())
                 .ok_or_else(|| format!("--column-key {spec}: expected PATH=HEX"))?;
-            Ok((path.to_string(), hex_key(&format!("--column-key {path}"), hex)?))
+            Ok((
+                path.to_string(),
+                hex_key(&format!("--column-key {path}"), hex)?,
+            ))
         })
         .collect()
 }
@@ -103,10 +106,19 @@ impl KeyArgs {
 
     /// Encryption properties for writing, `None` without a footer key. With column keys,
     /// only those columns are encrypted; without, every column uses the footer key.
-    pub fn encryption(&self, args: &EncryptArgs) -> Result<Option<FileEncryptionProperties>, String> {
+    pub fn encryption(
+        &self,
+        args: &EncryptArgs,
+    ) -> Result<Option<FileEncryptionProperties>, String> {
         let Some(hex) = &self.footer_key else {
-            if !self.column_keys.is_empty() || args.plaintext_footer || args.encryption_algorithm.is_some() {
-                return Err("encrypting needs --footer-key (the key of the footer, or of its signature)".to_string());
+            if !self.column_keys.is_empty()
+                || args.plaintext_footer
+                || args.encryption_algorithm.is_some()
+            {
+                return Err(
+                    "encrypting needs --footer-key (the key of the footer, or of its signature)"
+                        .to_string(),
+                );
             }
             return Ok(None);
         };
@@ -165,17 +177,27 @@ mod tests {
             ..Default::default()
         };
         let e = args.decryption().unwrap_err();
-        assert!(e.starts_with("--footer-key: expected 32, 48 or 64 hex digits"), "{e}");
+        assert!(
+            e.starts_with("--footer-key: expected 32, 48 or 64 hex digits"),
+            "{e}"
+        );
         let args = KeyArgs {
             column_keys: vec!["nokey".into()],
             ..Default::default()
         };
-        assert_eq!(args.decryption().unwrap_err(), "--column-key nokey: expected PATH=HEX");
+        assert_eq!(
+            args.decryption().unwrap_err(),
+            "--column-key nokey: expected PATH=HEX"
+        );
         let args = KeyArgs {
             column_keys: vec!["x=zz".repeat(1) + &"0".repeat(30)],
             ..Default::default()
         };
-        assert!(args.decryption().unwrap_err().starts_with("--column-key x: expected"));
+        assert!(
+            args.decryption()
+                .unwrap_err()
+                .starts_with("--column-key x: expected")
+        );
         assert!(KeyArgs::default().decryption().unwrap().is_none());
         let e = KeyArgs::default()
             .encryption(&EncryptArgs {

@@ -4,14 +4,22 @@
 pub mod cat;
 pub mod convert;
 pub mod demo;
+pub mod head;
 pub mod ipc_dictionaries;
+pub mod json_text;
 pub mod keys;
+pub mod merge;
 pub mod meta;
+pub mod pages;
 pub mod progress;
 pub mod reading;
+pub mod recover;
+pub mod rewrite;
 pub mod scan;
 pub mod schema;
 pub mod variant;
+pub mod variant_input;
+pub mod verify;
 pub mod writing;
 
 use std::path::Path;
@@ -47,12 +55,25 @@ impl ParquetFile {
             &footer::FooterOptions::new().with_base_offset(location.range.start as u64),
         )
         .map_err(|e| named(e.to_string()))?;
-        let schema = SchemaDescriptor::new(&decoded.metadata.schema).map_err(|e| named(e.to_string()))?;
+        let schema =
+            SchemaDescriptor::new(&decoded.metadata.schema).map_err(|e| named(e.to_string()))?;
         Ok(Self {
             bytes,
             metadata: decoded.metadata,
             schema,
         })
+    }
+
+    /// The file's Variant columns (dotted Arrow path) and how each is shredded (empty
+    /// when the schema does not map to Arrow).
+    pub fn variant_columns(&self) -> Vec<(String, String)> {
+        herringbone::arrow::schema::parquet_to_arrow(
+            &self.schema,
+            self.metadata.key_value_metadata.as_deref(),
+            &herringbone::arrow::schema::SchemaOptions::default(),
+        )
+        .map(|mapping| herringbone::arrow::variant::describe_variant_columns(mapping.schema()))
+        .unwrap_or_default()
     }
 
     /// Decodes a file held in memory.

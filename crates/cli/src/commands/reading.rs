@@ -1,16 +1,17 @@
 //! What `hb cat`, `hb scan` and `hb convert` share: the reading options (`--columns`,
-//! `--int96-unit`) and opening a file as a stream of Arrow batches.
+//! `--int96-unit`, `--filter`) and opening a file as a stream of Arrow batches.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{ArrowError, SchemaRef, TimeUnit};
+use herringbone::arrow::predicate::Predicate;
+use herringbone::arrow::scan::{Scan, ScanBuilder, ScanMetrics};
 use herringbone::arrow::schema::parquet_to_arrow;
 use herringbone::format::metadata::FileMetaData;
-use herringbone::{
-    ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder, Projection, SchemaOptions,
-};
+use herringbone::format::schema::SchemaDescriptor;
+use herringbone::{Projection, SchemaOptions};
 
 /// Options of every command that reads rows.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -26,6 +27,13 @@ pub struct ReadArgs {
     /// Keys of an encrypted file.
     #[command(flatten)]
     pub keys: super::keys::KeyArgs,
+    /// Only the rows where EXPR is true, e.g. "l_shipdate >= '1998-09-01' AND
+    /// l_returnflag = 'R'": comparisons, IN, IS [NOT] NULL, LIKE, BETWEEN, AND/OR/NOT,
+    /// dotted paths for struct fields, literals read as the column's type. Row groups
+    /// and pages that cannot match are skipped by their statistics, Bloom filters and
+    /// page index.
+    #[arg(long, value_name = "EXPR")]
+    pub filter: Option<String>,
 }
 
 /// `--int96-unit`.
@@ -55,7 +63,7 @@ impl From<Int96Unit> for TimeUnit {
 /// A file opened for reading: the batches in the order `--columns` asked for, and what
 /// the scan statistics need.
 pub struct Batches {
-    reader: ParquetRecordBatchReader,
+    reader: Scan,
     /// Positions of the reader's top-level columns in output order (`None`: as read).
     order: Option<Vec<usize>>,
     schema: SchemaRef,
@@ -72,9 +80,7 @@ impl Batches {
     pub fn open(
         path: &Path,
         args: &ReadArgs,
-        configure: impl FnOnce(
-            ParquetRecordBatchReaderBuilder<std::fs::File>,
-        ) -> ParquetRecordBatchReaderBuilder<std::fs::File>,
+        configure: impl FnOnce(ScanBuilder<std::fs::File>) -> ScanBuilder<std::fs::File>,
     ) -> Result<Self, String> {
         let name = path.display().to_string();
         let named = |e: &dyn std::fmt::Display| format!("{name}: {}", with_hint(&e.to_string()));
@@ -86,18 +92,22 @@ impl Batches {
         if let Some(unit) = args.int96_unit {
             options = options.with_int96_unit(unit.into());
         }
-        let builder = match args.keys.decryption().map_err(|e| format!("{name}: {e}"))? {
-            Some(keys) => ParquetRecordBatchReaderBuilder::try_new_with_decryption(file, &keys),
-            None => ParquetRecordBatchReaderBuilder::try_new(file),
+        let mut builder = match args.keys.decryption().map_err(|e| format!("{name}: {e}"))? {
+            Some(keys) => ScanBuilder::try_new_with_decryption(file, &keys),
+            None => ScanBuilder::try_new(file),
         }
         .map_err(|e| named(&e))?
         .with_schema_options(options.clone());
+        if let Some(filter) = &args.filter {
+            let predicate = Predicate::parse(filter).map_err(|e| format!("--{e}"))?;
+            builder = builder.with_predicate(predicate);
+        }
         let file_schema = builder.schema().map_err(|e| named(&e))?;
         let (projection, wanted) = match &args.columns {
             None => (Projection::All, Vec::new()),
             Some(names) => {
                 let names = clean_names(names).map_err(|e| named(&e))?;
-                let projection = projection_for(&builder, &file_schema, &names)
+                let projection = projection_for(builder.parquet_schema(), &file_schema, &names)
                     .map_err(|e| format!("{name}: {e}"))?;
                 (projection, names)
             }
@@ -113,7 +123,10 @@ impl Batches {
         .leaf_columns();
         let reader = configure(builder.with_projection(projection))
             .build()
-            .map_err(|e| named(&e))?;
+            .map_err(|e| match &args.filter {
+                Some(_) if e.to_string().starts_with("filter: ") => format!("--{e}"),
+                _ => named(&e),
+            })?;
         let read_schema = arrow_array::RecordBatchReader::schema(&reader);
         let order = output_order(&read_schema, &wanted);
         let schema = match &order {
@@ -133,6 +146,11 @@ impl Batches {
     /// The schema of the batches.
     pub fn schema(&self) -> SchemaRef {
         self.schema.clone()
+    }
+
+    /// What was pruned and read (rows matched so far).
+    pub fn metrics(&self) -> &ScanMetrics {
+        self.reader.metrics()
     }
 }
 
@@ -171,7 +189,7 @@ fn clean_names(names: &[String]) -> Result<Vec<String>, String> {
 /// is a dotted leaf path, every name is resolved as a Parquet path
 /// (`Projection::Leaves`), where a top-level name selects all the leaves below it.
 fn projection_for(
-    builder: &ParquetRecordBatchReaderBuilder<std::fs::File>,
+    descriptor: &SchemaDescriptor,
     schema: &SchemaRef,
     names: &[String],
 ) -> Result<Projection, String> {
@@ -183,7 +201,6 @@ fn projection_for(
     {
         return Ok(Projection::Roots(roots));
     }
-    let descriptor = builder.parquet_schema();
     // Checked here (rather than relying on `Projection::from_paths`) to name the unknown
     // column and what the file has instead.
     for name in names {

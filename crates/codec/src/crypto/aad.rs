@@ -189,7 +189,10 @@ mod tests {
     #[test]
     fn ordinals_past_a_short_are_refused() {
         let e = module_aad(b"", ModuleType::DataPage, 0, 0, Some(32_768)).unwrap_err();
-        assert!(e.message().contains("page ordinal 32768 exceeds 32767"), "{e}");
+        assert!(
+            e.message().contains("page ordinal 32768 exceeds 32767"),
+            "{e}"
+        );
         let e = module_aad(b"", ModuleType::ColumnIndex, 40_000, 0, None).unwrap_err();
         assert!(e.message().contains("row group ordinal 40000"), "{e}");
         let e = module_aad(b"", ModuleType::ColumnIndex, 0, 32_768, None).unwrap_err();

@@ -14,7 +14,11 @@ use crate::crypto::aad::ModuleType;
 use crate::crypto::decryptor::ColumnDecryptor;
 use crate::error::{Error, ErrorKind, Result};
 
-fn decode<T: ThriftStruct>(plain: Vec<u8>, what: ModuleType, column: &ColumnDecryptor) -> Result<T> {
+fn decode<T: ThriftStruct>(
+    plain: Vec<u8>,
+    what: ModuleType,
+    column: &ColumnDecryptor,
+) -> Result<T> {
     let plain = Bytes::from(plain);
     let mut r = CompactReader::from_bytes(&plain);
     T::read(&mut r).map_err(|e| {

@@ -66,8 +66,9 @@ impl fmt::Debug for AesKey {
 
 type Aes192Gcm = aes_gcm::AesGcm<aes::Aes192, aes::cipher::consts::U12>;
 
+/// Both boxed: ring's key schedule is ~550 bytes, and a cipher is built once per key.
 enum GcmImpl {
-    Ring(ring::aead::LessSafeKey),
+    Ring(Box<ring::aead::LessSafeKey>),
     Aes192(Box<Aes192Gcm>),
 }
 
@@ -96,7 +97,7 @@ impl GcmCipher {
             Some(algorithm) => {
                 let unbound = ring::aead::UnboundKey::new(algorithm, key.as_bytes())
                     .expect("AesKey checked the key length");
-                GcmImpl::Ring(ring::aead::LessSafeKey::new(unbound))
+                GcmImpl::Ring(Box::new(ring::aead::LessSafeKey::new(unbound)))
             }
             None => GcmImpl::Aes192(Box::new(
                 Aes192Gcm::new_from_slice(key.as_bytes()).expect("AesKey checked the key length"),
@@ -146,9 +147,7 @@ impl GcmCipher {
         tag: &[u8; TAG_LEN],
     ) -> Result<()> {
         let failed = || {
-            Error::decryption(
-                "AES-GCM tag mismatch: wrong key, wrong AAD prefix or altered bytes",
-            )
+            Error::decryption("AES-GCM tag mismatch: wrong key, wrong AAD prefix or altered bytes")
         };
         match &self.imp {
             GcmImpl::Ring(key) => key
@@ -213,24 +212,27 @@ impl CtrCipher {
         iv[15] = 1;
         let iv = iv.into();
         let result = match &self.imp {
-            CtrImpl::Aes128(aes) => {
-                StreamCipherCoreWrapper::from_core(
-                    ctr::CtrCore::<aes::Aes128, ctr::flavors::Ctr32BE>::inner_iv_init(aes.clone(), &iv),
-                )
-                    .try_apply_keystream(data)
-            }
-            CtrImpl::Aes192(aes) => {
-                StreamCipherCoreWrapper::from_core(
-                    ctr::CtrCore::<aes::Aes192, ctr::flavors::Ctr32BE>::inner_iv_init(aes.clone(), &iv),
-                )
-                    .try_apply_keystream(data)
-            }
-            CtrImpl::Aes256(aes) => {
-                StreamCipherCoreWrapper::from_core(
-                    ctr::CtrCore::<aes::Aes256, ctr::flavors::Ctr32BE>::inner_iv_init(aes.clone(), &iv),
-                )
-                    .try_apply_keystream(data)
-            }
+            CtrImpl::Aes128(aes) => StreamCipherCoreWrapper::from_core(ctr::CtrCore::<
+                aes::Aes128,
+                ctr::flavors::Ctr32BE,
+            >::inner_iv_init(
+                aes.clone(), &iv
+            ))
+            .try_apply_keystream(data),
+            CtrImpl::Aes192(aes) => StreamCipherCoreWrapper::from_core(ctr::CtrCore::<
+                aes::Aes192,
+                ctr::flavors::Ctr32BE,
+            >::inner_iv_init(
+                aes.clone(), &iv
+            ))
+            .try_apply_keystream(data),
+            CtrImpl::Aes256(aes) => StreamCipherCoreWrapper::from_core(ctr::CtrCore::<
+                aes::Aes256,
+                ctr::flavors::Ctr32BE,
+            >::inner_iv_init(
+                aes.clone(), &iv
+            ))
+            .try_apply_keystream(data),
         };
         result.map_err(|_| {
             Error::invalid_argument(format!(

@@ -58,7 +58,9 @@ pub(crate) struct AlgorithmParameters<'a> {
     pub(crate) supply_aad_prefix: bool,
 }
 
-pub(crate) fn algorithm_parameters(algorithm: &EncryptionAlgorithm) -> Result<AlgorithmParameters<'_>> {
+pub(crate) fn algorithm_parameters(
+    algorithm: &EncryptionAlgorithm,
+) -> Result<AlgorithmParameters<'_>> {
     match algorithm {
         EncryptionAlgorithm::AesGcmV1(p) => Ok(AlgorithmParameters {
             algorithm: Algorithm::AesGcmV1,
@@ -78,6 +80,9 @@ pub(crate) fn algorithm_parameters(algorithm: &EncryptionAlgorithm) -> Result<Al
     }
 }
 
+/// Column ciphers by dotted path and key metadata.
+type ColumnCiphers = HashMap<(String, Option<Bytes>), Arc<KeyCiphers>>;
+
 /// Decrypts the modules of one encrypted file.
 pub struct FileDecryptor {
     properties: FileDecryptionProperties,
@@ -87,7 +92,7 @@ pub struct FileDecryptor {
     footer_key_metadata: Option<Bytes>,
     footer: OnceLock<Arc<KeyCiphers>>,
     /// Column ciphers by dotted path and key metadata (a key retriever is asked once).
-    columns: Mutex<HashMap<(String, Option<Bytes>), Arc<KeyCiphers>>>,
+    columns: Mutex<ColumnCiphers>,
 }
 
 impl fmt::Debug for FileDecryptor {
@@ -160,7 +165,13 @@ impl FileDecryptor {
         &self.properties
     }
 
-    fn aad(&self, module: ModuleType, row_group: usize, column: usize, page: Option<usize>) -> Result<Vec<u8>> {
+    fn aad(
+        &self,
+        module: ModuleType,
+        row_group: usize,
+        column: usize,
+        page: Option<usize>,
+    ) -> Result<Vec<u8>> {
         if self.empty_aad {
             return Ok(Vec::new());
         }
@@ -204,7 +215,11 @@ impl FileDecryptor {
 
     /// Verifies a plaintext footer's signature (nonce and tag) over its serialized
     /// `FileMetaData`.
-    pub fn verify_footer_signature(&self, signed: &[u8], signature: &[u8; NONCE_LEN + TAG_LEN]) -> Result<()> {
+    pub fn verify_footer_signature(
+        &self,
+        signed: &[u8],
+        signature: &[u8; NONCE_LEN + TAG_LEN],
+    ) -> Result<()> {
         let ciphers = self.footer_ciphers()?;
         let aad = self.aad(ModuleType::Footer, 0, 0, None)?;
         let (nonce, tag) = signature.split_at(FOOTER_SIGNATURE_NONCE_LEN);
@@ -228,9 +243,11 @@ impl FileDecryptor {
             key.clone()
         } else {
             match (self.properties.key_retriever(), key_metadata) {
-                (Some(retriever), Some(metadata)) => retriever.retrieve_key(metadata).map_err(|e| {
-                    e.context(format!("key of column {path} from its key metadata"))
-                })?,
+                (Some(retriever), Some(metadata)) => {
+                    retriever.retrieve_key(metadata).map_err(|e| {
+                        e.context(format!("key of column {path} from its key metadata"))
+                    })?
+                }
                 _ => {
                     return Err(Error::key_required(format!(
                         "column {path} is encrypted with its own key and none was given{}",
@@ -289,7 +306,10 @@ impl FileDecryptor {
 
     /// Checks that every column given a key exists: `leaf_paths` are the dotted paths
     /// of the file's leaf columns.
-    pub fn check_column_keys<'a>(&self, leaf_paths: impl IntoIterator<Item = &'a str>) -> Result<()> {
+    pub fn check_column_keys<'a>(
+        &self,
+        leaf_paths: impl IntoIterator<Item = &'a str>,
+    ) -> Result<()> {
         check_known_columns(self.properties.column_paths(), leaf_paths)
     }
 }
@@ -361,7 +381,10 @@ impl ColumnDecryptor {
             Some(p) if module.has_page_ordinal() => format!(" {p}"),
             _ => String::new(),
         };
-        format!("column {}, row group {}, {module}{page}", self.path, self.row_group)
+        format!(
+            "column {}, row group {}, {module}{page}",
+            self.path, self.row_group
+        )
     }
 
     fn aad(&self, module: ModuleType, page: Option<usize>) -> Result<Vec<u8>> {
@@ -373,7 +396,12 @@ impl ColumnDecryptor {
 
     /// Decrypts `bytes`, exactly one module of kind `module` (`page` is the data page
     /// ordinal for data pages and their headers).
-    pub fn decrypt(&self, module: ModuleType, page: Option<usize>, bytes: &[u8]) -> Result<Vec<u8>> {
+    pub fn decrypt(
+        &self,
+        module: ModuleType,
+        page: Option<usize>,
+        bytes: &[u8],
+    ) -> Result<Vec<u8>> {
         let aad = self
             .aad(module, page)
             .map_err(|e| e.context(self.location(module, page)))?;
@@ -381,9 +409,27 @@ impl ColumnDecryptor {
             .map_err(|e| e.context(self.location(module, page)))
     }
 
+    /// Whether the chunk is read by the DuckDB rule (module docs), whose page headers give
+    /// `compressed_page_size` without the module's length, nonce and tag.
+    pub fn is_empty_aad(&self) -> bool {
+        self.empty_aad
+    }
+
+    /// The total size of the module of kind `module` at the start of `bytes`, from its
+    /// length field (checked to fit in `bytes`).
+    pub fn module_size(&self, module: ModuleType, bytes: &[u8]) -> Result<usize> {
+        module_len(bytes, self.ciphers.for_module(module))
+            .map_err(|e| e.context(self.location(module, None)))
+    }
+
     /// Decrypts the module at the start of `bytes` (a page or Bloom filter header, whose
     /// size only its length field gives); returns the plaintext and the module's size.
-    pub fn decrypt_prefix(&self, module: ModuleType, page: Option<usize>, bytes: &[u8]) -> Result<(Vec<u8>, usize)> {
+    pub fn decrypt_prefix(
+        &self,
+        module: ModuleType,
+        page: Option<usize>,
+        bytes: &[u8],
+    ) -> Result<(Vec<u8>, usize)> {
         let len = module_len(bytes, self.ciphers.for_module(module))
             .map_err(|e| e.context(self.location(module, page)))?;
         Ok((self.decrypt(module, page, &bytes[..len])?, len))
@@ -397,7 +443,11 @@ mod tests {
     use crate::error::ErrorKind;
     use herringbone_format::metadata::{AesGcmCtrV1, AesGcmV1, EncryptionWithColumnKey};
 
-    fn gcm(prefix: Option<&[u8]>, unique: Option<&[u8]>, supply: Option<bool>) -> EncryptionAlgorithm {
+    fn gcm(
+        prefix: Option<&[u8]>,
+        unique: Option<&[u8]>,
+        supply: Option<bool>,
+    ) -> EncryptionAlgorithm {
         EncryptionAlgorithm::AesGcmV1(AesGcmV1 {
             aad_prefix: prefix.map(Bytes::copy_from_slice),
             aad_file_unique: unique.map(Bytes::copy_from_slice),
@@ -429,7 +479,8 @@ mod tests {
         let d = FileDecryptor::new(&with_prefix, &gcm(None, Some(b"u"), Some(true)), None).unwrap();
         assert_eq!(&d.file_aad[..], b"testeru");
         // A supplied prefix that differs from the stored one.
-        let e = FileDecryptor::new(&with_prefix, &gcm(Some(b"other"), Some(b"u"), None), None).unwrap_err();
+        let e = FileDecryptor::new(&with_prefix, &gcm(Some(b"other"), Some(b"u"), None), None)
+            .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Decryption);
         // No aad_file_unique: the DuckDB rule.
         let d = FileDecryptor::new(&p, &gcm(None, None, None), None).unwrap();
@@ -462,7 +513,11 @@ mod tests {
             "column c is encrypted with its own key and none was given (its key metadata: \"kc9\")"
         );
         let e = d.check_column_keys(["x", "c"]).unwrap_err();
-        assert!(e.message().contains("column a.b that the file does not have (its columns: c, x)"), "{e}");
+        assert!(
+            e.message()
+                .contains("column a.b that the file does not have (its columns: c, x)"),
+            "{e}"
+        );
         d.check_column_keys(["x", "a.b"]).unwrap();
     }
 
@@ -488,7 +543,8 @@ mod tests {
             .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Decryption);
         assert!(
-            e.message().starts_with("column x, row group 2, data page header 8: AES-GCM tag mismatch"),
+            e.message()
+                .starts_with("column x, row group 2, data page header 8: AES-GCM tag mismatch"),
             "{e}"
         );
     }

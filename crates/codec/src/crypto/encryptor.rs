@@ -147,13 +147,21 @@ impl FileEncryptor {
     }
 
     /// Checks that every column given a key exists among `leaf_paths` (dotted).
-    pub fn check_column_keys<'a>(&self, leaf_paths: impl IntoIterator<Item = &'a str>) -> Result<()> {
+    pub fn check_column_keys<'a>(
+        &self,
+        leaf_paths: impl IntoIterator<Item = &'a str>,
+    ) -> Result<()> {
         check_known_columns(self.properties.column_paths(), leaf_paths)
     }
 
     /// The encryptor of the chunk of column `path` (dotted) at leaf index `column` in
     /// row group `row_group`, or `None` when the column is written in plaintext.
-    pub fn column(&self, path: &str, row_group: usize, column: usize) -> Result<Option<ColumnEncryptor>> {
+    pub fn column(
+        &self,
+        path: &str,
+        row_group: usize,
+        column: usize,
+    ) -> Result<Option<ColumnEncryptor>> {
         let (ciphers, crypto_metadata) = if self.properties.is_uniform() {
             (
                 self.footer.clone(),
@@ -189,7 +197,11 @@ impl FileEncryptor {
     /// encrypts its `ColumnMetaData` into `encrypted_column_metadata`, leaving in
     /// `meta_data` nothing (encrypted footer) or a copy without statistics (plaintext
     /// footer, for readers without keys).
-    pub fn seal_column_chunk(&self, chunk: &mut ColumnChunk, column: &ColumnEncryptor) -> Result<()> {
+    pub fn seal_column_chunk(
+        &self,
+        chunk: &mut ColumnChunk,
+        column: &ColumnEncryptor,
+    ) -> Result<()> {
         chunk.crypto_metadata = Some(Box::new(column.crypto_metadata.clone()));
         let with_footer_key = matches!(
             column.crypto_metadata,
@@ -206,7 +218,12 @@ impl FileEncryptor {
             )));
         };
         let mut sealed = Vec::new();
-        column.encrypt(ModuleType::ColumnMetaData, None, &[&meta.encode()], &mut sealed)?;
+        column.encrypt(
+            ModuleType::ColumnMetaData,
+            None,
+            &[&meta.encode()],
+            &mut sealed,
+        )?;
         chunk.encrypted_column_metadata = Some(sealed.into());
         if plaintext_footer {
             let mut redacted = meta;
@@ -301,7 +318,12 @@ impl ColumnEncryptor {
         sections: &[&[u8]],
         out: &mut Vec<u8>,
     ) -> Result<usize> {
-        let location = || format!("column {}, row group {}, {module}", self.path, self.row_group);
+        let location = || {
+            format!(
+                "column {}, row group {}, {module}",
+                self.path, self.row_group
+            )
+        };
         let aad = module_aad(&self.file_aad, module, self.row_group, self.column, page)
             .map_err(|e| e.context(location()))?;
         let cipher = self.ciphers.cipher(module)?;
@@ -352,9 +374,15 @@ mod tests {
             ColumnCryptoMetaData::EncryptionWithColumnKey(k) if k.path_in_schema == ["secret"]
         ));
         let e = e.check_column_keys(["plain", "other"]).unwrap_err();
-        assert!(e.message().contains("column secret that the file does not have"), "{e}");
+        assert!(
+            e.message()
+                .contains("column secret that the file does not have"),
+            "{e}"
+        );
         let uniform = FileEncryptor::new(
-            FileEncryptionProperties::builder(vec![1; 32]).build().unwrap(),
+            FileEncryptionProperties::builder(vec![1; 32])
+                .build()
+                .unwrap(),
         )
         .unwrap();
         let c = uniform.column("anything", 4, 2).unwrap().unwrap();
@@ -413,7 +441,8 @@ mod tests {
                     chunk.encrypted_column_metadata.as_ref().unwrap(),
                 )
                 .unwrap();
-            let decoded = herringbone_format::crypto::decode_column_metadata(&plain.into(), false).unwrap();
+            let decoded =
+                herringbone_format::crypto::decode_column_metadata(&plain.into(), false).unwrap();
             assert_eq!(decoded, meta);
         }
     }

@@ -79,8 +79,11 @@ pub fn decode_footer(
         let split = split_encrypted_footer(footer, options.base_offset())
             .map_err(metadata_error("encrypted footer"))?;
         let crypto = &split.crypto_metadata;
-        let decryptor =
-            FileDecryptor::new(properties, &crypto.encryption_algorithm, crypto.key_metadata.clone())?;
+        let decryptor = FileDecryptor::new(
+            properties,
+            &crypto.encryption_algorithm,
+            crypto.key_metadata.clone(),
+        )?;
         let plaintext = decryptor.decrypt_footer(&split.module)?;
         let mut metadata = decode_decrypted_footer(Bytes::from(plaintext), options)
             .map_err(metadata_error("decrypted footer"))?;
@@ -149,7 +152,9 @@ fn decrypt_column_metadata(
         let file_index = selected_row_groups.map_or(k, |s| s[k]);
         let ordinal = match row_group.ordinal {
             Some(ordinal) => usize::try_from(ordinal).map_err(|_| {
-                Error::corrupt(format!("row group {file_index} has a negative ordinal {ordinal}"))
+                Error::corrupt(format!(
+                    "row group {file_index} has a negative ordinal {ordinal}"
+                ))
             })?,
             None => file_index,
         };
@@ -175,10 +180,11 @@ fn decrypt_column_metadata(
                 Err(e) => return Err(e),
             };
             let plaintext = column_decryptor.decrypt(ModuleType::ColumnMetaData, None, sealed)?;
-            let decoded = decode_column_metadata(&Bytes::from(plaintext), options.skip_statistics())
-                .map_err(metadata_error(&format!(
-                    "column {path}, row group {file_index}: decrypted column metadata"
-                )))?;
+            let decoded =
+                decode_column_metadata(&Bytes::from(plaintext), options.skip_statistics())
+                    .map_err(metadata_error(&format!(
+                        "column {path}, row group {file_index}: decrypted column metadata"
+                    )))?;
             chunk.meta_data = Some(decoded);
         }
     }

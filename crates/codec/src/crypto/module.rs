@@ -216,7 +216,10 @@ mod tests {
         assert!(decrypt_module(cipher, b"", &long).is_err());
         // A length shorter than nonce + tag.
         let e = module_len(&[27, 0, 0, 0], cipher).unwrap_err();
-        assert!(e.message().contains("shorter than its nonce and tag"), "{e}");
+        assert!(
+            e.message().contains("shorter than its nonce and tag"),
+            "{e}"
+        );
         assert!(module_len(&[1, 0], cipher).is_err());
         // A length far past the bytes present is refused before any allocation.
         let e = module_len(&[0xff, 0xff, 0xff, 0xff, 0, 0], cipher).unwrap_err();

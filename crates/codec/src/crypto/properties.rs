@@ -141,7 +141,10 @@ pub struct FileDecryptionPropertiesBuilder {
 impl fmt::Debug for FileDecryptionPropertiesBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("FileDecryptionPropertiesBuilder")
-            .field("columns", &self.column_keys.iter().map(|c| &c.0).collect::<Vec<_>>())
+            .field(
+                "columns",
+                &self.column_keys.iter().map(|c| &c.0).collect::<Vec<_>>(),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -187,10 +190,7 @@ impl FileDecryptionPropertiesBuilder {
 
     /// Checks every key's length and that no column is given two keys.
     pub fn build(self) -> Result<FileDecryptionProperties> {
-        let footer_key = self
-            .footer_key
-            .map(|k| key(k, "footer key"))
-            .transpose()?;
+        let footer_key = self.footer_key.map(|k| key(k, "footer key")).transpose()?;
         let mut column_keys = BTreeMap::new();
         for (path, bytes) in self.column_keys {
             let k = key(bytes, &format!("key of column {path}"))?;
@@ -310,7 +310,10 @@ pub struct FileEncryptionPropertiesBuilder {
 impl fmt::Debug for FileEncryptionPropertiesBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("FileEncryptionPropertiesBuilder")
-            .field("columns", &self.column_keys.iter().map(|c| &c.0).collect::<Vec<_>>())
+            .field(
+                "columns",
+                &self.column_keys.iter().map(|c| &c.0).collect::<Vec<_>>(),
+            )
             .field("algorithm", &self.algorithm)
             .field("plaintext_footer", &self.plaintext_footer)
             .finish_non_exhaustive()

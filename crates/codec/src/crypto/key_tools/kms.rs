@@ -83,7 +83,9 @@ impl fmt::Debug for InMemoryKms {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut ids: Vec<&String> = self.master_keys.keys().collect();
         ids.sort();
-        f.debug_struct("InMemoryKms").field("master_keys", &ids).finish()
+        f.debug_struct("InMemoryKms")
+            .field("master_keys", &ids)
+            .finish()
     }
 }
 
@@ -112,12 +114,20 @@ impl InMemoryKms {
 
 impl KmsClient for InMemoryKms {
     fn wrap_key(&self, key: &[u8], master_key_id: &str) -> Result<String> {
-        encrypt_key_locally(key, self.master_key(master_key_id)?, master_key_id.as_bytes())
+        encrypt_key_locally(
+            key,
+            self.master_key(master_key_id)?,
+            master_key_id.as_bytes(),
+        )
     }
 
     fn unwrap_key(&self, wrapped: &str, master_key_id: &str) -> Result<Vec<u8>> {
-        decrypt_key_locally(wrapped, self.master_key(master_key_id)?, master_key_id.as_bytes())
-            .map_err(|e| e.context(format!("master key {master_key_id}")))
+        decrypt_key_locally(
+            wrapped,
+            self.master_key(master_key_id)?,
+            master_key_id.as_bytes(),
+        )
+        .map_err(|e| e.context(format!("master key {master_key_id}")))
     }
 }
 
@@ -133,7 +143,10 @@ mod tests {
     fn unwraps_parquet_java_keys() {
         let kms = InMemoryKms::new([("kf", b"0123456789012345".to_vec())]).unwrap();
         let kek = kms
-            .unwrap_key("kWHNReXsULhmTplhvImESLFTXV91t5CyoqaEVYLk7k0jD8oeTDDJCUnIiCs=", "kf")
+            .unwrap_key(
+                "kWHNReXsULhmTplhvImESLFTXV91t5CyoqaEVYLk7k0jD8oeTDDJCUnIiCs=",
+                "kf",
+            )
             .unwrap();
         assert_eq!(kek.len(), 16);
         let kek_id = BASE64.decode("NFkiTmDXYzZMTb+O3b9nSA==").unwrap();
@@ -148,15 +161,14 @@ mod tests {
 
     #[test]
     fn wrong_master_key_and_bad_text_are_errors() {
-        let kms = InMemoryKms::new([
-            ("a", vec![1; 16]),
-            ("b", vec![2; 32]),
-        ])
-        .unwrap();
+        let kms = InMemoryKms::new([("a", vec![1; 16]), ("b", vec![2; 32])]).unwrap();
         let wrapped = kms.wrap_key(&[9; 24], "a").unwrap();
         let e = kms.unwrap_key(&wrapped, "b").unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Decryption);
-        assert!(e.message().starts_with("master key b: unwrapping a key"), "{e}");
+        assert!(
+            e.message().starts_with("master key b: unwrapping a key"),
+            "{e}"
+        );
         let e = kms.unwrap_key(&wrapped, "c").unwrap_err();
         assert_eq!(e.kind(), ErrorKind::KeyRequired);
         assert!(kms.unwrap_key("@@@", "a").is_err());

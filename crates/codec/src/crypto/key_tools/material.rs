@@ -232,7 +232,8 @@ mod tests {
 
     #[test]
     fn external_reference_and_errors() {
-        let external = br#"{"keyMaterialType":"PKMT1","internalStorage":false,"keyReference":"footerKey"}"#;
+        let external =
+            br#"{"keyMaterialType":"PKMT1","internalStorage":false,"keyReference":"footerKey"}"#;
         assert_eq!(
             KeyMetadata::parse(external).unwrap(),
             KeyMetadata::External {

@@ -206,7 +206,11 @@ impl KmsKeyRetriever {
 impl KeyRetriever for KmsKeyRetriever {
     fn retrieve_key(&self, key_metadata: &[u8]) -> Result<AesKey> {
         let material = self.material(key_metadata)?;
-        self.unwrap_material(&material)
-            .map_err(|e| e.context(format!("data key under master key {}", material.master_key_id)))
+        self.unwrap_material(&material).map_err(|e| {
+            e.context(format!(
+                "data key under master key {}",
+                material.master_key_id
+            ))
+        })
     }
 }

@@ -56,13 +56,19 @@ impl EncryptionConfiguration {
 
     /// Encrypts `columns` (dotted paths) with a data key wrapped by `master_key_id`;
     /// once any column is listed, unlisted columns are written in plaintext.
-    pub fn with_column_master_key<I, S>(mut self, master_key_id: impl Into<String>, columns: I) -> Self
+    pub fn with_column_master_key<I, S>(
+        mut self,
+        master_key_id: impl Into<String>,
+        columns: I,
+    ) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.column_master_keys
-            .push((master_key_id.into(), columns.into_iter().map(Into::into).collect()));
+        self.column_master_keys.push((
+            master_key_id.into(),
+            columns.into_iter().map(Into::into).collect(),
+        ));
         self
     }
 
@@ -121,7 +127,9 @@ pub struct KeyWrapper {
 
 impl fmt::Debug for KeyWrapper {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("KeyWrapper").field("kms", &self.kms).finish_non_exhaustive()
+        f.debug_struct("KeyWrapper")
+            .field("kms", &self.kms)
+            .finish_non_exhaustive()
     }
 }
 
@@ -165,7 +173,13 @@ impl KeyWrapper {
             .clone())
     }
 
-    fn wrap(&self, dek: &[u8], master_key_id: &str, double: bool, is_footer_key: bool) -> Result<KeyMaterial> {
+    fn wrap(
+        &self,
+        dek: &[u8],
+        master_key_id: &str,
+        double: bool,
+        is_footer_key: bool,
+    ) -> Result<KeyMaterial> {
         let (wrapped_dek, kek_id, wrapped_kek) = if double {
             let kek = self.kek(master_key_id)?;
             let aad = BASE64.decode(&kek.id).expect("we encoded it");
@@ -190,7 +204,10 @@ impl KeyWrapper {
     }
 
     /// Draws the file's data keys and wraps them as `config` says.
-    pub fn file_encryption_properties(&self, config: &EncryptionConfiguration) -> Result<WrappedKeys> {
+    pub fn file_encryption_properties(
+        &self,
+        config: &EncryptionConfiguration,
+    ) -> Result<WrappedKeys> {
         if !matches!(config.data_key_bytes, 16 | 24 | 32) {
             return Err(Error::invalid_argument(format!(
                 "data keys are 128, 192 or 256 bits, not {}",
@@ -202,7 +219,11 @@ impl KeyWrapper {
             match external.as_mut() {
                 Some(ext) => {
                     ext.insert(name.clone(), &material);
-                    KeyMetadata::External { key_reference: name }.to_json().into_bytes()
+                    KeyMetadata::External {
+                        key_reference: name,
+                    }
+                    .to_json()
+                    .into_bytes()
                 }
                 None => KeyMetadata::Internal(material).to_json().into_bytes(),
             }
@@ -256,7 +277,8 @@ mod tests {
 
     impl KmsClient for CountingKms {
         fn wrap_key(&self, key: &[u8], id: &str) -> Result<String> {
-            self.wraps.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            self.wraps
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             self.inner.wrap_key(key, id)
         }
         fn unwrap_key(&self, wrapped: &str, id: &str) -> Result<Vec<u8>> {
