@@ -2,6 +2,29 @@
 //!
 //! [`schema`] maps a Parquet schema to Arrow (and records, for every Arrow field, the
 //! Parquet levels and leaf columns the reader needs).
+//!
+//! ## Write pipeline ([`mod@write`])
+//!
+//! Each layer calls only the ones below it; one route for every column:
+//!
+//! ```text
+//! RecordBatch ─► ArrowWriter          row groups, sorting check, threads, file layout, footer
+//!                 │ per top-level field
+//!                 ▼
+//!             levels                  Arrow validity/offsets ─► def/rep levels + value slots
+//!                 │ per leaf            (top-level leaves: the validity bitmap, no levels)
+//!                 ▼
+//!             chunk::ColumnWriter     pieces at row boundaries, dictionary + fallback, limits
+//!                 │                   ─► metadata: ColumnMetaData, column/offset index
+//!                 ▼
+//!             source ─► convert       the leaf array downcast once; values into the page
+//!                 │                   as indices, `values::Values`, or PLAIN/DELTA bytes
+//!                 ▼
+//!             page ─► encode          open page ─► levels + values encoded, statistics,
+//!                 │                   Bloom filter ─► codec PageWriter (compress, CRC)
+//!                 ▼
+//!             column chunk bytes      dictionary page + data pages ─► sink
+//! ```
 
 #[cfg(feature = "async")]
 pub mod async_read;

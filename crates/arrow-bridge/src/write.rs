@@ -1,9 +1,32 @@
 //! The Arrow -> Parquet writer.
 //!
 //! [`ArrowWriter`] takes `RecordBatch`es of one schema and writes a Parquet file to any
-//! `Write + Send`: the schema mapping is in [`schema`], Dremel levels in [`levels`], the
-//! per-column chunk writer (encodings, dictionary with fallback, pages, statistics) in
-//! `column`, and the settings in [`properties`].
+//! `Write + Send`. The write side of the bridge is a stack of layers, each calling only
+//! the ones below it:
+//!
+//! ```text
+//!  RecordBatch ──► ArrowWriter (this file: row groups, file layout, footer, threads)
+//!                    │  sorting: checks declared sorting_columns first
+//!                    ▼
+//!  Arrow field ──► levels: definition/repetition levels + where the present values are
+//!                    │  (a top-level leaf keeps its validity bitmap: no level built)
+//!                    ▼
+//!  one leaf ─────► chunk::ColumnWriter: cuts pieces at row boundaries, dictionary
+//!                    │  and fallback, page limits; metadata: footer and page index
+//!                    ▼
+//!  Arrow array ──► source: the leaf array downcast once ─► convert (value by value)
+//!                    │  values appended to the open page as dictionary indices,
+//!                    │  Values, or bytes already in PLAIN / DELTA_LENGTH layout
+//!                    ▼
+//!  open page ────► page: OpenPage ─► encode (codec encoders, levels) ─► Pages:
+//!                    │  statistics, bloom; the codec's PageWriter (compression, CRC)
+//!                    ▼
+//!  bytes ────────► column chunk (dictionary page + data pages) ─► sink
+//! ```
+//!
+//! Below them all: `values` (the physical-type container), `rows` (which slots a
+//! piece takes), `dictionary`, `statistics`, `bloom`. The schema mapping is in
+//! [`schema`], the settings in [`properties`].
 //!
 //! Layout of a file: `PAR1`, then per row group its column chunks (dictionary page, data
 //! pages) followed by the row group's Bloom filters (or, with [`BloomFilterPosition::End`],
@@ -12,6 +35,10 @@
 //! dictionaries), reported by
 //! [`ArrowWriter::in_progress_size`]; with [`BloomFilterPosition::End`] the Bloom filters of
 //! finished row groups are held too (their size is fixed by NDV and FPP).
+//!
+//! With [`WriterPropertiesBuilder::set_threads`] above 1, the columns of each batch are
+//! encoded (levels, dictionary, pages, compression) on a pool of that many threads; the
+//! file is the same, byte for byte, as with one thread.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -38,26 +65,37 @@
 //! assert_eq!(metadata.num_rows, 3);
 //! ```
 
-mod column;
+mod bloom;
+mod chunk;
+mod convert;
 mod dictionary;
+mod encode;
 mod geo;
 pub mod levels;
+mod metadata;
+mod page;
 pub mod properties;
+mod rows;
 pub mod schema;
+mod sorting;
+mod source;
 mod statistics;
+mod values;
 
 use std::io::Write;
+use std::ops::Range;
 use std::sync::Arc;
 
-use arrow_array::RecordBatch;
+use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::SchemaRef;
 use herringbone_codec::bloom::SplitBlockBloomFilter;
-use herringbone_codec::crypto::{FileEncryptor, ModuleType};
+use herringbone_codec::crypto::{ColumnEncryptor, FileEncryptor, ModuleType};
 use herringbone_format::footer::encode_footer;
 use herringbone_format::metadata::{
     ColumnChunk, ColumnIndex, ColumnOrder, FileMetaData, KeyValue, OffsetIndex, RowGroup,
 };
 use herringbone_format::thrift::{CompactWriter, Text, ThriftStruct};
+use rayon::prelude::*;
 
 pub use properties::{
     BloomFilterPosition, BloomFilterProperties, CREATED_BY, DataPageVersion, StatisticsLevel,
@@ -68,7 +106,9 @@ pub use schema::{ArrowToParquetOptions, ParquetSchema, arrow_to_parquet, encode_
 use crate::error::{Error, Result};
 use crate::schema::ARROW_SCHEMA_META_KEY;
 use crate::variant::VariantWritePlan;
-use column::ColumnWriter;
+use chunk::{ClosedChunk, ColumnWriter};
+use schema::WriteField;
+use sorting::SortCheck;
 
 /// Writes Arrow `RecordBatch`es as a Parquet file.
 #[derive(Debug)]
@@ -80,7 +120,15 @@ pub struct ArrowWriter<W: Write + Send> {
     variants: Option<Box<VariantWritePlan>>,
     parquet: ParquetSchema,
     props: WriterProperties,
+    /// One writer per leaf column, kept from row group to row group.
     columns: Vec<ColumnWriter>,
+    /// The leaf columns of each top-level field (consecutive).
+    field_leaves: Vec<Range<usize>>,
+    /// Dotted path of each leaf column, for error messages.
+    paths: Vec<String>,
+    /// The pool columns are encoded on (`None`: one thread, the caller's).
+    pool: Option<rayon::ThreadPool>,
+    sort_check: Option<SortCheck>,
     rows_in_group: usize,
     row_groups: Vec<RowGroup>,
     /// Page indexes of the written row groups, written after the last one.
@@ -98,8 +146,8 @@ pub struct ArrowWriter<W: Write + Send> {
 impl<W: Write + Send> ArrowWriter<W> {
     /// A writer of batches of `schema` into `sink` (default properties when `None`).
     ///
-    /// Errors when a type has no Parquet mapping or a column encoding does not fit its
-    /// physical type.
+    /// Errors when a type has no Parquet mapping, a column encoding does not fit its
+    /// physical type, or a sorting column is not a leaf outside lists.
     pub fn try_new(sink: W, schema: SchemaRef, props: Option<WriterProperties>) -> Result<Self> {
         Self::try_new_with_options(sink, schema, props, ArrowToParquetOptions::default())
     }
@@ -116,15 +164,27 @@ impl<W: Write + Send> ArrowWriter<W> {
         let written = variants.as_ref().map_or(&schema, |v| v.written());
         let parquet = arrow_to_parquet(written, options)?;
         let parquet = geo::refer_to_projjson(parquet, props.key_value_metadata())?;
+        let (columns, field_leaves, paths) = leaf_writers(&parquet, &props)?;
+        let pool = match props.threads() {
+            0 | 1 => None,
+            n => Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .thread_name(|i| format!("herringbone-writer-{i}"))
+                    .build()
+                    .map_err(|e| {
+                        Error::invalid_argument(format!("cannot start {n} writer threads: {e}"))
+                    })?,
+            ),
+        };
+        let sort_check = props
+            .sorting_columns()
+            .filter(|c| !c.is_empty())
+            .map(|c| SortCheck::new(c, &parquet))
+            .transpose()?;
         let encryptor = match props.encryption() {
             Some(encryption) => {
                 let encryptor = FileEncryptor::new(encryption.clone())?;
-                let paths: Vec<String> = parquet
-                    .descriptor
-                    .columns()
-                    .iter()
-                    .map(|c| c.path().dotted())
-                    .collect();
                 encryptor
                     .check_column_keys(paths.iter().map(String::as_str))
                     .map_err(|e| Error::invalid_argument(e.message().to_string()))?;
@@ -132,7 +192,8 @@ impl<W: Write + Send> ArrowWriter<W> {
             }
             None => None,
         };
-        let columns = new_columns(&parquet, &props, encryptor.as_deref(), 0)?;
+        let mut columns = columns;
+        set_encryptors(&mut columns, encryptor.as_deref(), &paths, 0)?;
         let magic = encryptor.as_ref().map_or(*b"PAR1", |e| e.magic());
         sink.write_all(&magic)?;
         Ok(Self {
@@ -144,6 +205,10 @@ impl<W: Write + Send> ArrowWriter<W> {
             parquet,
             props,
             columns,
+            field_leaves,
+            paths,
+            pool,
+            sort_check,
             rows_in_group: 0,
             row_groups: Vec::new(),
             page_indexes: Vec::new(),
@@ -219,12 +284,21 @@ impl<W: Write + Send> ArrowWriter<W> {
                         arrow_to_parquet(variants.written(), self.options)?,
                         self.props.key_value_metadata(),
                     )?;
-                    self.columns = new_columns(
-                        &self.parquet,
-                        &self.props,
+                    let (mut columns, field_leaves, paths) =
+                        leaf_writers(&self.parquet, &self.props)?;
+                    set_encryptors(
+                        &mut columns,
                         self.encryptor.as_deref(),
+                        &paths,
                         self.row_groups.len(),
                     )?;
+                    self.sort_check = self
+                        .props
+                        .sorting_columns()
+                        .filter(|c| !c.is_empty())
+                        .map(|c| SortCheck::new(c, &self.parquet))
+                        .transpose()?;
+                    (self.columns, self.field_leaves, self.paths) = (columns, field_leaves, paths);
                 }
                 transformed = variants.transform(batch)?;
                 &transformed
@@ -235,6 +309,10 @@ impl<W: Write + Send> ArrowWriter<W> {
             let room = self.props.max_row_group_rows() - self.rows_in_group;
             let len = room.min(batch.num_rows() - offset);
             let slice = batch.slice(offset, len);
+            if let Some(check) = &mut self.sort_check {
+                let first_row = self.total_rows as u64 + self.rows_in_group as u64;
+                check.check(&slice, first_row)?;
+            }
             self.write_rows(&slice)?;
             offset += len;
             if self.rows_in_group >= self.props.max_row_group_rows()
@@ -246,39 +324,37 @@ impl<W: Write + Send> ArrowWriter<W> {
         Ok(())
     }
 
+    /// Writes the rows of `batch` (all in the row group in progress) into the column
+    /// writers: each top-level field's levels, then each of its leaves, on the pool when
+    /// there is one.
     fn write_rows(&mut self, batch: &RecordBatch) -> Result<()> {
-        for (field, array) in self.parquet.fields.iter().zip(batch.columns()) {
-            if let schema::WriteKind::Leaf(index) = field.kind {
-                // A top-level leaf: levels from the validity bitmap, values by the slice.
-                let written = self.columns[index]
-                    .write_flat(array, field.nullable)
-                    .map_err(|e| self.column_context(index, e))?;
-                if written {
-                    continue;
-                }
-            }
-            let leaves = levels::compute_levels(field, array)?;
-            let mut indices = Vec::new();
-            field.leaves(&mut indices);
-            for (leaf, index) in leaves.iter().zip(indices) {
-                self.columns[index]
-                    .write(leaf)
-                    .map_err(|e| self.column_context(index, e))?;
+        let paths = &self.paths;
+        let mut tasks = Vec::with_capacity(self.field_leaves.len());
+        let mut rest = self.columns.as_mut_slice();
+        for ((field, array), leaves) in self
+            .parquet
+            .fields
+            .iter()
+            .zip(batch.columns())
+            .zip(&self.field_leaves)
+        {
+            let (columns, tail) = rest.split_at_mut(leaves.len());
+            rest = tail;
+            tasks.push(FieldTask {
+                field,
+                array,
+                columns,
+                first_leaf: leaves.start,
+            });
+        }
+        match &self.pool {
+            None => tasks.into_iter().try_for_each(|t| t.run(paths, false))?,
+            Some(pool) => {
+                pool.install(|| tasks.into_par_iter().try_for_each(|t| t.run(paths, true)))?
             }
         }
         self.rows_in_group += batch.num_rows();
         Ok(())
-    }
-
-    /// `e` with the dotted path of leaf column `index` as context.
-    fn column_context(&self, index: usize, e: Error) -> Error {
-        let path = self
-            .parquet
-            .descriptor
-            .column(index)
-            .map(|c| c.path().dotted())
-            .unwrap_or_default();
-        e.context(format!("column {path}"))
     }
 
     /// Closes the row group in progress (nothing happens when it is empty).
@@ -286,23 +362,34 @@ impl<W: Write + Send> ArrowWriter<W> {
         if self.rows_in_group == 0 {
             return Ok(());
         }
-        let fresh = new_columns(
-            &self.parquet,
-            &self.props,
-            self.encryptor.as_deref(),
-            self.row_groups.len() + 1,
-        )?;
-        let columns = std::mem::replace(&mut self.columns, fresh);
+        let closed: Vec<ClosedChunk> = match &self.pool {
+            None => self
+                .columns
+                .iter_mut()
+                .map(ColumnWriter::close)
+                .collect::<Result<_>>()?,
+            Some(pool) => pool.install(|| {
+                self.columns
+                    .par_iter_mut()
+                    .map(ColumnWriter::close)
+                    .collect::<Result<_>>()
+            })?,
+        };
+        if let Some(check) = &mut self.sort_check {
+            check.reset();
+        }
         let group_start = self.position;
-        let mut chunks = Vec::with_capacity(columns.len());
-        let mut indexes = Vec::with_capacity(columns.len());
+        let mut chunks = Vec::with_capacity(closed.len());
+        let mut indexes = Vec::with_capacity(closed.len());
         let mut blooms = Vec::new();
         let mut total_uncompressed = 0i64;
-        for column in columns {
-            let closed = column.close()?;
+        for (column, closed) in self.columns.iter_mut().zip(closed) {
             let base = self.position as i64;
-            self.sink.write_all(&closed.bytes)?;
-            self.position += closed.bytes.len() as u64;
+            let size = closed.len();
+            self.sink.write_all(&closed.dictionary_page)?;
+            self.sink.write_all(&closed.data)?;
+            self.position += size as u64;
+            column.recycle(closed.data);
             let mut metadata = closed.metadata;
             metadata.data_page_offset += base;
             if let Some(d) = &mut metadata.dictionary_page_offset {
@@ -346,6 +433,12 @@ impl<W: Write + Send> ArrowWriter<W> {
             ordinal,
         });
         self.page_indexes.push(indexes);
+        set_encryptors(
+            &mut self.columns,
+            self.encryptor.as_deref(),
+            &self.paths,
+            self.row_groups.len(),
+        )?;
         self.total_rows += self.rows_in_group as i64;
         self.rows_in_group = 0;
         Ok(())
@@ -374,7 +467,7 @@ impl<W: Write + Send> ArrowWriter<W> {
         // Column indexes first, then offset indexes, as the reference writers lay them out.
         let encryptor = self.encryptor.clone();
         let module = |kind: ModuleType, g: usize, c: usize, plain: Vec<u8>| -> Result<Vec<u8>> {
-            match column_encryptor(encryptor.as_deref(), &self.parquet, g, c)? {
+            match column_encryptor(encryptor.as_deref(), &self.paths, g, c)? {
                 None => Ok(plain),
                 Some(e) => {
                     let mut out = Vec::new();
@@ -453,7 +546,7 @@ impl<W: Write + Send> ArrowWriter<W> {
             Some(encryptor) => {
                 for (g, group) in metadata.row_groups.iter_mut().enumerate() {
                     for (c, chunk) in group.columns.iter_mut().enumerate() {
-                        if let Some(e) = column_encryptor(Some(encryptor), &self.parquet, g, c)? {
+                        if let Some(e) = column_encryptor(Some(encryptor), &self.paths, g, c)? {
                             encryptor.seal_column_chunk(chunk, &e)?;
                         }
                     }
@@ -479,7 +572,7 @@ impl<W: Write + Send> ArrowWriter<W> {
             if let Some(bloom) = bloom {
                 let mut bytes = Vec::new();
                 let encryptor =
-                    column_encryptor(self.encryptor.as_deref(), &self.parquet, row_group, column)?;
+                    column_encryptor(self.encryptor.as_deref(), &self.paths, row_group, column)?;
                 let len = match encryptor {
                     None => bloom.write(&mut bytes),
                     Some(e) => {
@@ -509,47 +602,111 @@ impl<W: Write + Send> ArrowWriter<W> {
     }
 }
 
-/// The column writers of row group `row_group`, encrypting the columns `encryptor` says.
-fn new_columns(
-    parquet: &ParquetSchema,
-    props: &WriterProperties,
-    encryptor: Option<&FileEncryptor>,
-    row_group: usize,
-) -> Result<Vec<ColumnWriter>> {
-    parquet
+/// One top-level field of a batch and the writers of its leaves.
+struct FieldTask<'a> {
+    field: &'a WriteField,
+    array: &'a ArrayRef,
+    columns: &'a mut [ColumnWriter],
+    first_leaf: usize,
+}
+
+impl FieldTask<'_> {
+    /// Computes the field's levels and writes each leaf (the leaves in parallel when
+    /// `parallel`, on the pool the caller is in).
+    fn run(self, paths: &[String], parallel: bool) -> Result<()> {
+        let leaves = levels::compute_levels(self.field, self.array)?;
+        let context = |k: usize, e: Error| {
+            let path = paths.get(self.first_leaf + k).map_or("", String::as_str);
+            e.context(format!("column {path}"))
+        };
+        if parallel && leaves.len() > 1 {
+            self.columns
+                .par_iter_mut()
+                .zip(leaves.par_iter())
+                .enumerate()
+                .try_for_each(|(k, (column, leaf))| column.write(leaf).map_err(|e| context(k, e)))
+        } else {
+            self.columns
+                .iter_mut()
+                .zip(&leaves)
+                .enumerate()
+                .try_for_each(|(k, (column, leaf))| column.write(leaf).map_err(|e| context(k, e)))
+        }
+    }
+}
+
+/// One writer per leaf column, the leaves of each top-level field and each leaf's dotted
+/// path.
+type LeafWriters = (Vec<ColumnWriter>, Vec<Range<usize>>, Vec<String>);
+
+fn leaf_writers(parquet: &ParquetSchema, props: &WriterProperties) -> Result<LeafWriters> {
+    let columns = parquet
         .descriptor
         .columns()
         .iter()
         .zip(&parquet.leaves)
-        .enumerate()
-        .map(|(index, (column, info))| {
-            let writer = ColumnWriter::new(column, info, props)?;
-            Ok(
-                match column_encryptor(encryptor, parquet, row_group, index)? {
-                    Some(e) => writer.with_encryptor(e),
-                    None => writer,
-                },
-            )
+        .map(|(column, info)| ColumnWriter::new(column, info, props))
+        .collect::<Result<Vec<_>>>()?;
+    let field_leaves = field_leaves(&parquet.fields)?;
+    let paths = parquet
+        .descriptor
+        .columns()
+        .iter()
+        .map(|c| c.path().dotted())
+        .collect();
+    Ok((columns, field_leaves, paths))
+}
+
+/// The leaf columns of each field: consecutive ranges, in order.
+fn field_leaves(fields: &[WriteField]) -> Result<Vec<Range<usize>>> {
+    let mut next = 0;
+    fields
+        .iter()
+        .map(|field| {
+            let mut leaves = Vec::new();
+            field.leaves(&mut leaves);
+            let range = next..next + leaves.len();
+            if !leaves.iter().copied().eq(range.clone()) {
+                return Err(Error::invalid_argument(
+                    "the schema's leaf columns are not numbered in field order",
+                ));
+            }
+            next = range.end;
+            Ok(range)
         })
         .collect()
 }
 
-/// The encryptor of leaf column `column` in row group `row_group`, if it is encrypted.
+/// The encryptor of leaf column `column` (dotted path in `paths`) in row group
+/// `row_group`, if it is encrypted.
 fn column_encryptor(
     encryptor: Option<&FileEncryptor>,
-    parquet: &ParquetSchema,
+    paths: &[String],
     row_group: usize,
     column: usize,
-) -> Result<Option<herringbone_codec::crypto::ColumnEncryptor>> {
+) -> Result<Option<ColumnEncryptor>> {
     let Some(encryptor) = encryptor else {
         return Ok(None);
     };
-    let path = parquet
-        .descriptor
-        .column(column)
-        .map(|c| c.path().dotted())
-        .unwrap_or_default();
-    Ok(encryptor.column(&path, row_group, column)?)
+    let path = paths.get(column).map_or("", String::as_str);
+    Ok(encryptor.column(path, row_group, column)?)
+}
+
+/// Gives each column writer its encryptor for row group `row_group` (the page and
+/// header AADs name the row group).
+fn set_encryptors(
+    columns: &mut [ColumnWriter],
+    encryptor: Option<&FileEncryptor>,
+    paths: &[String],
+    row_group: usize,
+) -> Result<()> {
+    if encryptor.is_none() {
+        return Ok(());
+    }
+    for (index, column) in columns.iter_mut().enumerate() {
+        column.set_encryptor(column_encryptor(encryptor, paths, row_group, index)?);
+    }
+    Ok(())
 }
 
 fn encode_struct<T: ThriftStruct>(value: &T) -> Vec<u8> {

@@ -2,10 +2,10 @@
 //! writer hands every present WKB value to a [`GeoStatisticsAccumulator`] (codec's
 //! `geo` module) and puts the result in `ColumnMetaData::geospatial_statistics`.
 //!
-//! The writer calls in three places, each marked `// geo:` in `column.rs`: when it is
-//! made ([`accumulator_for`]), when values arrive ([`add_values`] for the gathered
-//! physical values, [`add_array`] for a flat Arrow array written directly), and when the
-//! chunk closes ([`finish`]). The schema mapping calls [`refer_to_projjson`].
+//! The column writer (`chunk.rs`) calls in three places: when it is made
+//! ([`accumulator_for`]), when a batch's leaf arrives ([`add_array`] for a top-level
+//! leaf, [`add_slots`] for a leaf under structs or lists), and when the chunk closes
+//! ([`finish`], then the accumulator is reset for the next row group). The schema mapping calls [`refer_to_projjson`].
 
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef};
@@ -16,7 +16,6 @@ use herringbone_format::metadata::{GeospatialStatistics, KeyValue, LogicalType};
 use herringbone_format::schema::{ColumnDescriptor, SchemaDescriptor};
 use herringbone_format::thrift::Text;
 
-use super::column::Values;
 use super::properties::StatisticsLevel;
 use super::schema::ParquetSchema;
 use crate::error::{Error, Result};
@@ -36,13 +35,6 @@ pub(crate) fn accumulator_for(
         _ => return None,
     };
     Some(GeoStatisticsAccumulator::new(edges))
-}
-
-/// Adds the present values of a piece the writer gathered.
-pub(crate) fn add_values(acc: &mut GeoStatisticsAccumulator, values: &Values) {
-    for value in values.byte_values() {
-        acc.add(value);
-    }
 }
 
 /// Adds the non-null values of a flat binary array (`nulls` its logical validity).
@@ -73,6 +65,35 @@ pub(crate) fn add_array(
         }
         // The writer only writes binary arrays flat into a geo column; anything else
         // took the gathered path and came through `add_values`.
+        _ => {}
+    }
+}
+
+/// Adds the values at `slots` of a binary array (a leaf under structs or lists).
+pub(crate) fn add_slots(acc: &mut GeoStatisticsAccumulator, array: &ArrayRef, slots: &[usize]) {
+    let in_range = |i: &&usize| **i < array.len();
+    match array.data_type() {
+        DataType::Binary => {
+            let a = array.as_binary::<i32>();
+            slots
+                .iter()
+                .filter(in_range)
+                .for_each(|&i| acc.add(a.value(i)));
+        }
+        DataType::LargeBinary => {
+            let a = array.as_binary::<i64>();
+            slots
+                .iter()
+                .filter(in_range)
+                .for_each(|&i| acc.add(a.value(i)));
+        }
+        DataType::BinaryView => {
+            let a = array.as_binary_view();
+            slots
+                .iter()
+                .filter(in_range)
+                .for_each(|&i| acc.add(a.value(i)));
+        }
         _ => {}
     }
 }

@@ -97,12 +97,14 @@ pub struct WriterProperties {
     data_page_row_limit: usize,
     statistics: StatisticsLevel,
     statistics_truncate_length: Option<usize>,
+    write_page_header_statistics: bool,
     write_crc: bool,
     bloom_filter_position: BloomFilterPosition,
     write_arrow_schema: bool,
     key_value_metadata: Vec<KeyValue>,
     sorting_columns: Option<Vec<SortingColumn>>,
     created_by: String,
+    threads: usize,
     default_column: ColumnProperties,
     columns: HashMap<String, ColumnProperties>,
     encryption: Option<FileEncryptionProperties>,
@@ -122,12 +124,14 @@ impl Default for WriterProperties {
             data_page_row_limit: DEFAULT_DATA_PAGE_ROW_LIMIT,
             statistics: StatisticsLevel::Page,
             statistics_truncate_length: Some(DEFAULT_STATISTICS_TRUNCATE_LENGTH),
+            write_page_header_statistics: false,
             write_crc: false,
             bloom_filter_position: BloomFilterPosition::AfterRowGroup,
             write_arrow_schema: true,
             key_value_metadata: Vec::new(),
             sorting_columns: None,
             created_by: CREATED_BY.to_string(),
+            threads: 1,
             default_column: ColumnProperties::default(),
             columns: HashMap::new(),
             encryption: None,
@@ -217,6 +221,17 @@ impl WriterProperties {
     /// Length min/max byte arrays are truncated to (`None`: never).
     pub fn statistics_truncate_length(&self) -> Option<usize> {
         self.statistics_truncate_length
+    }
+
+    /// Whether data page headers carry the page's statistics (with
+    /// [`StatisticsLevel::Page`]; the column index has them either way).
+    pub fn write_page_header_statistics(&self) -> bool {
+        self.write_page_header_statistics
+    }
+
+    /// Threads the columns of a row group are encoded on (1: the caller's thread only).
+    pub fn threads(&self) -> usize {
+        self.threads
     }
 
     /// Whether page headers carry a CRC32.
@@ -332,6 +347,29 @@ impl WriterPropertiesBuilder {
         self
     }
 
+    /// Whether data page headers also carry each page's statistics at
+    /// [`StatisticsLevel::Page`] (the column index holds them either way; readers that
+    /// prune pages read the column index). Off by default, as in arrow-rs: the page
+    /// headers stay small and the file no larger than arrow-rs's at its defaults.
+    pub fn set_write_page_header_statistics(mut self, on: bool) -> Self {
+        self.props.write_page_header_statistics = on;
+        self
+    }
+
+    /// Threads to encode the columns of each batch on (levels, dictionary, encoding,
+    /// compression; 1, the default, is the caller's thread alone). The file is the same,
+    /// byte for byte, whatever the number.
+    ///
+    /// ```
+    /// use herringbone_arrow_bridge::write::WriterProperties;
+    /// let props = WriterProperties::builder().set_threads(4).build();
+    /// assert_eq!(props.threads(), 4);
+    /// ```
+    pub fn set_threads(mut self, threads: usize) -> Self {
+        self.props.threads = threads.max(1);
+        self
+    }
+
     /// Non-dictionary encoding for every column without its own (checked against each
     /// column's physical type when the writer is created).
     pub fn set_encoding(mut self, encoding: Encoding) -> Self {
@@ -405,7 +443,10 @@ impl WriterPropertiesBuilder {
         self
     }
 
-    /// Sorting columns declared on every row group.
+    /// Declares the rows sorted by these columns (leaf column indices, each ascending
+    /// or descending, nulls first or last): every row group records them in the
+    /// footer, and every batch is checked first; rows out of that order are an error
+    /// naming the column and the row.
     pub fn set_sorting_columns(mut self, columns: Option<Vec<SortingColumn>>) -> Self {
         self.props.sorting_columns = columns;
         self
