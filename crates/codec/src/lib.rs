@@ -13,6 +13,7 @@ pub mod encoding;
 pub mod error;
 pub mod page;
 pub mod rle;
+pub mod source;
 pub mod spread;
 pub mod variant;
 

@@ -1472,7 +1472,7 @@ fn decode_v1_levels(
 /// is one fill), checking each level against `max`; returns how many levels equal `max`
 /// (for definition levels, the page's non-null values).
 fn decode_levels(
-    decoder: &mut RleDecoder<'_>,
+    decoder: &mut RleDecoder<&[u8]>,
     levels: &mut [u16],
     max: u16,
     kind: &str,
@@ -1511,7 +1511,7 @@ fn decode_levels(
 /// Decodes `n` definition levels of maximum 1 into a bitmap (set where the level is
 /// 1), whole runs at a time: a repeated run is one append, and a bit-packed run of
 /// width 1 already is the bitmap. Returns it and how many bits are set.
-fn decode_level_bits(decoder: &mut RleDecoder<'_>, n: usize) -> Result<(BooleanBuffer, usize)> {
+fn decode_level_bits(decoder: &mut RleDecoder<&[u8]>, n: usize) -> Result<(BooleanBuffer, usize)> {
     let mut bits = BooleanBufferBuilder::new(n);
     let mut scratch = [0u8; 1024];
     while bits.len() < n {
@@ -1643,7 +1643,7 @@ fn decode_plain_fixed<T: FixedWidth>(data: &[u8], n: usize, out: &mut Vec<T>) ->
 }
 
 fn decode_delta<T: DeltaInt>(data: &[u8], n: usize, out: &mut Vec<T>) -> Result<()> {
-    let mut decoder = DeltaBinaryPackedDecoder::<T>::new(data)?;
+    let mut decoder = DeltaBinaryPackedDecoder::<T, _>::new(data)?;
     if decoder.len() < n {
         return Err(Error::corrupt(format!(
             "DELTA_BINARY_PACKED holds {} values where the levels need {n}",
@@ -1707,7 +1707,7 @@ fn gather(dictionary: &Values, data: &[u8], n: usize, out: &mut Values) -> Resul
 }
 
 fn gather_fixed<T: Copy + Default>(
-    indices: &mut DictionaryIndexDecoder<'_>,
+    indices: &mut DictionaryIndexDecoder<&[u8]>,
     dictionary: &[T],
     n: usize,
     out: &mut Vec<T>,
@@ -1721,7 +1721,7 @@ fn gather_fixed<T: Copy + Default>(
 /// Walks `n` indices run by run, calling `emit(index, count)` with checked indices (a
 /// repeated index is one call).
 fn gather_runs(
-    indices: &mut DictionaryIndexDecoder<'_>,
+    indices: &mut DictionaryIndexDecoder<&[u8]>,
     dictionary_len: usize,
     n: usize,
     mut emit: impl FnMut(usize, usize),
