@@ -23,6 +23,10 @@ pub enum ErrorKind {
     Encrypted,
     /// Reading the file's bytes failed.
     Io,
+    /// A limit set on the reader was reached (e.g. the memory of one batch, see
+    /// `ParquetRecordBatchReaderBuilder::with_batch_memory_limit`), or a batch does not
+    /// fit the 32-bit offsets of its Arrow type. The file may be valid.
+    LimitExceeded,
 }
 
 /// An arrow-bridge error: what went wrong and where (column path, field).
@@ -118,6 +122,7 @@ impl From<herringbone_codec::Error> for Error {
     fn from(e: herringbone_codec::Error) -> Self {
         let kind = match e.kind() {
             herringbone_codec::ErrorKind::Unsupported => ErrorKind::Unsupported,
+            herringbone_codec::ErrorKind::LimitExceeded => ErrorKind::LimitExceeded,
             _ => ErrorKind::Corrupt,
         };
         Error::new(kind, "cannot decode column data").with_source(e)

@@ -4,6 +4,7 @@
 //! Parquet levels and leaf columns the reader needs).
 
 pub mod error;
+mod offsets;
 pub mod read;
 pub mod schema;
 pub mod write;

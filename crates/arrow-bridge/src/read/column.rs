@@ -28,6 +28,7 @@ use herringbone_format::schema::ColumnDescriptor;
 use super::dictionary::{self, DictKeys, KeptDictionary};
 use super::views;
 use crate::error::{Error, Result};
+use crate::offsets::OffsetWidth;
 
 /// The most values one data page may hold (writers produce far fewer: 20,000 rows per
 /// page is the usual limit; a whole 1M-row chunk of nulls in one page still fits).
@@ -1256,45 +1257,6 @@ fn plain_width(values: &Values) -> usize {
 /// has that many bytes left) rather than by a copy call per value.
 const SHORT: usize = 32;
 
-/// Offsets of BYTE_ARRAY values: `i32` for `Utf8` / `Binary`, `i64` otherwise.
-trait ByteOffset: Copy {
-    /// The offset of byte position `at`, which the caller has checked to fit (or checks
-    /// right after, see [`check_i32_bytes`]).
-    fn at(at: usize) -> Self;
-    /// The byte position of the offset (offsets built here are never negative).
-    fn position(self) -> usize;
-    /// Checks that a store of `bytes` bytes has offsets that fit.
-    fn check(bytes: usize) -> Result<()>;
-}
-
-impl ByteOffset for i32 {
-    #[inline]
-    fn at(at: usize) -> Self {
-        at as i32
-    }
-    #[inline]
-    fn position(self) -> usize {
-        self as usize
-    }
-    fn check(bytes: usize) -> Result<()> {
-        check_i32_bytes(bytes)
-    }
-}
-
-impl ByteOffset for i64 {
-    #[inline]
-    fn at(at: usize) -> Self {
-        at as i64
-    }
-    #[inline]
-    fn position(self) -> usize {
-        self as usize
-    }
-    fn check(_: usize) -> Result<()> {
-        Ok(())
-    }
-}
-
 /// Fails when `bytes` bytes of values do not fit the 32-bit offsets of a `Utf8` /
 /// `Binary` array (a batch of more than 2 GiB of strings).
 pub(crate) fn check_i32_bytes(bytes: usize) -> Result<()> {
@@ -1352,7 +1314,7 @@ fn plain_value_at(page: &[u8], pos: usize, decoded: usize, n: usize) -> Result<(
 /// Appends the `n` PLAIN BYTE_ARRAY values at byte `pos` of `page` (a 4-byte length,
 /// then the bytes, each) in one pass that checks each length against the page, copies
 /// the bytes and writes the end offset. Returns the position after the last value.
-fn plain_byte_arrays<O: ByteOffset>(
+fn plain_byte_arrays<O: OffsetWidth>(
     page: &[u8],
     mut pos: usize,
     n: usize,
@@ -1360,23 +1322,23 @@ fn plain_byte_arrays<O: ByteOffset>(
     data: &mut Vec<u8>,
 ) -> Result<usize> {
     if offsets.is_empty() {
-        offsets.push(O::at(data.len()));
+        offsets.push(O::from_position(data.len()));
     }
     offsets.reserve(n);
     for decoded in 0..n {
         let (start, len) = plain_value_at(page, pos, decoded, n)?;
         copy_short(page, start, len, data);
-        offsets.push(O::at(data.len()));
+        offsets.push(O::from_position(data.len()));
         pos = start + len;
     }
-    O::check(data.len())?;
+    O::check_len(data.len(), "a batch")?;
     Ok(pos)
 }
 
 /// Appends the values that end at `ends[1..]` (counted from byte `first` of `page`,
 /// the first starting at `ends[0]`), which lie back to back (DELTA_LENGTH_BYTE_ARRAY):
 /// one copy for all of them.
-fn contiguous_byte_arrays<O: ByteOffset>(
+fn contiguous_byte_arrays<O: OffsetWidth>(
     page: &[u8],
     first: usize,
     ends: &[u32],
@@ -1388,22 +1350,22 @@ fn contiguous_byte_arrays<O: ByteOffset>(
     };
     let (from, to) = (from as usize, to as usize);
     let base = data.len();
-    O::check(base + (to - from))?;
+    O::check_len(base + (to - from), "a batch")?;
     if offsets.is_empty() {
-        offsets.push(O::at(base));
+        offsets.push(O::from_position(base));
     }
     offsets.reserve(ends.len() - 1);
     offsets.extend(
         ends[1..]
             .iter()
-            .map(|&end| O::at(end as usize - from + base)),
+            .map(|&end| O::from_position(end as usize - from + base)),
     );
     data.extend_from_slice(&page[first + from..first + to]);
     Ok(())
 }
 
 /// Appends the dictionary values `indices` (checked against the dictionary) address.
-fn gather_byte_arrays<O: ByteOffset>(
+fn gather_byte_arrays<O: OffsetWidth>(
     dict_offsets: &[O],
     dict_data: &[u8],
     indices: &[u32],
@@ -1416,9 +1378,9 @@ fn gather_byte_arrays<O: ByteOffset>(
         let start = dict_offsets[i].position();
         let len = dict_offsets[i + 1].position() - start;
         copy_short(dict_data, start, len, data);
-        offsets.push(O::at(data.len()));
+        offsets.push(O::from_position(data.len()));
     }
-    O::check(data.len())
+    O::check_len(data.len(), "a batch")
 }
 
 fn bad_encoding(encoding: Encoding, physical: Type) -> Error {
