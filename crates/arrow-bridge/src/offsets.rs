@@ -18,15 +18,15 @@ pub(crate) trait OffsetWidth: OffsetSizeTrait + OffsetSize {
     const TYPES: &'static str;
 
     /// Fails when `bytes` bytes of values (or elements, for lists) in one batch do not
-    /// fit offsets of this width; `what` names the column or field.
-    fn check_len(bytes: usize, what: &str) -> Result<()> {
+    /// fit offsets of this width.
+    fn check_len(bytes: usize) -> Result<()> {
         if bytes <= Self::MAX_POSITION {
             return Ok(());
         }
         Err(Error::new(
             ErrorKind::LimitExceeded,
             format!(
-                "{what}: {bytes} bytes of values in one batch do not fit the {}-bit offsets of \
+                "{bytes} bytes of values in one batch do not fit the {}-bit offsets of \
                  {}; use a smaller batch size or read it as a Large type",
                 8 * std::mem::size_of::<Self>(),
                 Self::TYPES
@@ -51,12 +51,12 @@ mod tests {
     fn positions_convert_both_ways_and_the_32_bit_limit_is_an_error() {
         assert_eq!(<i32 as OffsetSize>::from_position(7), 7i32);
         assert_eq!(OffsetSize::position(7i64), 7usize);
-        assert!(i32::check_len(i32::MAX as usize, "column s").is_ok());
-        let error = i32::check_len(i32::MAX as usize + 1, "column s").unwrap_err();
+        assert!(i32::check_len(i32::MAX as usize).is_ok());
+        let error = i32::check_len(i32::MAX as usize + 1).unwrap_err();
         assert_eq!(error.kind(), ErrorKind::LimitExceeded);
         let message = error.to_string();
-        assert!(message.starts_with("column s: 2147483648 bytes"), "{message}");
+        assert!(message.starts_with("2147483648 bytes"), "{message}");
         assert!(message.contains("Large type"), "{message}");
-        assert!(i64::check_len(i32::MAX as usize + 1, "column s").is_ok());
+        assert!(i64::check_len(i32::MAX as usize + 1).is_ok());
     }
 }

@@ -13,10 +13,10 @@ use herringbone::codec::variant::text::{
     format_date, format_decimal, format_time_of_day, format_timestamp, format_uuid,
 };
 
-use super::ParquetFile;
+use super::reading::FileFooter;
 
 pub fn run(path: &Path, as_json: bool, out: &mut dyn Write) -> Result<(), String> {
-    let file = ParquetFile::open(path)?;
+    let file = FileFooter::open(path)?;
     if as_json {
         let value = metadata_json(&file.metadata, &file.schema);
         let text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
@@ -280,9 +280,9 @@ fn f16_to_f64(bits: u16) -> f64 {
     }
 }
 
-pub fn run_tables(file: &ParquetFile, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn run_tables(file: &FileFooter, out: &mut dyn Write) -> std::io::Result<()> {
     let meta = &file.metadata;
-    writeln!(out, "file size:       {} bytes", file.bytes.len())?;
+    writeln!(out, "file size:       {} bytes", file.file_len)?;
     writeln!(
         out,
         "created by:      {}",

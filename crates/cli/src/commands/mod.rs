@@ -13,35 +13,24 @@ pub mod schema;
 pub mod variant;
 pub mod writing;
 
-use std::path::Path;
 
 use bytes::Bytes;
 use herringbone::format::footer;
 use herringbone::format::metadata::FileMetaData;
 use herringbone::format::schema::SchemaDescriptor;
 
-/// A Parquet file loaded into memory with its decoded footer and schema.
+/// The decoded footer and schema of a Parquet file held in memory (a file on disk is
+/// read footer only: [`reading::FileFooter`]).
 pub struct ParquetFile {
-    pub bytes: Bytes,
     pub metadata: FileMetaData,
     pub schema: SchemaDescriptor,
 }
 
 impl ParquetFile {
-    /// Reads and decodes `path`; errors name the file.
-    pub fn open(path: &Path) -> Result<Self, String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Self::from_bytes(Bytes::from(bytes)).map_err(|e| format!("{}: {e}", path.display()))
-    }
-
     /// Decodes a file held in memory.
     pub fn from_bytes(bytes: Bytes) -> Result<Self, String> {
         let metadata = footer::read_metadata(&bytes).map_err(|e| e.to_string())?;
         let schema = SchemaDescriptor::new(&metadata.schema).map_err(|e| e.to_string())?;
-        Ok(Self {
-            bytes,
-            metadata,
-            schema,
-        })
+        Ok(Self { metadata, schema })
     }
 }
