@@ -116,7 +116,7 @@ fn a_dictionary_index_repeating_a_long_value_stops_at_the_batch_limit() {
         assert!(
             error
                 .to_string()
-                .starts_with("row group 0, column s: the batch needs"),
+                .starts_with("row group 0, column s, page 1: the batch needs more than the 1 GiB"),
             "{error}"
         );
     }

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use arrow_array::builder::{Int32Builder, ListBuilder, MapBuilder, StringBuilder, StructBuilder};
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
-use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, StringArray};
+use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field};
 use bytes::Bytes;
 use common::built::{self, Chunk};
@@ -139,8 +139,9 @@ fn peak_memory_stays_within_a_batch_and_a_row_group() {
     );
 }
 
-/// The largest uncompressed page of each leaf column of row group `group` (what one
-/// decompressed page per column takes), summed.
+/// The largest uncompressed data page of each leaf column of row group `group`, and its
+/// dictionary page (which lives as long as the chunk), summed: what one decompressed
+/// page per column takes.
 fn one_page_per_column(input: &dyn ChunkReader, metadata: &FileMetaData, group: usize) -> usize {
     let mut total = 0;
     for chunk in &metadata.row_groups[group].columns {
@@ -155,7 +156,12 @@ fn one_page_per_column(input: &dyn ChunkReader, metadata: &FileMetaData, group: 
         let mut pages = PageReader::new(bytes, Codec::Uncompressed, PageReaderOptions::default());
         let mut largest = 0;
         while let Some(header) = pages.skip_page().unwrap() {
-            largest = largest.max(header.uncompressed_page_size as usize);
+            let size = header.uncompressed_page_size as usize;
+            if header.type_ == herringbone_format::metadata::PageType::DICTIONARY_PAGE {
+                total += size;
+            } else {
+                largest = largest.max(size);
+            }
         }
         total += largest;
     }

@@ -45,17 +45,17 @@ impl Budget {
     /// The error of a batch that would need `bytes` bytes (`None`: more than the
     /// limit, how much more unknown).
     pub(crate) fn exceeded(&self, bytes: Option<usize>) -> Error {
-        let needs = match bytes {
-            Some(bytes) => format!("{} or more", size_text(bytes)),
-            None => "more".to_string(),
+        let limit = size_text(self.limit);
+        let needs = match bytes.map(size_text) {
+            Some(needs) if needs != limit => format!("{needs} or more, over"),
+            _ => "more than".to_string(),
         };
         Error::new(
             ErrorKind::LimitExceeded,
             format!(
-                "the batch needs {needs}, over the {} batch memory limit \
+                "the batch needs {needs} the {limit} batch memory limit \
                  (ParquetRecordBatchReaderBuilder::with_batch_memory_limit, or a smaller batch \
-                 size)",
-                size_text(self.limit)
+                 size)"
             ),
         )
     }
@@ -89,12 +89,11 @@ pub(crate) fn size_text(bytes: usize) -> String {
         unit += 1;
     }
     if unit == 0 {
-        format!("{bytes} bytes")
-    } else if value.fract() == 0.0 {
-        format!("{value} {}", UNITS[unit])
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
+        return format!("{bytes} bytes");
     }
+    let text = format!("{value:.1}");
+    let text = text.strip_suffix(".0").unwrap_or(&text);
+    format!("{text} {}", UNITS[unit])
 }
 
 #[cfg(test)]
@@ -153,5 +152,6 @@ mod tests {
         assert_eq!(size_text(1 << 30), "1 GiB");
         assert_eq!(size_text(8 << 30), "8 GiB");
         assert_eq!(size_text(3 << 19), "1.5 MiB");
+        assert_eq!(size_text((8 << 30) - 4), "8 GiB");
     }
 }

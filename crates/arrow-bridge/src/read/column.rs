@@ -65,27 +65,31 @@ where
     }
 }
 
-/// The reader of `column` (whose chunk's pages `pages` hands out, `rows` rows) as an
-/// Arrow array of type `target`.
+fn boxed<K>(
+    kind: K,
+    column: &ColumnDescriptor,
+    row_group: usize,
+    pages: PageReader,
+    rows: usize,
+) -> Result<Box<dyn ColumnReader>>
+where
+    K: ValueKind,
+    K::Buffer: IntoArray,
+{
+    Ok(Box::new(LeafReader::new(
+        kind, column, row_group, pages, rows,
+    )?))
+}
+
+/// The reader of `column` (whose chunk in row group `row_group` `pages` hands out,
+/// `rows` rows) as an Arrow array of type `target`.
 pub(crate) fn column_reader(
     column: &ColumnDescriptor,
     target: &DataType,
+    row_group: usize,
     pages: PageReader,
     rows: usize,
 ) -> Result<Box<dyn ColumnReader>> {
-    fn boxed<K>(
-        kind: K,
-        column: &ColumnDescriptor,
-        pages: PageReader,
-        rows: usize,
-    ) -> Result<Box<dyn ColumnReader>>
-    where
-        K: ValueKind,
-        K::Buffer: IntoArray,
-    {
-        Ok(Box::new(LeafReader::new(kind, column, pages, rows)?))
-    }
-
     let physical = column.physical_type();
     // A dictionary whose key type can index entries keeps its chunks' dictionaries;
     // booleans never do (their pages are not dictionary-encoded in practice).
@@ -105,15 +109,16 @@ pub(crate) fn column_reader(
                         max_entries,
                     },
                     column,
+                    row_group,
                     pages,
                     rows,
                 ),
-                None => boxed($kind, column, pages, rows),
+                None => boxed($kind, column, row_group, pages, rows),
             }
         };
     }
     match physical {
-        Type::BOOLEAN => boxed(Booleans, column, pages, rows),
+        Type::BOOLEAN => boxed(Booleans, column, row_group, pages, rows),
         Type::INT32 => kind!(Fixed::<i32>::new()),
         Type::INT64 => kind!(Fixed::<i64>::new()),
         Type::INT96 => kind!(Fixed::<[u8; 12]>::new()),

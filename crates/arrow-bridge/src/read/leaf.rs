@@ -54,7 +54,8 @@ struct DataPage<P> {
 #[derive(Debug)]
 pub(crate) struct LeafReader<K: ValueKind> {
     kind: K,
-    path: String,
+    /// `row group G, column PATH`, what errors start with.
+    location: String,
     max_def: u16,
     max_rep: u16,
     pages: PageReader,
@@ -70,11 +71,12 @@ pub(crate) struct LeafReader<K: ValueKind> {
 }
 
 impl<K: ValueKind> LeafReader<K> {
-    /// A reader of `column` over its chunk's pages, which hold `num_rows` rows,
-    /// decoding values as `kind`.
+    /// A reader of `column` over the pages of its chunk in row group `row_group`, which
+    /// hold `num_rows` rows, decoding values as `kind`.
     pub(crate) fn new(
         kind: K,
         column: &ColumnDescriptor,
+        row_group: usize,
         pages: PageReader,
         num_rows: usize,
     ) -> Result<Self> {
@@ -86,7 +88,7 @@ impl<K: ValueKind> LeafReader<K> {
         let values = kind.buffer();
         Ok(Self {
             kind,
-            path,
+            location: format!("row group {row_group}, column {path}"),
             max_def,
             max_rep,
             pages,
@@ -120,7 +122,7 @@ impl<K: ValueKind> LeafReader<K> {
             .def
             .reserve(rows, budget)
             .and_then(|()| self.kind.reserve(&mut self.values, rows, budget));
-        reserved.map_err(|e| e.context(format!("column {}", self.path)))
+        reserved.map_err(|e| e.context(&self.location))
     }
 
     /// Reads the next `rows` rows into the batch; fewer rows in the chunk than its row
@@ -156,8 +158,8 @@ impl<K: ValueKind> LeafReader<K> {
     /// `error` with the column (and page) in front.
     fn locate(&self, error: Error) -> Error {
         match &self.page {
-            Some(page) => error.context(format!("column {}, page {}", self.path, page.index)),
-            None => error.context(format!("column {}", self.path)),
+            Some(page) => error.context(format!("{}, page {}", self.location, page.index)),
+            None => error.context(&self.location),
         }
     }
 
@@ -261,14 +263,29 @@ impl<K: ValueKind> LeafReader<K> {
 
     /// Steps over the data pages that lie wholly within the next `left` rows to skip,
     /// without decompressing them, taking their rows off `left`; `false` when the next
-    /// page is not one (a dictionary page, a page reaching past the skip, a v1 page of
-    /// a repeated column, whose rows the header does not count).
+    /// page is not one (a page reaching past the skip, a v1 page of a repeated column,
+    /// whose rows the header does not count). A dictionary page on the way is decoded
+    /// (the pages after the skip need it).
     fn skip_whole_pages(&mut self, left: &mut usize) -> Result<bool> {
         let mut skipped = false;
         loop {
             let Some(header) = self.pages.peek_header()? else {
                 return Ok(skipped);
             };
+            if header.type_ == PageType::DICTIONARY_PAGE {
+                let index = self.pages.page_index();
+                if let Some(Page::Dictionary {
+                    values,
+                    num_values,
+                    encoding,
+                    ..
+                }) = self.pages.next_page()?
+                {
+                    self.dictionary_page(values, num_values, encoding)
+                        .map_err(|e| e.context(format!("page {index}")))?;
+                }
+                continue;
+            }
             let rows = match header.type_ {
                 PageType::DATA_PAGE if self.max_rep == 0 => {
                     header.data_page_header.as_ref().map(|h| h.num_values)
@@ -277,7 +294,7 @@ impl<K: ValueKind> LeafReader<K> {
                     header.data_page_header_v2.as_ref().map(|h| h.num_values)
                 }
                 PageType::DATA_PAGE_V2 => header.data_page_header_v2.as_ref().map(|h| h.num_rows),
-                PageType::DATA_PAGE | PageType::DICTIONARY_PAGE => return Ok(skipped),
+                PageType::DATA_PAGE => return Ok(skipped),
                 // Index pages and page types from later versions hold no rows.
                 _ => Some(0),
             };

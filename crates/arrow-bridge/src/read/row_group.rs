@@ -214,7 +214,7 @@ impl RowGroupDecoder {
             })?;
             let pages = PageReader::new(chunk, codec, plan.options).with_num_values(num_values);
             columns.push(
-                column_reader(descr, target, pages, rows)
+                column_reader(descr, target, row_group, pages, rows)
                     .map_err(|e| e.context(format!("row group {row_group}")))?,
             );
         }
@@ -314,7 +314,7 @@ impl RowGroupDecoder {
                 }
                 Ok(())
             };
-            apply().map_err(|e| e.context(format!("row group {}", self.row_group)))?;
+            apply()?;
         }
         Ok(())
     }
