@@ -13,7 +13,6 @@ pub mod schema;
 pub mod variant;
 pub mod writing;
 
-
 use bytes::Bytes;
 use herringbone::format::footer;
 use herringbone::format::metadata::FileMetaData;

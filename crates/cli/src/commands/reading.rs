@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{ArrowError, SchemaRef, TimeUnit};
-use herringbone::arrow::schema::parquet_to_arrow;
 use herringbone::arrow::read::read_metadata;
+use herringbone::arrow::schema::parquet_to_arrow;
 use herringbone::format::metadata::FileMetaData;
 use herringbone::format::schema::SchemaDescriptor;
 use herringbone::{
