@@ -12,9 +12,9 @@
 //! per Bloom-filtered column, values present in and absent from the data. `matrix.json`
 //! lists the files.
 //!
-//! It lives in the CLI crate (not `testkit`) because `testkit` is a dev-dependency of
-//! `arrow-bridge`: depending on the writer from there would build `arrow-bridge` twice
-//! for its own tests.
+//! It is a crate of its own (`herringbone-interop`, not published) rather than part of
+//! `testkit` because `testkit` is a dev-dependency of `arrow-bridge`: depending on the
+//! writer from there would build `arrow-bridge` twice for its own tests.
 
 use std::collections::HashMap;
 use std::fs::File;
