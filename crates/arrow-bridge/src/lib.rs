@@ -21,10 +21,16 @@
 //! [`schema`] maps a Parquet schema to Arrow (and records, for every Arrow field, the
 //! Parquet levels and leaf columns the reader needs).
 
+pub mod decryption;
 pub mod error;
 mod offsets;
+pub mod predicate;
+pub mod prune;
 pub mod read;
+pub mod scan;
 pub mod schema;
+pub mod statistics;
+pub mod variant;
 pub mod write;
 
 pub use error::{Error, ErrorKind, Result};

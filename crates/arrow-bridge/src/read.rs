@@ -67,8 +67,9 @@ use std::sync::Arc;
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, Schema, SchemaRef};
 use bytes::Bytes;
+use herringbone_codec::crypto::{FileDecryptionProperties, FileDecryptor, decode_footer};
 use herringbone_codec::page::PageReaderOptions;
-use herringbone_format::footer::FooterReader;
+use herringbone_format::footer::{FooterOptions, FooterReader};
 use herringbone_format::metadata::FileMetaData;
 use herringbone_format::schema::SchemaDescriptor;
 
@@ -153,8 +154,27 @@ fn read_exact_at(file: &std::fs::File, buffer: &mut [u8], offset: u64) -> std::i
 /// Reads the footer metadata through a [`ChunkReader`], with the one footer reader of
 /// the format crate ([`FooterReader`]): the leading magic and the 8-byte tail, then the
 /// footer.
+///
+/// An encrypted footer is an [`ErrorKind::Encrypted`] error ("encrypted: keys
+/// required"); a plaintext footer of an encrypted file is returned as it is (its
+/// signature unchecked): see [`read_metadata_with_decryption`].
 pub fn read_metadata<R: ChunkReader + ?Sized>(input: &R) -> Result<FileMetaData> {
-    let mut footer = FooterReader::new(input.len()).map_err(footer_error)?;
+    Ok(read_metadata_with_decryption(input, None)?.0)
+}
+
+/// Reads the footer metadata through a [`ChunkReader`] with decryption keys: decrypts an
+/// encrypted footer, verifies a plaintext footer's signature, decrypts the metadata of
+/// column chunks under their own keys, and returns the file's decryptor (`None` for a
+/// file read without keys or one that is not encrypted). The bytes are fetched by the
+/// format crate's [`FooterReader`] (leading magic, tail, footer), decoded by the codec's
+/// decrypting footer decoder.
+pub fn read_metadata_with_decryption<R: ChunkReader + ?Sized>(
+    input: &R,
+    decryption: Option<&FileDecryptionProperties>,
+) -> Result<(FileMetaData, Option<Arc<FileDecryptor>>)> {
+    let mut footer = FooterReader::new(input.len())
+        .map_err(footer_error)?
+        .with_undecoded_metadata(true);
     while !footer.is_done() {
         let fetched = footer
             .needed()
@@ -163,7 +183,40 @@ pub fn read_metadata<R: ChunkReader + ?Sized>(input: &R) -> Result<FileMetaData>
             .collect::<Result<Vec<_>>>()?;
         footer.push(&fetched).map_err(footer_error)?;
     }
-    Ok(footer.finish().map_err(footer_error)?.metadata)
+    let footer = footer.finish_undecoded().map_err(footer_error)?;
+    if footer.encrypted_footer && decryption.is_none() {
+        return Err(Error::new(
+            ErrorKind::Encrypted,
+            "encrypted: keys required (the file's footer is encrypted)",
+        ));
+    }
+    let decoded = decode_footer(
+        footer.bytes,
+        footer.encrypted_footer,
+        decryption,
+        &FooterOptions::default().with_base_offset(footer.range.start),
+    )
+    .map_err(|e| {
+        let metadata = e.kind() == herringbone_codec::ErrorKind::Metadata;
+        let e = Error::from(e);
+        if metadata {
+            Error::new(ErrorKind::Format, "invalid Parquet metadata").with_source(e)
+        } else {
+            e
+        }
+    })?;
+    if let Some(decryptor) = &decoded.decryptor {
+        let descriptor = SchemaDescriptor::new(&decoded.metadata.schema)?;
+        let paths: Vec<String> = descriptor
+            .columns()
+            .iter()
+            .map(|c| c.path().dotted())
+            .collect();
+        decryptor
+            .check_column_keys(paths.iter().map(String::as_str))
+            .map_err(|e| Error::invalid_argument(e.message().to_string()))?;
+    }
+    Ok((decoded.metadata, decoded.decryptor))
 }
 
 fn footer_error(e: herringbone_format::Error) -> Error {
@@ -194,6 +247,8 @@ pub struct ParquetRecordBatchReaderBuilder<T> {
     offset: usize,
     verify_crc: bool,
     batch_memory_limit: usize,
+    decryptor: Option<Arc<FileDecryptor>>,
+    unshredded_variants: bool,
 }
 
 impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
@@ -201,8 +256,51 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
     ///
     /// Errors when the file is not Parquet, its footer is encrypted
     /// ([`ErrorKind::Encrypted`]: "encrypted: keys required") or its metadata is invalid.
+    /// The plaintext columns of an encrypted file with a plaintext footer can be read.
     pub fn try_new(input: T) -> Result<Self> {
-        let metadata = read_metadata(&input)?;
+        Self::open(input, None)
+    }
+
+    /// Reads the footer of an encrypted file with these keys and prepares to read all of
+    /// it. Errors name what is wrong: a missing or wrong footer key, a footer signature
+    /// that does not verify, an AAD prefix that is needed or differs, a key given for a
+    /// column the file does not have, a column key that does not decrypt its metadata.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use arrow_array::{ArrayRef, Int32Array, RecordBatch};
+    /// # use bytes::Bytes;
+    /// use herringbone_arrow_bridge::read::ParquetRecordBatchReaderBuilder;
+    /// use herringbone_arrow_bridge::write::{ArrowWriter, WriterProperties};
+    /// use herringbone_codec::crypto::{FileDecryptionProperties, FileEncryptionProperties};
+    ///
+    /// let key = b"0123456789012345".to_vec();
+    /// # let column: ArrayRef = Arc::new(Int32Array::from(vec![1, 2, 3]));
+    /// # let batch = RecordBatch::try_from_iter([("x", column)]).unwrap();
+    /// let encryption = FileEncryptionProperties::builder(key.clone()).build().unwrap();
+    /// let props = WriterProperties::builder().set_encryption(encryption).build();
+    /// let mut writer = ArrowWriter::try_new(Vec::new(), batch.schema(), Some(props)).unwrap();
+    /// writer.write(&batch).unwrap();
+    /// writer.finish().unwrap();
+    /// let file = Bytes::from(writer.into_inner());
+    ///
+    /// let keys = FileDecryptionProperties::builder().with_footer_key(key).build().unwrap();
+    /// let reader = ParquetRecordBatchReaderBuilder::try_new_with_decryption(file, &keys)
+    ///     .unwrap()
+    ///     .build()
+    ///     .unwrap();
+    /// let batches: Vec<RecordBatch> = reader.collect::<Result<_, _>>().unwrap();
+    /// assert_eq!(batches[0], batch);
+    /// ```
+    pub fn try_new_with_decryption(
+        input: T,
+        decryption: &FileDecryptionProperties,
+    ) -> Result<Self> {
+        Self::open(input, Some(decryption))
+    }
+
+    fn open(input: T, decryption: Option<&FileDecryptionProperties>) -> Result<Self> {
+        let (metadata, decryptor) = read_metadata_with_decryption(&input, decryption)?;
         let descriptor = SchemaDescriptor::new(&metadata.schema)?;
         Ok(Self {
             input,
@@ -218,7 +316,14 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             offset: 0,
             verify_crc: false,
             batch_memory_limit: DEFAULT_BATCH_MEMORY_LIMIT,
+            decryptor,
+            unshredded_variants: false,
         })
+    }
+
+    /// The file's decryptor, when it was opened with keys and is encrypted.
+    pub fn decryptor(&self) -> Option<&Arc<FileDecryptor>> {
+        self.decryptor.as_ref()
     }
 
     /// The file's metadata.
@@ -291,6 +396,15 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         self
     }
 
+    /// Whether Variant columns come back unshredded (default `false`): every Variant
+    /// column, at any depth, as `{metadata, value}` with each row's value reconstructed
+    /// from its shredded columns ([`crate::variant::unshred`]); a row that breaks the
+    /// shredding rules is then an error naming it.
+    pub fn with_unshredded_variants(mut self, unshredded: bool) -> Self {
+        self.unshredded_variants = unshredded;
+        self
+    }
+
     /// Options of the Parquet -> Arrow type mapping.
     pub fn with_schema_options(mut self, options: SchemaOptions) -> Self {
         self.schema_options = options;
@@ -335,22 +449,19 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             }
             None => (0..num_row_groups).collect(),
         };
-        if self.metadata.encryption_algorithm.is_some()
-            || row_groups.iter().any(|&g| {
-                self.metadata.row_groups[g]
-                    .columns
-                    .iter()
-                    .any(|c| c.crypto_metadata.is_some() || c.encrypted_column_metadata.is_some())
-            })
-        {
-            return Err(Error::new(
-                ErrorKind::Encrypted,
-                "encrypted: keys required (the file's columns are encrypted)",
-            ));
-        }
         let options = PageReaderOptions::default().with_verify_crc(self.verify_crc);
-        let plan = ReadPlan::new(self.descriptor, &mapping, options)?
-            .with_batch_memory_limit(self.batch_memory_limit);
+        let mut plan = ReadPlan::new(self.descriptor, &mapping, options)?
+            .with_batch_memory_limit(self.batch_memory_limit)
+            .with_decryptor(self.decryptor.clone());
+        if self.unshredded_variants {
+            plan = plan.with_unshredded_variants()?;
+        }
+        // Keys are resolved now, so a missing one is reported before any data is read.
+        for &g in &row_groups {
+            for &c in plan.columns() {
+                plan.column_decryptor(&self.metadata, g, c)?;
+            }
+        }
         let mut total_rows = 0usize;
         for &g in &row_groups {
             let rows = usize::try_from(self.metadata.row_groups[g].num_rows)
@@ -525,6 +636,7 @@ impl<T> std::fmt::Debug for ParquetRecordBatchReaderBuilder<T> {
             .field("limit", &self.limit)
             .field("verify_crc", &self.verify_crc)
             .field("batch_memory_limit", &self.batch_memory_limit)
+            .field("unshredded_variants", &self.unshredded_variants)
             .finish_non_exhaustive()
     }
 }

@@ -46,10 +46,12 @@ pub mod schema;
 mod statistics;
 
 use std::io::Write;
+use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use herringbone_codec::bloom::SplitBlockBloomFilter;
+use herringbone_codec::crypto::{FileEncryptor, ModuleType};
 use herringbone_format::footer::encode_footer;
 use herringbone_format::metadata::{
     ColumnChunk, ColumnIndex, ColumnOrder, FileMetaData, KeyValue, OffsetIndex, RowGroup,
@@ -64,6 +66,7 @@ pub use schema::{ArrowToParquetOptions, ParquetSchema, arrow_to_parquet, encode_
 
 use crate::error::{Error, Result};
 use crate::schema::ARROW_SCHEMA_META_KEY;
+use crate::variant::VariantWritePlan;
 use column::ColumnWriter;
 
 /// Writes Arrow `RecordBatch`es as a Parquet file.
@@ -72,6 +75,8 @@ pub struct ArrowWriter<W: Write + Send> {
     sink: W,
     position: u64,
     arrow_schema: SchemaRef,
+    /// How Variant columns are written (`None`: the schema has none).
+    variants: Option<Box<VariantWritePlan>>,
     parquet: ParquetSchema,
     props: WriterProperties,
     columns: Vec<ColumnWriter>,
@@ -84,6 +89,9 @@ pub struct ArrowWriter<W: Write + Send> {
     pending_blooms: Vec<Vec<Option<SplitBlockBloomFilter>>>,
     total_rows: i64,
     closed: bool,
+    /// Encrypts pages, indexes, Bloom filters, column metadata and the footer.
+    encryptor: Option<Arc<FileEncryptor>>,
+    options: ArrowToParquetOptions,
 }
 
 impl<W: Write + Send> ArrowWriter<W> {
@@ -103,13 +111,34 @@ impl<W: Write + Send> ArrowWriter<W> {
         options: ArrowToParquetOptions,
     ) -> Result<Self> {
         let props = props.unwrap_or_default();
-        let parquet = arrow_to_parquet(&schema, options)?;
-        let columns = new_columns(&parquet, &props)?;
-        sink.write_all(b"PAR1")?;
+        let variants = VariantWritePlan::new(&schema, props.variant_shredding())?.map(Box::new);
+        let written = variants.as_ref().map_or(&schema, |v| v.written());
+        let parquet = arrow_to_parquet(written, options)?;
+        let encryptor = match props.encryption() {
+            Some(encryption) => {
+                let encryptor = FileEncryptor::new(encryption.clone())?;
+                let paths: Vec<String> = parquet
+                    .descriptor
+                    .columns()
+                    .iter()
+                    .map(|c| c.path().dotted())
+                    .collect();
+                encryptor
+                    .check_column_keys(paths.iter().map(String::as_str))
+                    .map_err(|e| Error::invalid_argument(e.message().to_string()))?;
+                Some(Arc::new(encryptor))
+            }
+            None => None,
+        };
+        let columns = new_columns(&parquet, &props, encryptor.as_deref(), 0)?;
+        let magic = encryptor.as_ref().map_or(*b"PAR1", |e| e.magic());
+        sink.write_all(&magic)?;
         Ok(Self {
             sink,
             position: 4,
             arrow_schema: schema,
+            variants,
+            options,
             parquet,
             props,
             columns,
@@ -119,10 +148,13 @@ impl<W: Write + Send> ArrowWriter<W> {
             pending_blooms: Vec::new(),
             total_rows: 0,
             closed: false,
+            encryptor,
         })
     }
 
-    /// The Parquet schema being written.
+    /// The Parquet schema being written (with a Variant column shredded
+    /// [`Auto`](crate::variant::VariantShredding::Auto), final after the first
+    /// non-empty batch).
     pub fn parquet_schema(&self) -> &ParquetSchema {
         &self.parquet
     }
@@ -174,6 +206,25 @@ impl<W: Write + Send> ArrowWriter<W> {
                 )));
             }
         }
+        let transformed;
+        let batch = match &mut self.variants {
+            None => batch,
+            Some(variants) => {
+                if variants.needs_inference() && batch.num_rows() > 0 {
+                    // Nothing is written yet: the schema can still change.
+                    variants.infer(batch)?;
+                    self.parquet = arrow_to_parquet(variants.written(), self.options)?;
+                    self.columns = new_columns(
+                        &self.parquet,
+                        &self.props,
+                        self.encryptor.as_deref(),
+                        self.row_groups.len(),
+                    )?;
+                }
+                transformed = variants.transform(batch)?;
+                &transformed
+            }
+        };
         let mut offset = 0;
         while offset < batch.num_rows() {
             let room = self.props.max_row_group_rows() - self.rows_in_group;
@@ -230,7 +281,12 @@ impl<W: Write + Send> ArrowWriter<W> {
         if self.rows_in_group == 0 {
             return Ok(());
         }
-        let fresh = new_columns(&self.parquet, &self.props)?;
+        let fresh = new_columns(
+            &self.parquet,
+            &self.props,
+            self.encryptor.as_deref(),
+            self.row_groups.len() + 1,
+        )?;
         let columns = std::mem::replace(&mut self.columns, fresh);
         let group_start = self.position;
         let mut chunks = Vec::with_capacity(columns.len());
@@ -264,7 +320,9 @@ impl<W: Write + Send> ArrowWriter<W> {
         }
         match self.props.bloom_filter_position() {
             // Bloom filters of this row group, after its column chunks.
-            BloomFilterPosition::AfterRowGroup => self.write_blooms(&mut chunks, blooms)?,
+            BloomFilterPosition::AfterRowGroup => {
+                self.write_blooms(&mut chunks, blooms, self.row_groups.len())?
+            }
             BloomFilterPosition::End => self.pending_blooms.push(blooms),
         }
         let total_compressed: i64 = chunks
@@ -304,15 +362,32 @@ impl<W: Write + Send> ArrowWriter<W> {
         // Held Bloom filters (BloomFilterPosition::End), before the page indexes.
         let mut row_groups = std::mem::take(&mut self.row_groups);
         let pending = std::mem::take(&mut self.pending_blooms);
-        for (group, blooms) in row_groups.iter_mut().zip(pending) {
-            self.write_blooms(&mut group.columns, blooms)?;
+        for (index, (group, blooms)) in row_groups.iter_mut().zip(pending).enumerate() {
+            self.write_blooms(&mut group.columns, blooms, index)?;
         }
         self.row_groups = row_groups;
         // Column indexes first, then offset indexes, as the reference writers lay them out.
-        for (group, indexes) in self.row_groups.iter_mut().zip(&self.page_indexes) {
-            for (chunk, (column_index, _)) in group.columns.iter_mut().zip(indexes) {
+        let encryptor = self.encryptor.clone();
+        let module = |kind: ModuleType, g: usize, c: usize, plain: Vec<u8>| -> Result<Vec<u8>> {
+            match column_encryptor(encryptor.as_deref(), &self.parquet, g, c)? {
+                None => Ok(plain),
+                Some(e) => {
+                    let mut out = Vec::new();
+                    e.encrypt(kind, None, &[&plain], &mut out)?;
+                    Ok(out)
+                }
+            }
+        };
+        for (g, (group, indexes)) in self
+            .row_groups
+            .iter_mut()
+            .zip(&self.page_indexes)
+            .enumerate()
+        {
+            for (c, (chunk, (column_index, _))) in group.columns.iter_mut().zip(indexes).enumerate()
+            {
                 if let Some(index) = column_index {
-                    let bytes = encode_struct(index);
+                    let bytes = module(ModuleType::ColumnIndex, g, c, encode_struct(index))?;
                     chunk.column_index_offset = Some(self.position as i64);
                     chunk.column_index_length = Some(to_i32(bytes.len(), "column index length")?);
                     self.sink.write_all(&bytes)?;
@@ -320,9 +395,15 @@ impl<W: Write + Send> ArrowWriter<W> {
                 }
             }
         }
-        for (group, indexes) in self.row_groups.iter_mut().zip(&self.page_indexes) {
-            for (chunk, (_, offset_index)) in group.columns.iter_mut().zip(indexes) {
-                let bytes = encode_struct(offset_index);
+        for (g, (group, indexes)) in self
+            .row_groups
+            .iter_mut()
+            .zip(&self.page_indexes)
+            .enumerate()
+        {
+            for (c, (chunk, (_, offset_index))) in group.columns.iter_mut().zip(indexes).enumerate()
+            {
+                let bytes = module(ModuleType::OffsetIndex, g, c, encode_struct(offset_index))?;
                 chunk.offset_index_offset = Some(self.position as i64);
                 chunk.offset_index_length = Some(to_i32(bytes.len(), "offset index length")?);
                 self.sink.write_all(&bytes)?;
@@ -337,7 +418,14 @@ impl<W: Write + Send> ArrowWriter<W> {
         {
             key_value.push(KeyValue {
                 key: Text::from(ARROW_SCHEMA_META_KEY),
-                value: Some(Text::from(encode_arrow_schema(&self.arrow_schema).as_str())),
+                value: Some(Text::from(
+                    encode_arrow_schema(
+                        self.variants
+                            .as_ref()
+                            .map_or(&self.arrow_schema, |v| v.written()),
+                    )
+                    .as_str(),
+                )),
             });
         }
         let metadata = FileMetaData {
@@ -353,8 +441,21 @@ impl<W: Write + Send> ArrowWriter<W> {
             ]),
             ..FileMetaData::default()
         };
+        let mut metadata = metadata;
         let mut footer = Vec::new();
-        encode_footer(&metadata, &mut footer);
+        match &self.encryptor {
+            None => encode_footer(&metadata, &mut footer),
+            Some(encryptor) => {
+                for (g, group) in metadata.row_groups.iter_mut().enumerate() {
+                    for (c, chunk) in group.columns.iter_mut().enumerate() {
+                        if let Some(e) = column_encryptor(Some(encryptor), &self.parquet, g, c)? {
+                            encryptor.seal_column_chunk(chunk, &e)?;
+                        }
+                    }
+                }
+                encryptor.write_footer(&metadata, &mut footer)?;
+            }
+        }
         self.sink.write_all(&footer)?;
         self.position += footer.len() as u64;
         self.sink.flush()?;
@@ -367,11 +468,25 @@ impl<W: Write + Send> ArrowWriter<W> {
         &mut self,
         chunks: &mut [ColumnChunk],
         blooms: Vec<Option<SplitBlockBloomFilter>>,
+        row_group: usize,
     ) -> Result<()> {
-        for (chunk, bloom) in chunks.iter_mut().zip(blooms) {
+        for (column, (chunk, bloom)) in chunks.iter_mut().zip(blooms).enumerate() {
             if let Some(bloom) = bloom {
                 let mut bytes = Vec::new();
-                let len = bloom.write(&mut bytes);
+                let encryptor =
+                    column_encryptor(self.encryptor.as_deref(), &self.parquet, row_group, column)?;
+                let len = match encryptor {
+                    None => bloom.write(&mut bytes),
+                    Some(e) => {
+                        // Header and bitset are two modules.
+                        let header = encode_struct(&bloom.header());
+                        let mut bitset = Vec::new();
+                        bloom.write_bitset(&mut bitset);
+                        e.encrypt(ModuleType::BloomFilterHeader, None, &[&header], &mut bytes)?;
+                        e.encrypt(ModuleType::BloomFilterBitset, None, &[&bitset], &mut bytes)?;
+                        bytes.len()
+                    }
+                };
                 if let Some(meta) = &mut chunk.meta_data {
                     meta.bloom_filter_offset = Some(self.position as i64);
                     meta.bloom_filter_length = Some(to_i32(len, "Bloom filter length")?);
@@ -389,14 +504,47 @@ impl<W: Write + Send> ArrowWriter<W> {
     }
 }
 
-fn new_columns(parquet: &ParquetSchema, props: &WriterProperties) -> Result<Vec<ColumnWriter>> {
+/// The column writers of row group `row_group`, encrypting the columns `encryptor` says.
+fn new_columns(
+    parquet: &ParquetSchema,
+    props: &WriterProperties,
+    encryptor: Option<&FileEncryptor>,
+    row_group: usize,
+) -> Result<Vec<ColumnWriter>> {
     parquet
         .descriptor
         .columns()
         .iter()
         .zip(&parquet.leaves)
-        .map(|(column, info)| ColumnWriter::new(column, info, props))
+        .enumerate()
+        .map(|(index, (column, info))| {
+            let writer = ColumnWriter::new(column, info, props)?;
+            Ok(
+                match column_encryptor(encryptor, parquet, row_group, index)? {
+                    Some(e) => writer.with_encryptor(e),
+                    None => writer,
+                },
+            )
+        })
         .collect()
+}
+
+/// The encryptor of leaf column `column` in row group `row_group`, if it is encrypted.
+fn column_encryptor(
+    encryptor: Option<&FileEncryptor>,
+    parquet: &ParquetSchema,
+    row_group: usize,
+    column: usize,
+) -> Result<Option<herringbone_codec::crypto::ColumnEncryptor>> {
+    let Some(encryptor) = encryptor else {
+        return Ok(None);
+    };
+    let path = parquet
+        .descriptor
+        .column(column)
+        .map(|c| c.path().dotted())
+        .unwrap_or_default();
+    Ok(encryptor.column(&path, row_group, column)?)
 }
 
 fn encode_struct<T: ThriftStruct>(value: &T) -> Vec<u8> {

@@ -8,9 +8,8 @@
 //! size is implausible for the compressed length, output grows with what the stream
 //! actually produces instead of being allocated up front.
 //!
-//! LZO (codec id 3) is not supported: the only pure-Rust LZO1X decoders are either
-//! GPL-licensed translations of C code with `unsafe` throughout, or very young crates
-//! with no track record, and no conformance file exercises Parquet's (Hadoop) LZO framing.
+//! LZO (codec id 3) is read and written as parquet-java writes it: Hadoop's block
+//! framing around LZO1X blocks (see the `lzo` submodule for the crates and the encoder).
 //!
 //! ```
 //! use herringbone_codec::compression::Codec;
@@ -29,6 +28,8 @@ use std::io::{self, Read, Write};
 use herringbone_format::metadata::CompressionCodec;
 
 use crate::error::{Error, Result};
+
+mod lzo;
 
 /// The largest uncompressed size [`Codec::decompress`] accepts: the largest size a page
 /// header can declare (`i32::MAX`). Callers that know better pass their own limit to
@@ -83,7 +84,7 @@ pub enum Codec {
         /// 0 (store) ..= 9 (best).
         level: u32,
     },
-    /// LZO (`LZO`): recognised, not supported.
+    /// LZO (`LZO`): LZO1X blocks in Hadoop's block framing (a bare block is read too).
     Lzo,
     /// Brotli (`BROTLI`).
     Brotli {
@@ -106,8 +107,7 @@ pub enum Codec {
 impl Codec {
     /// The codec for a Thrift `CompressionCodec` id, with default write levels.
     ///
-    /// Unknown ids are an `Unsupported` error; LZO is returned (and fails when used), so
-    /// that a file that declares it but has no data still opens.
+    /// Unknown ids are an `Unsupported` error.
     pub fn from_thrift_id(codec_id: i32) -> Result<Codec> {
         Ok(match codec_id {
             id::UNCOMPRESSED => Codec::Uncompressed,
@@ -207,9 +207,7 @@ impl Codec {
             }
             Codec::Snappy => decompress_snappy(input, expected_size, out),
             Codec::Gzip { .. } => decompress_deflate(input, expected_size, out),
-            Codec::Lzo => Err(Error::unsupported(
-                "unsupported codec LZO: no sound pure-Rust LZO decoder is available",
-            )),
+            Codec::Lzo => lzo::decompress(input, expected_size, out),
             Codec::Brotli { .. } => read_exact_size(
                 brotli::Decompressor::new(input, BROTLI_BUFFER_SIZE),
                 expected_size,
@@ -254,9 +252,7 @@ impl Codec {
                     .and_then(|()| encoder.finish().map(|_| ()))
                     .map_err(|e| Error::corrupt("GZIP compression failed").with_source(e))
             }
-            Codec::Lzo => Err(Error::unsupported(
-                "unsupported codec LZO: no sound pure-Rust LZO encoder is available",
-            )),
+            Codec::Lzo => lzo::compress(input, out),
             Codec::Brotli { quality } => {
                 if quality > 11 {
                     return Err(Error::invalid_argument(format!(
@@ -695,6 +691,7 @@ mod tests {
             Codec::Lz4,
             Codec::Lz4Raw,
             Codec::Zstd { level: 3 },
+            Codec::Lzo,
         ]
     }
 
@@ -718,12 +715,16 @@ mod tests {
     }
 
     #[test]
-    fn lzo_is_a_clear_unsupported_error() {
+    fn lzo_errors_name_the_codec() {
         let err = Codec::Lzo
             .decompress(b"abc", 10, &mut Vec::new())
             .unwrap_err();
-        assert_eq!(err.kind(), crate::ErrorKind::Unsupported);
-        assert!(err.to_string().contains("unsupported codec LZO"), "{err}");
+        assert_eq!(err.kind(), crate::ErrorKind::Corrupt);
+        assert!(
+            err.to_string()
+                .contains("LZO decompression of 3 bytes into 10"),
+            "{err}"
+        );
     }
 
     #[test]

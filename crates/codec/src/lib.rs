@@ -1,6 +1,6 @@
 //! Bytes in, values out (and back) for Herringbone: bit packing, the RLE/bit-packing
 //! hybrid, every Parquet encoding, compression codecs, pages, split-block Bloom filters,
-//! page checksums and the Variant binary encoding.
+//! page checksums, modular encryption and the Variant binary encoding.
 //!
 //! Nothing here knows about Arrow: decoders write into buffers the caller provides, so
 //! the reader can decode straight into Arrow buffers.
@@ -9,6 +9,7 @@ pub mod bitpack;
 pub mod bloom;
 pub mod compression;
 pub mod crc;
+pub mod crypto;
 pub mod encoding;
 pub mod error;
 pub mod page;

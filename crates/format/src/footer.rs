@@ -22,7 +22,7 @@ use std::ops::Range;
 
 use bytes::Bytes;
 
-pub use reader::{Footer, FooterReader, PageIndex};
+pub use reader::{Footer, FooterReader, PageIndex, UndecodedFooter};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::metadata::{
@@ -144,6 +144,11 @@ impl FooterOptions {
         self
     }
 
+    /// The file offset of the footer buffer.
+    pub fn base_offset(&self) -> u64 {
+        self.base_offset
+    }
+
     /// Whether statistics are skipped.
     pub fn skip_statistics(&self) -> bool {
         self.skip_statistics
@@ -210,7 +215,7 @@ pub fn footer_range(file: &[u8]) -> Result<Range<usize>> {
     }
     let mut tail = [0u8; FOOTER_TAIL_LEN];
     tail.copy_from_slice(&file[len - FOOTER_TAIL_LEN..]);
-    let range = reader::locate_metadata(Some(&file[..MAGIC.len()]), &tail, len as u64)?;
+    let (range, _) = reader::locate_metadata(Some(&file[..MAGIC.len()]), &tail, len as u64, false)?;
     Ok(range.start as usize..range.end as usize)
 }
 
@@ -228,7 +233,7 @@ pub fn encode_footer(metadata: &FileMetaData, out: &mut Vec<u8>) {
 // ---------------------------------------------------------------------------------------
 // Selective decode
 
-fn read_file_metadata_selected(
+pub(crate) fn read_file_metadata_selected(
     r: &mut CompactReader<'_>,
     options: &FooterOptions,
 ) -> Result<FileMetaData> {

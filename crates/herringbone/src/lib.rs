@@ -50,3 +50,9 @@ pub use herringbone_arrow_bridge::write::{
 };
 pub use herringbone_codec::compression::Codec;
 pub use herringbone_format::metadata::Encoding;
+
+pub mod layout;
+pub mod merge;
+pub mod recover;
+mod shared;
+pub mod verify;

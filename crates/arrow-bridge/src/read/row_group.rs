@@ -11,6 +11,7 @@ use arrow_array::{RecordBatch, RecordBatchOptions};
 use arrow_schema::{DataType, SchemaRef};
 use bytes::Bytes;
 use herringbone_codec::compression::Codec;
+use herringbone_codec::crypto::{ColumnDecryptor, FileDecryptor};
 use herringbone_codec::page::{PageReader, PageReaderOptions, column_chunk_range};
 use herringbone_format::metadata::{ColumnMetaData, FileMetaData};
 use herringbone_format::schema::SchemaDescriptor;
@@ -88,6 +89,9 @@ pub struct ReadPlan {
     leaf_types: Vec<DataType>,
     options: PageReaderOptions,
     batch_memory_limit: usize,
+    decryptor: Option<Arc<FileDecryptor>>,
+    /// The schema of the batches when Variant columns are returned unshredded.
+    unshredded: Option<SchemaRef>,
 }
 
 impl ReadPlan {
@@ -131,6 +135,8 @@ impl ReadPlan {
             descriptor,
             options,
             batch_memory_limit: DEFAULT_BATCH_MEMORY_LIMIT,
+            decryptor: None,
+            unshredded: None,
         })
     }
 
@@ -142,6 +148,42 @@ impl ReadPlan {
         self
     }
 
+    /// Decrypts the chunks of encrypted columns with `decryptor` (from
+    /// [`super::read_metadata_with_decryption`]).
+    pub fn with_decryptor(mut self, decryptor: Option<Arc<FileDecryptor>>) -> Self {
+        self.decryptor = decryptor;
+        self
+    }
+
+    /// The decryptor of leaf column `column`'s chunk in row group `row_group`: `None`
+    /// for a plaintext chunk, an [`ErrorKind::Encrypted`] error naming the column when
+    /// the chunk is encrypted and its key is missing.
+    pub(crate) fn column_decryptor(
+        &self,
+        metadata: &FileMetaData,
+        row_group: usize,
+        column: usize,
+    ) -> Result<Option<ColumnDecryptor>> {
+        let path = self
+            .descriptor
+            .column(column)
+            .map_or_else(|| format!("#{column}"), |d| d.path().dotted());
+        crate::decryption::chunk_decryptor(
+            self.decryptor.as_deref(),
+            metadata,
+            row_group,
+            column,
+            &path,
+        )
+    }
+
+    /// The same plan returning every Variant column unshredded (see
+    /// [`super::ParquetRecordBatchReaderBuilder::with_unshredded_variants`]).
+    pub fn with_unshredded_variants(mut self) -> Result<Self> {
+        self.unshredded = Some(crate::variant::unshredded_schema(&self.schema)?);
+        Ok(self)
+    }
+
     /// The leaf columns whose chunks a row group needs, in the order
     /// [`RowGroupDecoder::new`] expects them.
     pub fn columns(&self) -> &[usize] {
@@ -150,7 +192,7 @@ impl ReadPlan {
 
     /// The schema of the batches.
     pub fn schema(&self) -> &SchemaRef {
-        &self.schema
+        self.unshredded.as_ref().unwrap_or(&self.schema)
     }
 }
 
@@ -212,7 +254,14 @@ impl RowGroupDecoder {
                     "row group {row_group}, column {path}: negative num_values"
                 ))
             })?;
-            let pages = PageReader::new(chunk, codec, plan.options).with_num_values(num_values);
+            let mut pages = PageReader::new(chunk, codec, plan.options).with_num_values(num_values);
+            if let Some(decryptor) = plan.column_decryptor(metadata, row_group, column)? {
+                let dictionary_first = matches!(
+                    meta.dictionary_page_offset,
+                    Some(d) if d > 0 && d < meta.data_page_offset
+                );
+                pages = pages.with_decryptor(decryptor, dictionary_first);
+            }
             columns.push(
                 column_reader(descr, target, row_group, pages, rows)
                     .map_err(|e| e.context(format!("row group {row_group}")))?,
@@ -335,10 +384,17 @@ impl RowGroupDecoder {
             );
         }
         let options = RecordBatchOptions::new().with_row_count(Some(rows));
-        Ok(RecordBatch::try_new_with_options(
-            plan.schema.clone(),
-            arrays,
-            &options,
-        )?)
+        let batch = RecordBatch::try_new_with_options(plan.schema.clone(), arrays, &options)?;
+        match &plan.unshredded {
+            Some(schema) => {
+                let plain = crate::variant::unshred_batch(&batch)?;
+                Ok(RecordBatch::try_new_with_options(
+                    schema.clone(),
+                    plain.columns().to_vec(),
+                    &options,
+                )?)
+            }
+            None => Ok(batch),
+        }
     }
 }

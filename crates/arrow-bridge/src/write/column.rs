@@ -1779,6 +1779,13 @@ impl ColumnWriter {
         }
     }
 
+    /// Encrypts this chunk's page headers and pages (an encrypted column).
+    pub fn with_encryptor(mut self, encryptor: herringbone_codec::crypto::ColumnEncryptor) -> Self {
+        let pages = std::mem::replace(&mut self.page_writer, PageWriter::new(self.codec));
+        self.page_writer = pages.with_encryptor(encryptor);
+        self
+    }
+
     /// Finishes the chunk: the dictionary page in front of the data pages, and the
     /// metadata with offsets relative to the chunk's first byte.
     pub fn close(mut self) -> Result<ClosedChunk> {

@@ -3,7 +3,10 @@
 use std::collections::HashMap;
 
 use herringbone_codec::compression::Codec;
+use herringbone_codec::crypto::FileEncryptionProperties;
 use herringbone_format::metadata::{Encoding, KeyValue, SortingColumn};
+
+use crate::variant::VariantShredding;
 
 /// Default target size of a data page, in uncompressed bytes.
 pub const DEFAULT_PAGE_SIZE: usize = 1024 * 1024;
@@ -102,6 +105,8 @@ pub struct WriterProperties {
     created_by: String,
     default_column: ColumnProperties,
     columns: HashMap<String, ColumnProperties>,
+    encryption: Option<FileEncryptionProperties>,
+    variant_shredding: HashMap<String, VariantShredding>,
 }
 
 impl Default for WriterProperties {
@@ -125,6 +130,8 @@ impl Default for WriterProperties {
             created_by: CREATED_BY.to_string(),
             default_column: ColumnProperties::default(),
             columns: HashMap::new(),
+            encryption: None,
+            variant_shredding: HashMap::new(),
         }
     }
 }
@@ -237,9 +244,20 @@ impl WriterProperties {
         self.sorting_columns.as_deref()
     }
 
+    /// The encryption keys and settings, when the file is encrypted.
+    pub fn encryption(&self) -> Option<&FileEncryptionProperties> {
+        self.encryption.as_ref()
+    }
+
     /// The `created_by` string.
     pub fn created_by(&self) -> &str {
         &self.created_by
+    }
+
+    /// How each Variant column is stored, by its dotted Arrow path (columns not listed:
+    /// [`VariantShredding::AsIs`]).
+    pub fn variant_shredding(&self) -> &HashMap<String, VariantShredding> {
+        &self.variant_shredding
     }
 
     fn column(&self, column: &str) -> Option<&ColumnProperties> {
@@ -393,9 +411,40 @@ impl WriterPropertiesBuilder {
         self
     }
 
+    /// How the Variant column at `column` (its dotted Arrow path: `v`, or `s.v` inside
+    /// struct `s`) is stored: as it comes, unshredded, shredded to a shape, or shredded
+    /// to a shape inferred from the first rows. Naming a column that is not a Variant
+    /// is an error when the writer is created.
+    ///
+    /// ```
+    /// use herringbone_arrow_bridge::variant::{ShreddedType, VariantShredding};
+    /// use herringbone_arrow_bridge::WriterProperties;
+    /// let props = WriterProperties::builder()
+    ///     .set_variant_shredding("event", VariantShredding::Shape(ShreddedType::parse("ts:timestamp,kind:string").unwrap()))
+    ///     .set_variant_shredding("payload", VariantShredding::Auto)
+    ///     .build();
+    /// assert_eq!(props.variant_shredding().len(), 2);
+    /// ```
+    pub fn set_variant_shredding(
+        mut self,
+        column: impl Into<String>,
+        shredding: VariantShredding,
+    ) -> Self {
+        self.props
+            .variant_shredding
+            .insert(column.into(), shredding);
+        self
+    }
+
     /// The `created_by` string (default `herringbone version X`).
     pub fn set_created_by(mut self, created_by: impl Into<String>) -> Self {
         self.props.created_by = created_by.into();
+        self
+    }
+
+    /// Encrypts the file (modular encryption) with these keys.
+    pub fn set_encryption(mut self, encryption: FileEncryptionProperties) -> Self {
+        self.props.encryption = Some(encryption);
         self
     }
 

@@ -1,4 +1,5 @@
-//! `hb cat FILE`: the rows of a Parquet file as a table, CSV or JSON lines.
+//! `hb cat FILE`: the rows of a Parquet file as a table, CSV or JSON lines. Variant
+//! columns print as their JSON text (in JSON lines, as a JSON value).
 
 use std::io::Write;
 use std::path::Path;
@@ -13,6 +14,7 @@ use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
 use arrow_cast::display::FormatOptions;
 use arrow_schema::{ArrowError, Field, Schema};
 
+use super::json_text::{EmbedJsonText, with_variants_as_json};
 use super::reading::{Batches, ReadArgs, is_broken_pipe};
 
 /// `--format`.
@@ -27,16 +29,21 @@ pub enum Format {
     Jsonl,
 }
 
+/// Prints the rows from `offset` on, at most `limit` of them.
 pub fn run(
     path: &Path,
     args: &ReadArgs,
+    offset: usize,
     limit: Option<usize>,
     format: Format,
     out: &mut dyn Write,
 ) -> Result<(), String> {
-    let batches = Batches::open(path, args, |b| match limit {
-        Some(limit) => b.with_limit(limit),
-        None => b,
+    let batches = Batches::open(path, args, |b| {
+        let b = b.with_offset(offset);
+        match limit {
+            Some(limit) => b.with_limit(limit),
+            None => b,
+        }
     })?;
     let written = match format {
         Format::Table => write_table(batches, out),
@@ -72,12 +79,15 @@ impl From<std::io::Error> for Failure {
 fn write_table(batches: Batches, out: &mut dyn Write) -> Result<(), Failure> {
     let schema = batches.schema();
     let mut all = batches
-        .map(|b| b.map(|b| displayable_timestamps(&b)))
+        .map(|b| {
+            b.and_then(|b| with_variants_as_json(&b))
+                .map(|b| displayable_timestamps(&b))
+        })
         .collect::<Result<Vec<_>, _>>()
         .map_err(Failure::Read)?;
     if all.is_empty() {
         // Still show the header.
-        all.push(RecordBatch::new_empty(schema));
+        all.push(with_variants_as_json(&RecordBatch::new_empty(schema)).map_err(Failure::Read)?);
     }
     writeln!(out, "{}", render_table(&all)?)?;
     Ok(())
@@ -92,7 +102,9 @@ pub fn render_table(batches: &[RecordBatch]) -> Result<String, ArrowError> {
 fn write_csv(batches: Batches, out: &mut dyn Write) -> Result<(), Failure> {
     let mut writer = arrow_csv::WriterBuilder::new().with_header(true).build(out);
     for batch in batches {
-        let batch = batch.map_err(Failure::Read)?;
+        let batch = batch
+            .and_then(|b| with_variants_as_json(&b))
+            .map_err(Failure::Read)?;
         writer.write(&nested_as_json(&displayable_timestamps(&batch))?)?;
     }
     Ok(())
@@ -101,9 +113,12 @@ fn write_csv(batches: Batches, out: &mut dyn Write) -> Result<(), Failure> {
 fn write_jsonl(batches: Batches, out: &mut dyn Write) -> Result<(), Failure> {
     let mut writer = arrow_json::WriterBuilder::new()
         .with_explicit_nulls(true)
+        .with_encoder_factory(EmbedJsonText::shared())
         .build::<_, arrow_json::writer::LineDelimited>(out);
     for batch in batches {
-        let batch = batch.map_err(Failure::Read)?;
+        let batch = batch
+            .and_then(|b| with_variants_as_json(&b))
+            .map_err(Failure::Read)?;
         writer.write(&displayable_timestamps(&batch))?;
     }
     writer.finish()?;
@@ -116,7 +131,9 @@ pub fn nested_as_json(batch: &RecordBatch) -> Result<RecordBatch, ArrowError> {
     if !batch.columns().iter().any(|c| c.data_type().is_nested()) {
         return Ok(batch.clone());
     }
-    let options = arrow_json::writer::EncoderOptions::default().with_explicit_nulls(true);
+    let options = arrow_json::writer::EncoderOptions::default()
+        .with_explicit_nulls(true)
+        .with_encoder_factory(EmbedJsonText::shared());
     let mut fields = Vec::with_capacity(batch.num_columns());
     let mut columns: Vec<ArrayRef> = Vec::with_capacity(batch.num_columns());
     for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {

@@ -22,8 +22,10 @@ use herringbone::ArrowWriter;
 
 use super::cat::{displayable_timestamps, nested_as_json};
 use super::ipc_dictionaries::GrowingDictionaries;
+use super::json_text::{EmbedJsonText, with_variants_as_json};
 use super::progress::Progress;
 use super::reading::{Batches, ReadArgs};
+use super::variant_input::{VariantJsonLines, variant_batch, variant_schema};
 use super::writing::WriteArgs;
 
 /// Rows read to infer the schema of a CSV or JSON lines input.
@@ -51,12 +53,16 @@ const EXTENSIONS: &[(&str, Kind)] = &[
     ("ndjson", Kind::Jsonl),
 ];
 
-/// Options of `hb convert` that concern CSV input.
+/// Options of `hb convert` that concern the input's columns.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct CsvArgs {
     /// The CSV input has no header line (columns are named column_1, column_2, ...).
     #[arg(long)]
     pub no_header: bool,
+    /// Read a column as a Variant: from JSON lines, the member's whole JSON value; from
+    /// CSV, Parquet or Arrow IPC, a text column of JSON; repeatable.
+    #[arg(long = "variant", value_name = "COL")]
+    pub variant: Vec<String>,
 }
 
 fn kind_of(path: &Path, role: &str) -> Result<Kind, String> {
@@ -84,6 +90,7 @@ pub fn run(
     output: &Path,
     args: &ReadArgs,
     write_args: &WriteArgs,
+    encrypt: &super::keys::EncryptArgs,
     csv: &CsvArgs,
     out: &mut dyn Write,
 ) -> Result<(), String> {
@@ -97,6 +104,23 @@ pub fn run(
             return Err("--int96-unit applies only to Parquet input".to_string());
         }
     }
+    // The key options decrypt a Parquet input and encrypt a Parquet output.
+    if args.keys.any() && in_kind != Kind::Parquet && out_kind != Kind::Parquet {
+        return Err(
+            "--footer-key, --column-key and --aad-prefix apply only to Parquet files".to_string(),
+        );
+    }
+    let encryption = if out_kind == Kind::Parquet {
+        args.keys.encryption(encrypt)?
+    } else {
+        if encrypt.encryption_algorithm.is_some()
+            || encrypt.plaintext_footer
+            || encrypt.store_aad_prefix
+        {
+            return Err("--encryption-algorithm, --plaintext-footer and --store-aad-prefix apply only to Parquet output".to_string());
+        }
+        None
+    };
     if csv.no_header && in_kind != Kind::Csv {
         return Err("--no-header applies only to CSV input".to_string());
     }
@@ -108,9 +132,9 @@ pub fn run(
     }
     // The input is opened (footer or schema inference, projection checked) before the
     // output is created, so a bad input leaves no empty output behind.
-    let source = Source::open(input, in_kind, args, csv)?;
+    let source = Source::open(input, in_kind, args, csv)?.with_variants(&csv.variant)?;
     let properties = if out_kind == Kind::Parquet {
-        Some(write_args.properties(source.rows_hint.max(1))?)
+        Some(write_args.properties(source.rows_hint.max(1), encryption)?)
     } else {
         None
     };
@@ -172,6 +196,27 @@ struct Source {
 }
 
 impl Source {
+    /// The source with the `--variant` text columns parsed into Variants (JSON lines
+    /// inputs have them already).
+    fn with_variants(self, names: &[String]) -> Result<Self, String> {
+        if names.is_empty() {
+            return Ok(self);
+        }
+        let (schema, indices) = variant_schema(&self.schema, names)?;
+        if indices.is_empty() {
+            return Ok(self);
+        }
+        let output = schema.clone();
+        let batches = self
+            .batches
+            .map(move |b| b.and_then(|b| variant_batch(&b, &indices, &output)));
+        Ok(Self {
+            schema,
+            batches: Box::new(batches),
+            ..self
+        })
+    }
+
     fn open(path: &Path, kind: Kind, args: &ReadArgs, csv: &CsvArgs) -> Result<Self, String> {
         let name = path.display().to_string();
         let named = move |e: &dyn std::fmt::Display| format!("{name}: {e}");
@@ -212,6 +257,31 @@ impl Source {
             });
         }
         let rows_hint = estimate_lines(&mut file, size).map_err(|e| named(&e))?;
+        if kind == Kind::Jsonl && !csv.variant.is_empty() {
+            let sample = BufReader::new(File::open(path).map_err(|e| named(&e))?);
+            let consumed = Rc::new(Cell::new(0u64));
+            let counting = Counting {
+                inner: file,
+                count: consumed.clone(),
+            };
+            let reader = VariantJsonLines::try_new(
+                sample,
+                BufReader::new(counting),
+                &csv.variant,
+                INFER_ROWS,
+                BATCH_ROWS,
+            )
+            .map_err(|e| named(&e))?;
+            let named = named.clone();
+            return Ok(Self {
+                schema: reader.schema(),
+                batches: Box::new(reader.map(move |b| b.map_err(|e| named(&e)))),
+                rows_hint,
+                fraction: Box::new(move |_| {
+                    (size > 0).then(|| consumed.get() as f64 / size as f64)
+                }),
+            });
+        }
         let schema = match kind {
             Kind::Csv => csv_format(csv)
                 .infer_schema(BufReader::new(&mut file), Some(INFER_ROWS))
@@ -223,6 +293,27 @@ impl Source {
         if schema.fields().is_empty() {
             return Err(named(&"no columns found"));
         }
+        // A --variant column of a CSV is JSON text, whatever it looks like.
+        let schema = match kind {
+            Kind::Csv => arrow_schema::Schema::new(
+                schema
+                    .fields()
+                    .iter()
+                    .map(|f| {
+                        if csv.variant.contains(f.name()) {
+                            Arc::new(
+                                f.as_ref()
+                                    .clone()
+                                    .with_data_type(arrow_schema::DataType::Utf8),
+                            )
+                        } else {
+                            f.clone()
+                        }
+                    })
+                    .collect::<Vec<_>>(),
+            ),
+            _ => schema,
+        };
         let schema = Arc::new(schema);
         file.seek(SeekFrom::Start(0)).map_err(|e| named(&e))?;
         let consumed = Rc::new(Cell::new(0u64));
@@ -327,6 +418,7 @@ impl Sink {
             Kind::Jsonl => Sink::Jsonl(
                 arrow_json::WriterBuilder::new()
                     .with_explicit_nulls(true)
+                    .with_encoder_factory(EmbedJsonText::shared())
                     .build::<_, arrow_json::writer::LineDelimited>(file),
             ),
         })
@@ -339,8 +431,8 @@ impl Sink {
                 .map_err(|e| ArrowError::ExternalError(Box::new(e))),
             Sink::Ipc(w, dictionaries) => w.write(&dictionaries.rebase(batch)?),
             // The same text `hb cat --format csv|jsonl` prints.
-            Sink::Csv(w) => w.write(&nested_as_json(&displayable_timestamps(batch))?),
-            Sink::Jsonl(w) => w.write(&displayable_timestamps(batch)),
+            Sink::Csv(w) => w.write(&nested_as_json(&displayable_timestamps(&as_json(batch)?))?),
+            Sink::Jsonl(w) => w.write(&displayable_timestamps(&as_json(batch)?)),
         }
     }
 
@@ -365,6 +457,11 @@ impl Sink {
         };
         file.flush().map_err(io)
     }
+}
+
+/// Variant columns as JSON text, for the text outputs.
+fn as_json(batch: &RecordBatch) -> Result<RecordBatch, ArrowError> {
+    with_variants_as_json(batch).map_err(ArrowError::ComputeError)
 }
 
 /// Whether both paths name the same existing file.

@@ -15,10 +15,23 @@ use herringbone::codec::variant::text::{
 
 use super::reading::FileFooter;
 
-pub fn run(path: &Path, as_json: bool, out: &mut dyn Write) -> Result<(), String> {
-    let file = FileFooter::open(path)?;
+pub fn run(
+    path: &Path,
+    as_json: bool,
+    keys: &super::keys::KeyArgs,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    let file = FileFooter::open(path, keys)?;
     if as_json {
-        let value = metadata_json(&file.metadata, &file.schema);
+        let mut value = metadata_json(&file.metadata, &file.schema);
+        let variants = file.variant_columns();
+        if !variants.is_empty() {
+            value["variant_columns"] = variants
+                .into_iter()
+                .map(|(path, shredding)| json!({"path": path, "shredding": shredding}))
+                .collect::<Vec<_>>()
+                .into();
+        }
         let text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
         writeln!(out, "{text}").map_err(|e| e.to_string())
     } else {
@@ -292,6 +305,13 @@ pub fn run_tables(file: &FileFooter, out: &mut dyn Write) -> std::io::Result<()>
     writeln!(out, "rows:            {}", meta.num_rows)?;
     writeln!(out, "row groups:      {}", meta.row_groups.len())?;
     writeln!(out, "leaf columns:    {}", file.schema.num_columns())?;
+    let variants = file.variant_columns();
+    if !variants.is_empty() {
+        writeln!(out, "variant columns:")?;
+        for (path, shredding) in variants {
+            writeln!(out, "  {path}: {shredding}")?;
+        }
+    }
     if let Some(kvs) = &meta.key_value_metadata {
         writeln!(out, "key-value metadata:")?;
         for kv in kvs {

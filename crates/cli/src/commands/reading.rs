@@ -1,19 +1,19 @@
 //! What `hb cat`, `hb scan` and `hb convert` share: the reading options (`--columns`,
-//! `--int96-unit`) and opening a file as a stream of Arrow batches; and reading a file's
-//! footer alone (`hb meta`, `hb schema`).
+//! `--int96-unit`, `--filter`) and opening a file as a stream of Arrow batches; and
+//! reading a file's footer alone (`hb meta`, `hb schema`).
 
 use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{ArrowError, SchemaRef, TimeUnit};
-use herringbone::arrow::read::read_metadata;
+use herringbone::arrow::predicate::Predicate;
+use herringbone::arrow::read::read_metadata_with_decryption;
+use herringbone::arrow::scan::{Scan, ScanBuilder, ScanMetrics};
 use herringbone::arrow::schema::parquet_to_arrow;
 use herringbone::format::metadata::FileMetaData;
 use herringbone::format::schema::SchemaDescriptor;
-use herringbone::{
-    ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder, Projection, SchemaOptions,
-};
+use herringbone::{Projection, SchemaOptions};
 
 /// A file's footer read alone: the leading magic, the tail and the metadata, a few small
 /// reads whatever the file's size (`hb meta`, `hb schema`).
@@ -27,18 +27,33 @@ pub struct FileFooter {
 }
 
 impl FileFooter {
-    /// Reads the footer of `path`; errors name the file.
-    pub fn open(path: &Path) -> Result<Self, String> {
+    /// Reads the footer of `path` (decrypting it, and the metadata of columns under
+    /// their own keys, with `keys`); errors name the file.
+    pub fn open(path: &Path, keys: &super::keys::KeyArgs) -> Result<Self, String> {
         let named = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+        let decryption = keys.decryption().map_err(|e| named(&e))?;
         let file = std::fs::File::open(path).map_err(|e| named(&e))?;
         let file_len = file.metadata().map_err(|e| named(&e))?.len();
-        let metadata = read_metadata(&file).map_err(|e| named(&e))?;
+        let (metadata, _) =
+            read_metadata_with_decryption(&file, decryption.as_ref()).map_err(|e| named(&e))?;
         let schema = SchemaDescriptor::new(&metadata.schema).map_err(|e| named(&e))?;
         Ok(Self {
             file_len,
             metadata,
             schema,
         })
+    }
+
+    /// The file's Variant columns (dotted Arrow path) and how each is shredded (empty
+    /// when the schema does not map to Arrow).
+    pub fn variant_columns(&self) -> Vec<(String, String)> {
+        parquet_to_arrow(
+            &self.schema,
+            self.metadata.key_value_metadata.as_deref(),
+            &SchemaOptions::default(),
+        )
+        .map(|mapping| herringbone::arrow::variant::describe_variant_columns(mapping.schema()))
+        .unwrap_or_default()
     }
 }
 
@@ -53,6 +68,16 @@ pub struct ReadArgs {
     /// or later dates (Spark writes them) need a coarser unit.
     #[arg(long, value_enum, value_name = "UNIT")]
     pub int96_unit: Option<Int96Unit>,
+    /// Keys of an encrypted file.
+    #[command(flatten)]
+    pub keys: super::keys::KeyArgs,
+    /// Only the rows where EXPR is true, e.g. "l_shipdate >= '1998-09-01' AND
+    /// l_returnflag = 'R'": comparisons, IN, IS [NOT] NULL, LIKE, BETWEEN, AND/OR/NOT,
+    /// dotted paths for struct fields, literals read as the column's type. Row groups
+    /// and pages that cannot match are skipped by their statistics, Bloom filters and
+    /// page index.
+    #[arg(long, value_name = "EXPR")]
+    pub filter: Option<String>,
 }
 
 /// `--int96-unit`.
@@ -82,7 +107,7 @@ impl From<Int96Unit> for TimeUnit {
 /// A file opened for reading: the batches in the order `--columns` asked for, and what
 /// the scan statistics need.
 pub struct Batches {
-    reader: ParquetRecordBatchReader,
+    reader: Scan,
     /// Positions of the reader's top-level columns in output order (`None`: as read).
     order: Option<Vec<usize>>,
     schema: SchemaRef,
@@ -99,9 +124,7 @@ impl Batches {
     pub fn open(
         path: &Path,
         args: &ReadArgs,
-        configure: impl FnOnce(
-            ParquetRecordBatchReaderBuilder<std::fs::File>,
-        ) -> ParquetRecordBatchReaderBuilder<std::fs::File>,
+        configure: impl FnOnce(ScanBuilder<std::fs::File>) -> ScanBuilder<std::fs::File>,
     ) -> Result<Self, String> {
         let name = path.display().to_string();
         let named = |e: &dyn std::fmt::Display| format!("{name}: {}", with_hint(&e.to_string()));
@@ -113,15 +136,22 @@ impl Batches {
         if let Some(unit) = args.int96_unit {
             options = options.with_int96_unit(unit.into());
         }
-        let builder = ParquetRecordBatchReaderBuilder::try_new(file)
-            .map_err(|e| named(&e))?
-            .with_schema_options(options.clone());
+        let mut builder = match args.keys.decryption().map_err(|e| format!("{name}: {e}"))? {
+            Some(keys) => ScanBuilder::try_new_with_decryption(file, &keys),
+            None => ScanBuilder::try_new(file),
+        }
+        .map_err(|e| named(&e))?
+        .with_schema_options(options.clone());
+        if let Some(filter) = &args.filter {
+            let predicate = Predicate::parse(filter).map_err(|e| format!("--{e}"))?;
+            builder = builder.with_predicate(predicate);
+        }
         let file_schema = builder.schema().map_err(|e| named(&e))?;
         let (projection, wanted) = match &args.columns {
             None => (Projection::All, Vec::new()),
             Some(names) => {
                 let names = clean_names(names).map_err(|e| named(&e))?;
-                let projection = projection_for(&builder, &file_schema, &names)
+                let projection = projection_for(builder.parquet_schema(), &file_schema, &names)
                     .map_err(|e| format!("{name}: {e}"))?;
                 (projection, names)
             }
@@ -137,7 +167,10 @@ impl Batches {
         .leaf_columns();
         let reader = configure(builder.with_projection(projection))
             .build()
-            .map_err(|e| named(&e))?;
+            .map_err(|e| match &args.filter {
+                Some(_) if e.to_string().starts_with("filter: ") => format!("--{e}"),
+                _ => named(&e),
+            })?;
         let read_schema = arrow_array::RecordBatchReader::schema(&reader);
         let order = output_order(&read_schema, &wanted);
         let schema = match &order {
@@ -157,6 +190,11 @@ impl Batches {
     /// The schema of the batches.
     pub fn schema(&self) -> SchemaRef {
         self.schema.clone()
+    }
+
+    /// What was pruned and read (rows matched so far).
+    pub fn metrics(&self) -> &ScanMetrics {
+        self.reader.metrics()
     }
 }
 
@@ -195,7 +233,7 @@ fn clean_names(names: &[String]) -> Result<Vec<String>, String> {
 /// is a dotted leaf path, every name is resolved as a Parquet path
 /// (`Projection::Leaves`), where a top-level name selects all the leaves below it.
 fn projection_for(
-    builder: &ParquetRecordBatchReaderBuilder<std::fs::File>,
+    descriptor: &SchemaDescriptor,
     schema: &SchemaRef,
     names: &[String],
 ) -> Result<Projection, String> {
@@ -207,7 +245,6 @@ fn projection_for(
     {
         return Ok(Projection::Roots(roots));
     }
-    let descriptor = builder.parquet_schema();
     // Checked here (rather than relying on `Projection::from_paths`) to name the unknown
     // column and what the file has instead.
     for name in names {

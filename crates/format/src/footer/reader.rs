@@ -45,8 +45,8 @@ use std::ops::Range;
 use bytes::Bytes;
 
 use super::{
-    FOOTER_TAIL_LEN, FooterOptions, FooterTail, MAGIC, column_index_range, decode_column_index,
-    decode_file_metadata, decode_offset_index, offset_index_range,
+    FOOTER_TAIL_LEN, FooterOptions, FooterTail, MAGIC, MAGIC_ENCRYPTED_FOOTER, column_index_range,
+    decode_column_index, decode_file_metadata, decode_offset_index, offset_index_range,
 };
 use crate::error::{Error, Result};
 use crate::metadata::{ColumnIndex, FileMetaData, OffsetIndex};
@@ -76,6 +76,19 @@ pub struct PageIndex {
     pub offset_index: Vec<Vec<Option<OffsetIndex>>>,
 }
 
+/// The footer's bytes as stored, for a caller that decodes them itself (the codec's
+/// decrypting footer decoder): see [`FooterReader::with_undecoded_metadata`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct UndecodedFooter {
+    /// The footer bytes: the `FileMetaData` (and any signature) of a `PAR1` file; the
+    /// crypto metadata and the encrypted module of a `PARE` file.
+    pub bytes: Bytes,
+    /// Where they lie in the file.
+    pub range: Range<u64>,
+    /// Whether the file ends (and starts) with `PARE`: an encrypted footer.
+    pub encrypted_footer: bool,
+}
+
 #[derive(Debug)]
 enum State {
     /// Waiting for the leading magic and the last `tail_len` bytes.
@@ -85,6 +98,7 @@ enum State {
     /// Waiting for the footer bytes.
     Metadata {
         range: Range<u64>,
+        encrypted_footer: bool,
     },
     /// Waiting for the page index ranges.
     PageIndex {
@@ -93,6 +107,7 @@ enum State {
         ranges: Vec<Range<u64>>,
     },
     Done(Box<Footer>),
+    Undecoded(UndecodedFooter),
     Failed,
 }
 
@@ -111,6 +126,7 @@ pub struct FooterReader {
     options: FooterOptions,
     check_leading_magic: bool,
     page_index: bool,
+    undecoded: bool,
     state: State,
     needed: Vec<Range<u64>>,
 }
@@ -130,6 +146,7 @@ impl FooterReader {
             options: FooterOptions::default(),
             check_leading_magic: true,
             page_index: false,
+            undecoded: false,
             state: State::Tail {
                 tail_len: FOOTER_TAIL_LEN as u64,
             },
@@ -171,6 +188,14 @@ impl FooterReader {
         self
     }
 
+    /// Whether to stop at the footer's bytes, undecoded (default `false`): the reader
+    /// then accepts an encrypted (`PARE`) footer, reads no page index, and
+    /// [`Self::finish_undecoded`] returns the bytes for a decoder that decrypts them.
+    pub fn with_undecoded_metadata(mut self, undecoded: bool) -> Self {
+        self.undecoded = undecoded;
+        self
+    }
+
     fn set_tail_ranges(&mut self) {
         if let State::Tail { tail_len } = self.state {
             let tail = self.file_len - tail_len..self.file_len;
@@ -192,7 +217,10 @@ impl FooterReader {
 
     /// Whether the footer is read ([`Self::finish`] returns it).
     pub fn is_done(&self) -> bool {
-        matches!(self.state, State::Done(_) | State::Failed)
+        matches!(
+            self.state,
+            State::Done(_) | State::Undecoded(_) | State::Failed
+        )
     }
 
     /// Takes the bytes of the ranges [`Self::needed`] listed, in the same order, and
@@ -223,9 +251,12 @@ impl FooterReader {
         }
         match std::mem::replace(&mut self.state, State::Failed) {
             State::Tail { .. } => self.take_tail(fetched),
-            State::Metadata { range } => {
+            State::Metadata {
+                range,
+                encrypted_footer,
+            } => {
                 let footer = fetched[0].clone();
-                self.take_metadata(footer, range)
+                self.take_metadata(footer, range, encrypted_footer)
             }
             State::PageIndex {
                 metadata,
@@ -236,7 +267,7 @@ impl FooterReader {
                 self.finish_with(*metadata, metadata_range, Some(page_index));
                 Ok(())
             }
-            State::Done(_) | State::Failed => Err(Error::invalid(
+            State::Done(_) | State::Undecoded(_) | State::Failed => Err(Error::invalid(
                 "footer reader: bytes pushed after it finished",
             )),
         }
@@ -253,21 +284,39 @@ impl FooterReader {
         };
         let mut last = [0u8; FOOTER_TAIL_LEN];
         last.copy_from_slice(&tail[tail.len() - FOOTER_TAIL_LEN..]);
-        let range = locate_metadata(head.as_deref(), &last, self.file_len)?;
+        let (range, encrypted_footer) =
+            locate_metadata(head.as_deref(), &last, self.file_len, self.undecoded)?;
         let metadata_len = range.end - range.start;
         let tail_len = tail.len() as u64;
         if metadata_len + FOOTER_TAIL_LEN as u64 <= tail_len {
             // The prefetched tail holds the whole footer.
             let from = (tail_len - FOOTER_TAIL_LEN as u64 - metadata_len) as usize;
             let footer = tail.slice(from..from + metadata_len as usize);
-            return self.take_metadata(footer, range);
+            return self.take_metadata(footer, range, encrypted_footer);
         }
         self.needed = vec![range.clone()];
-        self.state = State::Metadata { range };
+        self.state = State::Metadata {
+            range,
+            encrypted_footer,
+        };
         Ok(())
     }
 
-    fn take_metadata(&mut self, footer: Bytes, range: Range<u64>) -> Result<()> {
+    fn take_metadata(
+        &mut self,
+        footer: Bytes,
+        range: Range<u64>,
+        encrypted_footer: bool,
+    ) -> Result<()> {
+        if self.undecoded {
+            self.needed.clear();
+            self.state = State::Undecoded(UndecodedFooter {
+                bytes: footer,
+                range,
+                encrypted_footer,
+            });
+            return Ok(());
+        }
         let options = self.options.clone().with_base_offset(range.start);
         let metadata = decode_file_metadata(footer, &options)?;
         if !self.page_index {
@@ -307,11 +356,26 @@ impl FooterReader {
     pub fn finish(self) -> Result<Footer> {
         match self.state {
             State::Done(footer) => Ok(*footer),
+            State::Undecoded(_) => Err(Error::invalid(
+                "footer reader: asked for undecoded metadata (finish_undecoded)",
+            )),
             State::Failed => Err(Error::invalid("footer reader: reading the footer failed")),
             _ => Err(Error::invalid(format!(
                 "footer reader: not finished, still needs {:?}",
                 self.needed
             ))),
+        }
+    }
+
+    /// The footer's bytes, once [`Self::is_done`] with
+    /// [`Self::with_undecoded_metadata`]; an error otherwise.
+    pub fn finish_undecoded(self) -> Result<UndecodedFooter> {
+        match self.state {
+            State::Undecoded(footer) => Ok(footer),
+            State::Failed => Err(Error::invalid("footer reader: reading the footer failed")),
+            _ => Err(Error::invalid(
+                "footer reader: not finished with undecoded metadata",
+            )),
         }
     }
 
@@ -336,22 +400,31 @@ impl FooterReader {
 
 /// Where the metadata of a file of `file_len` bytes lies, from its first 4 bytes
 /// (`None`: not checked) and its last 8: the checks every footer read makes, in this
-/// order: the trailing magic (`PARE` is [`ErrorKind::Encrypted`](crate::ErrorKind)), the
-/// leading magic, the footer length against the bytes between the two.
+/// order: the trailing magic (`PARE` is [`ErrorKind::Encrypted`](crate::ErrorKind)
+/// unless `accept_encrypted`), the leading magic (the same as the trailing one), the
+/// footer length against the bytes between the two. Returns the range and whether the
+/// footer is encrypted.
 pub(super) fn locate_metadata(
     head: Option<&[u8]>,
     last: &[u8; FOOTER_TAIL_LEN],
     file_len: u64,
-) -> Result<Range<u64>> {
+    accept_encrypted: bool,
+) -> Result<(Range<u64>, bool)> {
     let parsed = FooterTail::parse(last).map_err(|e| e.shift_offset(file_len - 8))?;
-    if parsed.encrypted_footer {
+    if parsed.encrypted_footer && !accept_encrypted {
         return Err(Error::encrypted("encrypted footer: keys required").with_offset(file_len - 4));
     }
+    let expected = if parsed.encrypted_footer {
+        MAGIC_ENCRYPTED_FOOTER
+    } else {
+        MAGIC
+    };
     if let Some(head) = head
-        && head != MAGIC
+        && head != expected
     {
         return Err(Error::invalid(format!(
-            "not a Parquet file: leading magic is {head:02x?}, expected \"PAR1\""
+            "not a Parquet file: leading magic is {head:02x?}, expected {:?} as at the end",
+            String::from_utf8_lossy(&expected)
         ))
         .with_offset(0));
     }
@@ -364,7 +437,7 @@ pub(super) fn locate_metadata(
         .with_offset(file_len - FOOTER_TAIL_LEN as u64));
     }
     let end = file_len - FOOTER_TAIL_LEN as u64;
-    Ok(end - metadata_len..end)
+    Ok((end - metadata_len..end, parsed.encrypted_footer))
 }
 
 /// The ranges holding the page indexes of every chunk of `metadata`, coalesced where
