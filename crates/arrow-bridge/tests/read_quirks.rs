@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use arrow_array::builder::{Float64Builder, ListBuilder};
-use arrow_array::{ArrayRef, Int32Array, RecordBatch};
+use arrow_array::{Array, ArrayRef, Int32Array, RecordBatch};
 use bytes::Bytes;
 use herringbone_arrow_bridge::read::ParquetRecordBatchReaderBuilder;
 
