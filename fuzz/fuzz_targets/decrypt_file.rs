@@ -2,13 +2,17 @@
 //! footer and column keys, and its AAD prefix when the option byte asks): the footer
 //! (`PARE` decrypted, or a plaintext footer's signature verified), the column metadata
 //! under column keys, every page header and page, and each chunk's column index, offset
-//! index and Bloom filter. It must return data or an error, never panic, and data only
-//! from modules that authenticated: batches must be valid Arrow data.
+//! index and Bloom filter; and (option bit 4) filtered scans, whose pruner decrypts the
+//! page indexes and Bloom filters of the predicate's columns. It must return data or an
+//! error, never panic, and data only from modules that authenticated: batches must be
+//! valid Arrow data.
 #![no_main]
 
 use arrow_array::{Array, RecordBatchReader};
 use bytes::Bytes;
 use herringbone::ParquetRecordBatchReaderBuilder;
+use herringbone::arrow::predicate::Predicate;
+use herringbone::arrow::scan::ScanBuilder;
 use herringbone::codec::crypto::{
     FileDecryptionProperties, decrypt_bloom_filter, decrypt_column_index, decrypt_offset_index,
 };
@@ -17,6 +21,14 @@ use herringbone::format::schema::SchemaDescriptor;
 use libfuzzer_sys::fuzz_target;
 
 const MAX_BATCHES: usize = 64;
+
+/// Predicates on the corpus files' columns: `=` / `IN` ask the Bloom filters, ranges the
+/// page index.
+const PREDICATES: [&str; 3] = [
+    "double_field = 1.5 OR float_field IN (2, 3)",
+    "int32_field >= 10 AND int32_field < 20",
+    "ba_field = 'parquet' OR int64_field > 5",
+];
 
 fn keys(aad_prefix: bool) -> FileDecryptionProperties {
     let mut builder = FileDecryptionProperties::builder()
@@ -65,6 +77,34 @@ fuzz_target!(|data: &[u8]| {
                     && start < file.len()
                 {
                     let _ = decrypt_bloom_filter(&file[start..], &column, 1 << 20);
+                }
+            }
+        }
+    }
+    if control & 4 != 0 {
+        for text in PREDICATES {
+            let Ok(predicate) = Predicate::parse(text) else {
+                continue;
+            };
+            let Ok(scan) = ScanBuilder::try_new_with_decryption(file.clone(), &keys) else {
+                return;
+            };
+            let Ok(scan) = scan
+                .with_predicate(predicate)
+                .with_page_counts(true)
+                .with_batch_size(64)
+                .build()
+            else {
+                continue;
+            };
+            for batch in scan.take(MAX_BATCHES) {
+                let Ok(batch) = batch else {
+                    break;
+                };
+                for column in batch.columns() {
+                    if let Err(e) = column.to_data().validate_full() {
+                        panic!("invalid {} array from a scan: {e}", column.data_type());
+                    }
                 }
             }
         }

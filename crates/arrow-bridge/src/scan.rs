@@ -128,6 +128,7 @@ pub struct ScanBuilder<T> {
     predicate: Option<Predicate>,
     row_groups: Option<Vec<usize>>,
     batch_size: Option<usize>,
+    offset: usize,
     limit: Option<usize>,
     pruning: PruningOptions,
     page_counts: bool,
@@ -167,6 +168,7 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
             predicate: None,
             row_groups: None,
             batch_size: None,
+            offset: 0,
             limit: None,
             pruning: PruningOptions::default(),
             page_counts: false,
@@ -225,6 +227,12 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
     /// Rows per batch read (a batch returned holds the matching rows of one).
     pub fn with_batch_size(mut self, batch_size: usize) -> Self {
         self.batch_size = Some(batch_size);
+        self
+    }
+
+    /// Skips the first `offset` matching rows (before the limit).
+    pub fn with_offset(mut self, offset: usize) -> Self {
+        self.offset = offset;
         self
     }
 
@@ -361,10 +369,14 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
         if partial {
             builder = builder.with_row_selection(prune::selection_of(&ranges));
         }
-        if bound.is_none()
-            && let Some(limit) = self.limit
-        {
-            builder = builder.with_limit(limit);
+        // Without a predicate every row read matches: the reader skips and stops.
+        let mut offset = self.offset;
+        if bound.is_none() {
+            builder = builder.with_offset(offset);
+            offset = 0;
+            if let Some(limit) = self.limit {
+                builder = builder.with_limit(limit);
+            }
         }
         let reader = builder.build()?;
         let read_schema = reader.schema();
@@ -376,6 +388,7 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
             reader,
             filter,
             output: output.schema().clone(),
+            offset,
             limit: self.limit,
             metrics,
             done: false,
@@ -449,6 +462,8 @@ pub struct Scan {
     reader: ParquetRecordBatchReader,
     filter: Option<BoundPredicate>,
     output: SchemaRef,
+    /// Matching rows still to skip.
+    offset: usize,
     limit: Option<usize>,
     metrics: ScanMetrics,
     done: bool,
@@ -480,6 +495,14 @@ impl Scan {
                     batch
                 }
             };
+            if self.offset > 0 {
+                let skip = self.offset.min(batch.num_rows());
+                batch = batch.slice(skip, batch.num_rows() - skip);
+                self.offset -= skip;
+                if batch.num_rows() == 0 {
+                    continue;
+                }
+            }
             if let Some(limit) = &mut self.limit {
                 if batch.num_rows() > *limit {
                     batch = batch.slice(0, *limit);

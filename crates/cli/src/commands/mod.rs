@@ -32,6 +32,7 @@ use herringbone::format::schema::SchemaDescriptor;
 /// The decoded footer and schema of a Parquet file held in memory (a file on disk is
 /// read footer only: [`reading::FileFooter`]).
 pub struct ParquetFile {
+    pub bytes: Bytes,
     pub metadata: FileMetaData,
     pub schema: SchemaDescriptor,
 }
@@ -68,6 +69,10 @@ impl ParquetFile {
     pub fn from_bytes(bytes: Bytes) -> Result<Self, String> {
         let metadata = footer::read_metadata(&bytes).map_err(|e| e.to_string())?;
         let schema = SchemaDescriptor::new(&metadata.schema).map_err(|e| e.to_string())?;
-        Ok(Self { metadata, schema })
+        Ok(Self {
+            bytes,
+            metadata,
+            schema,
+        })
     }
 }

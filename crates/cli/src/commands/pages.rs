@@ -13,7 +13,8 @@ use super::ParquetFile;
 use super::meta::{value_text, write_table};
 
 pub fn run(path: &Path, as_json: bool, out: &mut dyn Write) -> Result<(), String> {
-    let file = ParquetFile::open(path, &Default::default())?;
+    // No key options: the pages of encrypted chunks are modules the walker cannot read.
+    let file = ParquetFile::open(path, &super::keys::KeyArgs::default())?;
     let mut groups = Vec::new();
     for (g, group) in file.metadata.row_groups.iter().enumerate() {
         let mut chunks = Vec::new();
