@@ -78,7 +78,7 @@ fn duckdb_2_0_fixed_size_array_with_null_rows_reads_as_duckdb_reads_it() {
         for row in 0..5 {
             assert_eq!(got.is_valid(row), lists.is_valid(row), "row {row}");
             if lists.is_valid(row) {
-                assert_eq!(got.value(row), lists.value(row), "row {row}");
+                assert_eq!(&got.value(row), &lists.value(row), "row {row}");
             }
         }
     }
