@@ -6,9 +6,9 @@ values must equal what the writer itself reads back with the same keys:
 
 * pyarrow (direct keys: `pyarrow.parquet.encryption.create_encryption_properties`):
   AES_GCM_V1 and AES_GCM_CTR_V1, encrypted and plaintext (signed) footers, AAD prefix
-  stored and supplied, 128-, 192- and 256-bit keys, v2 pages with page index, page
-  CRCs and Bloom filters; and filtered reads of that file (`--filter`) equal to
-  pyarrow's, pruned through its decrypted page index and Bloom filters;
+  stored and supplied, 128-, 192- and 256-bit keys, v2 pages with page index and page
+  CRCs (pyarrow 26 writes no Bloom filters into encrypted files); and filtered reads of
+  that file (`--filter`) equal to pyarrow's, pruned through its decrypted page index;
 * polars (per-column keys: `pl.ParquetEncryptionProperties(column_keys=...)`), with an
   encrypted and a plaintext footer (the plaintext columns of the latter also read
   without keys);
@@ -17,7 +17,9 @@ values must equal what the writer itself reads back with the same keys:
 
 Herringbone writes, peers read: `hb convert PLAIN.parquet OUT.parquet` with keys and
 each algorithm / footer / AAD option, read back by pyarrow (uniform keys) or polars
-(per-column keys) with the same keys, equal to pyarrow's reading of the plain file.
+(per-column keys) with the same keys, equal to pyarrow's reading of the plain file;
+and filtered reads of Herringbone's encrypted file with Bloom filters equal to
+pyarrow's filtered reading, pruned through the decrypted Bloom filters.
 
 And the failures: no key, a wrong key, a missing AAD prefix, a key for a column the
 file does not have, a flipped byte: `hb` exits 1 with a message, never data.
@@ -103,7 +105,8 @@ PYARROW_CASES = {
     "pa_ctr_aad_supplied_plaintext_footer": (FOOTER, "AES_GCM_CTR_V1", True, b"t2", False, {}),
     "pa_aes192": (KEY192, "AES_GCM_V1", False, None, True, {}),
     "pa_aes256_ctr": (KEY256, "AES_GCM_CTR_V1", False, None, True, {}),
-    "pa_gcm_v2_index_crc_bloom": (
+    # pyarrow 26 refuses Bloom filters in encrypted files ("not currently supported").
+    "pa_gcm_v2_index_crc": (
         FOOTER,
         "AES_GCM_V1",
         False,
@@ -116,7 +119,6 @@ PYARROW_CASES = {
             "data_page_size": 1024,
             "row_group_size": 700,
             "compression": "zstd",
-            "bloom_filter_options": {"s": True, "i64": True},
         },
     ),
 }
@@ -148,7 +150,7 @@ def pyarrow_files(table, work, binary, failures):
             # Every column is under the footer key: without keys only the footer reads.
             expect_failure(binary, name, failures, path, out, [], ["encrypted", "key"])
         else:
-            expect_failure(binary, name, failures, path, out, [], ["encrypted footer", "keys required"])
+            expect_failure(binary, name, failures, path, out, [], ["footer is encrypted", "keys required"])
         wrong = bytes(reversed(key))
         expect_failure(binary, name, failures, path, out, key_args(wrong, aad=supplied), ["footer"])
         if supplied is not None:
@@ -171,23 +173,13 @@ def scan_counts(output):
     return counts
 
 
-def filtered_reads(table, work, binary, failures):
-    """Filtered reads of pyarrow's encrypted file with a page index and Bloom filters:
-    the rows equal pyarrow's filtered reading, and the pruning went through the
-    decrypted page index and Bloom filters (skipped row groups, pages read of pages)."""
-    name = "pa_gcm_v2_index_crc_bloom"
+def filtered_reads(work, binary, failures, name, cases):
+    """Filtered reads of the encrypted file `name` (footer key FOOTER): the rows equal
+    pyarrow's filtered reading, and `hb scan --filter` shows the pruning went through
+    the decrypted offset indexes (pages counted) and, per case, the page index or the
+    Bloom filters. `cases`: (hb filter, pyarrow filter, "page index" | "bloom-all" | None)."""
     path = work / f"{name}.parquet"
     read_props = pe.create_decryption_properties(FOOTER)
-    full = pq.read_table(path, decryption_properties=read_props)
-    sorted_values = full.column("i64_sorted").to_pylist()
-    i64 = full.column("i64").to_pylist()[1500]
-    lo, hi = sorted_values[1210], sorted_values[1290]
-    cases = [
-        # (hb filter, pyarrow filter, check of the pruning counts)
-        (f"i64_sorted >= {lo} AND i64_sorted < {hi}", [("i64_sorted", ">=", lo), ("i64_sorted", "<", hi)], "page index"),
-        (f"i64 = {i64}", [("i64", "=", i64)], "bloom"),
-        ("s = 'absent-word'", [("s", "=", "absent-word")], "bloom-all"),
-    ]
     count = 0
     for text, pa_filter, check in cases:
         label = f"{name} --filter {text!r}"
@@ -207,17 +199,35 @@ def filtered_reads(table, work, binary, failures):
         if not groups or not pages or len(groups) < 5 or len(pages) < 2:
             failures.add(label, "hb scan", f"no pruning counts in {result.stdout!r}")
             continue
-        read, total, by_stats, by_bloom, by_index = groups
+        read, total, by_stats, by_bloom, _by_index = groups
         if pages[1] == 0:
             failures.add(label, "hb scan", "no page counted: the encrypted offset indexes were not read")
         if check == "page index" and not (by_stats > 0 and pages[0] < pages[1]):
             failures.add(label, "hb scan", f"expected row groups skipped by statistics and pages by the page index: {counts}")
-        if check == "bloom" and by_bloom == 0:
-            failures.add(label, "hb scan", f"expected row groups skipped by the Bloom filters: {counts}")
         if check == "bloom-all" and not (read == 0 and by_bloom == total):
             failures.add(label, "hb scan", f"expected every row group skipped by the Bloom filters: {counts}")
         print(f"{label:<70} {expected.num_rows:>5} rows; row groups {groups}, pages {pages}")
     return count
+
+
+def pyarrow_filtered_reads(work, binary, failures):
+    full = pq.read_table(work / "pa_gcm_v2_index_crc.parquet", decryption_properties=pe.create_decryption_properties(FOOTER))
+    sorted_values = full.column("i64_sorted").to_pylist()
+    lo, hi = sorted_values[1210], sorted_values[1290]
+    i64 = full.column("i64").to_pylist()[1500]
+    return filtered_reads(work, binary, failures, "pa_gcm_v2_index_crc", [
+        (f"i64_sorted >= {lo} AND i64_sorted < {hi}", [("i64_sorted", ">=", lo), ("i64_sorted", "<", hi)], "page index"),
+        (f"i64 = {i64}", [("i64", "=", i64)], None),
+    ])
+
+
+def herringbone_filtered_reads(work, binary, failures):
+    # hb_v2_crc_bloom: a Bloom filter on `s` (words and numbers, so 'absent-word' lies
+    # between every row group's bounds and only the filter rules it out).
+    return filtered_reads(work, binary, failures, "hb_v2_crc_bloom", [
+        ("s = 'absent-word'", [("s", "=", "absent-word")], "bloom-all"),
+        ("s = 'alpha7'", [("s", "=", "alpha7")], None),
+    ])
 
 
 # --- polars ----------------------------------------------------------------------------
@@ -293,7 +303,7 @@ def duckdb_files(work, binary, failures):
         )
         expected = con.execute(
             f"SELECT * FROM read_parquet('{path}', encryption_config = {{footer_key: '{name}'}})"
-        ).fetch_arrow_table()
+        ).to_arrow_table()
         got, error = hb_read(binary, path, work / f"{name}.arrow", key_args(key))
         count += 1
         if error:
@@ -354,14 +364,16 @@ def herringbone_files(table, work, binary, failures):
                 failures.add(name, "pyarrow", f"cannot read Herringbone's file: {e}")
             else:
                 compare(f"{name} (pyarrow)", again, expected, failures, set())
-        else:
+        elif "ctr" not in name:
+            # polars 2.1 reads AES_GCM_V1 only ("AES_GCM_CTR_V1 ... not yet supported"), and
+            # not every column type of the table (decimal256): the columns it maps.
+            columns = ["i32", "i64", "s", "f64", "date"]
             decryption = pl.ParquetDecryptionProperties(footer_key=FOOTER, column_keys={"i64": COL1, "s": COL2})
             try:
-                again = pl.read_parquet(path, decryption=decryption).to_arrow()
+                again = pl.read_parquet(path, columns=columns, decryption=decryption).to_arrow()
             except Exception as e:  # noqa: BLE001
                 failures.add(name, "polars", f"cannot read Herringbone's file: {e}")
             else:
-                columns = ["i32", "i64", "s", "f64", "date"]
                 compare(f"{name} (polars)", again.select(columns), expected.select(columns), failures, set())
         # Herringbone reads its own file back.
         got, error = hb_read(binary, path, work / f"{name}.arrow", args_for_reading(args, supply))
@@ -370,8 +382,9 @@ def herringbone_files(table, work, binary, failures):
         else:
             compare(f"{name} (hb)", got, expected, failures, set())
         # A flipped byte in the middle of the data: an error, never data. (AES_GCM_CTR_V1
-        # does not authenticate page data, by design: only the GCM files are checked.)
-        if "ctr" not in name:
+        # does not authenticate page data, by design, and the per-column-key files keep
+        # other columns plaintext: only the uniform GCM files are checked.)
+        if uniform and "ctr" not in name:
             damaged = work / f"{name}.damaged.parquet"
             data = bytearray(path.read_bytes())
             data[len(data) // 3] ^= 0x01
@@ -409,10 +422,11 @@ def main():
     failures = Failures()
     table = source_table(seed=5, n=ROWS)
     reads = pyarrow_files(table, work, binary, failures)
-    reads += filtered_reads(table, work, binary, failures)
+    reads += pyarrow_filtered_reads(work, binary, failures)
     reads += polars_files(work, binary, failures)
     reads += duckdb_files(work, binary, failures)
     writes = herringbone_files(table, work, binary, failures)
+    reads += herringbone_filtered_reads(work, binary, failures)
     print(
         f"encryption interop: {reads} peer files read by Herringbone, {writes} Herringbone files "
         f"read by pyarrow / polars, {len(failures.lines)} failures"

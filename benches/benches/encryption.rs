@@ -296,7 +296,12 @@ fn cpu_ns() -> f64 {
     t.tv_sec as f64 * 1e9 + t.tv_nsec as f64
 }
 
-type Job<'a> = (&'static str, &'static str, &'static str, Box<dyn Fn() -> usize + 'a>);
+type Job<'a> = (
+    &'static str,
+    &'static str,
+    &'static str,
+    Box<dyn Fn() -> usize + 'a>,
+);
 
 /// `rounds` paired rounds of every read and write (see the module documentation).
 fn paired_rounds(rounds: usize, files: &[(&'static str, PathBuf)], batch: &RecordBatch) {

@@ -21,6 +21,8 @@
 //! [`schema`] maps a Parquet schema to Arrow (and records, for every Arrow field, the
 //! Parquet levels and leaf columns the reader needs).
 
+#[cfg(feature = "async")]
+pub mod async_read;
 pub mod decryption;
 pub mod error;
 mod offsets;

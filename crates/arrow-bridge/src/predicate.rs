@@ -29,6 +29,7 @@ mod bind;
 mod coerce;
 mod evaluate;
 mod parse;
+mod spatial;
 
 use std::fmt;
 use std::sync::Arc;
@@ -41,6 +42,9 @@ use arrow_schema::DataType;
 
 pub(crate) use bind::Bound;
 pub use bind::BoundPredicate;
+pub use herringbone_codec::geo::QueryBox;
+pub use spatial::SpatialFilter;
+pub(crate) use spatial::may_match as spatial_may_match;
 
 /// A column by its path: the names from the top-level field down (`["a", "b"]` for
 /// field `b` of struct `a`).
@@ -267,6 +271,14 @@ pub enum Predicate {
         /// `ILIKE`: ignoring case.
         case_insensitive: bool,
     },
+    /// A spatial test on a WKB column: `bbox_intersects(column, xmin, ymin, xmax,
+    /// ymax)` or `geometry_type_in(column, code, ...)` (see [`SpatialFilter`]).
+    Spatial {
+        /// The column (`geoarrow.wkb` or any binary column of WKB values).
+        column: ColumnRef,
+        /// The test.
+        filter: SpatialFilter,
+    },
     /// All of them.
     And(Vec<Predicate>),
     /// Any of them.
@@ -434,7 +446,8 @@ impl Predicate {
             Predicate::Compare { column, .. }
             | Predicate::In { column, .. }
             | Predicate::IsNull { column, .. }
-            | Predicate::Like { column, .. } => f(column),
+            | Predicate::Like { column, .. }
+            | Predicate::Spatial { column, .. } => f(column),
             Predicate::And(list) | Predicate::Or(list) => {
                 list.iter().for_each(|p| p.visit_columns(f))
             }
@@ -514,6 +527,11 @@ impl fmt::Display for Predicate {
                 if *case_insensitive { "ILIKE" } else { "LIKE" },
                 pattern.replace('\'', "''")
             ),
+            Predicate::Spatial { column, filter } => {
+                write!(f, "{}({column}", filter.name())?;
+                filter.fmt_args(f)?;
+                f.write_str(")")
+            }
             Predicate::And(list) | Predicate::Or(list) => {
                 let is_and = matches!(self, Predicate::And(_));
                 if list.is_empty() {

@@ -181,6 +181,19 @@ impl Pruner {
         let stats = self.row_group_stats(metadata, row_groups)?;
         let n = row_groups.len();
         eval_bool(&self.root, n, &mut |atom| {
+            if let Bound::Spatial { column, .. } = atom
+                && let (Some(leaf), Some(stats)) =
+                    (self.columns[*column].leaf.as_ref(), stats[*column].as_ref())
+            {
+                // By the chunks' geospatial statistics.
+                return atoms::may_match_spatial(
+                    atom,
+                    leaf.converter.leaf(),
+                    stats,
+                    metadata,
+                    row_groups,
+                );
+            }
             let column = atom_column(atom).and_then(|c| {
                 let leaf = self.columns[c].leaf.as_ref()?;
                 Some(ColumnStats {
@@ -456,7 +469,8 @@ fn atom_column(atom: &Bound) -> Option<usize> {
         | Bound::Compare { column, .. }
         | Bound::In { column, .. }
         | Bound::IsNull { column, .. }
-        | Bound::Like { column, .. } => Some(*column),
+        | Bound::Like { column, .. }
+        | Bound::Spatial { column, .. } => Some(*column),
         _ => None,
     }
 }

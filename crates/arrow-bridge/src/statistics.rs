@@ -46,6 +46,9 @@
 //! ```
 
 mod bounds;
+mod geo;
+
+pub use geo::{GeoStatisticsArrays, geo_statistics};
 
 use arrow_array::{Array, ArrayRef, BooleanArray, UInt64Array, new_null_array};
 use arrow_cast::{CastOptions, cast_with_options};

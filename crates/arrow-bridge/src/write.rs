@@ -40,6 +40,7 @@
 
 mod column;
 mod dictionary;
+mod geo;
 pub mod levels;
 pub mod properties;
 pub mod schema;
@@ -114,6 +115,7 @@ impl<W: Write + Send> ArrowWriter<W> {
         let variants = VariantWritePlan::new(&schema, props.variant_shredding())?.map(Box::new);
         let written = variants.as_ref().map_or(&schema, |v| v.written());
         let parquet = arrow_to_parquet(written, options)?;
+        let parquet = geo::refer_to_projjson(parquet, props.key_value_metadata())?;
         let encryptor = match props.encryption() {
             Some(encryption) => {
                 let encryptor = FileEncryptor::new(encryption.clone())?;
@@ -213,7 +215,10 @@ impl<W: Write + Send> ArrowWriter<W> {
                 if variants.needs_inference() && batch.num_rows() > 0 {
                     // Nothing is written yet: the schema can still change.
                     variants.infer(batch)?;
-                    self.parquet = arrow_to_parquet(variants.written(), self.options)?;
+                    self.parquet = geo::refer_to_projjson(
+                        arrow_to_parquet(variants.written(), self.options)?,
+                        self.props.key_value_metadata(),
+                    )?;
                     self.columns = new_columns(
                         &self.parquet,
                         &self.props,

@@ -443,10 +443,26 @@ impl PageReader {
                 (header, module_len)
             }
         };
-        let compressed_len = non_negative(header.compressed_page_size, "compressed_page_size")?;
+        let mut compressed_len = non_negative(header.compressed_page_size, "compressed_page_size")?;
         let uncompressed_len =
             non_negative(header.uncompressed_page_size, "uncompressed_page_size")?;
         let available = rest.len() - header_len;
+        // DuckDB 2.0's compressed_page_size counts the plaintext, not the module stored:
+        // the module's own length field sizes the body.
+        if let Some(decryption) = &self.decryption
+            && decryption.decryptor.is_empty_aad()
+        {
+            let module = match header.type_ {
+                PageType::DICTIONARY_PAGE => Some(ModuleType::DictionaryPage),
+                PageType::DATA_PAGE | PageType::DATA_PAGE_V2 => Some(ModuleType::DataPage),
+                _ => None,
+            };
+            if let Some(module) = module {
+                compressed_len = decryption
+                    .decryptor
+                    .module_size(module, &rest[header_len..])?;
+            }
+        }
         if compressed_len > available {
             return Err(Error::corrupt(format!(
                 "compressed_page_size {compressed_len} exceeds the {available} bytes left in the column chunk"

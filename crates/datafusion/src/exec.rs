@@ -12,7 +12,7 @@ use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{Result, Statistics};
 use datafusion::execution::TaskContext;
-use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
+use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr, PhysicalSortExpr};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::statistics::StatisticsArgs;
 use datafusion::physical_plan::stream::RecordBatchReceiverStreamBuilder;
@@ -56,10 +56,16 @@ impl HerringboneExec {
         limit: Option<usize>,
         partitions: Vec<Vec<Part>>,
         statistics: Statistics,
+        ordering: Vec<PhysicalSortExpr>,
         batch_size: usize,
     ) -> Self {
+        let orderings = if ordering.is_empty() {
+            vec![]
+        } else {
+            vec![ordering]
+        };
         let properties = PlanProperties::new(
-            EquivalenceProperties::new(schema.clone()),
+            EquivalenceProperties::new_with_orderings(schema.clone(), orderings),
             Partitioning::UnknownPartitioning(partitions.len()),
             EmissionType::Incremental,
             Boundedness::Bounded,

@@ -11,6 +11,7 @@
 
 mod exec;
 pub mod expr;
+mod ordering;
 mod statistics;
 mod table;
 

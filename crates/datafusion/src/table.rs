@@ -20,6 +20,7 @@ use herringbone::format::schema::SchemaDescriptor;
 
 use crate::exec::{HerringboneExec, Part};
 use crate::expr::to_predicate;
+use crate::ordering::DeclaredOrder;
 
 /// One Parquet file of a table, its footer read once.
 #[derive(Debug)]
@@ -36,7 +37,9 @@ pub(crate) struct FileEntry {
 /// pushed-down filters (chunk statistics, Bloom filters, the page index), in as many
 /// partitions as the session's `target_partitions` (consecutive row groups each);
 /// filters are pushed down as `Inexact` (DataFusion applies them again). The planner
-/// gets exact row counts and the columns' bounds and null counts.
+/// gets exact row counts and the columns' bounds and null counts, and the scan's output
+/// ordering from the files' `sorting_columns` where the row groups of each partition
+/// follow one another in that order (see [`HerringboneTable::with_sorting_columns`]).
 ///
 /// ```no_run
 /// # async fn example() -> datafusion::common::Result<()> {
@@ -53,6 +56,7 @@ pub struct HerringboneTable {
     files: Vec<Arc<FileEntry>>,
     schema: SchemaRef,
     statistics: Statistics,
+    order: DeclaredOrder,
 }
 
 impl HerringboneTable {
@@ -91,11 +95,41 @@ impl HerringboneTable {
             }
         }
         let statistics = crate::statistics::table_statistics(&entries, schema.fields().len());
+        let order = DeclaredOrder::of(&entries);
         Ok(Self {
             files: entries,
             schema,
             statistics,
+            order,
         })
+    }
+
+    /// Whether scans report the order the files' `sorting_columns` declare (on by
+    /// default). The order inside a row group is the file's claim, trusted as DataFusion
+    /// trusts a declared file order; turn this off for files whose writer may be wrong.
+    /// Across row groups the chunk statistics must show the order continues.
+    pub fn with_sorting_columns(mut self, use_them: bool) -> Self {
+        if !use_them {
+            self.order = DeclaredOrder::default();
+        }
+        self
+    }
+
+    /// The top-level field names of the order the files declare (before checking that
+    /// row groups follow one another), each with `DESC` when descending.
+    pub fn declared_order(&self) -> Vec<String> {
+        self.order
+            .keys()
+            .iter()
+            .map(|k| {
+                let name = self.schema.field(k.field).name();
+                if k.descending {
+                    format!("{name} DESC")
+                } else {
+                    name.clone()
+                }
+            })
+            .collect()
     }
 
     /// The predicate of the filters Herringbone can evaluate, bound to the table.
@@ -221,6 +255,10 @@ impl TableProvider for HerringboneTable {
         if predicate.is_some() {
             statistics = statistics.to_inexact();
         }
+        let kept = self.order.keys_kept(&partitions);
+        let ordering = self
+            .order
+            .sort_exprs(kept, &schema, projection.as_deref());
         Ok(Arc::new(HerringboneExec::new(
             self.files.clone(),
             schema,
@@ -229,6 +267,7 @@ impl TableProvider for HerringboneTable {
             limit,
             partitions,
             statistics,
+            ordering,
             state.config().batch_size(),
         )))
     }

@@ -190,3 +190,92 @@ fn hb_sql_prints_tables_csv_and_json_lines() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
 }
+
+fn write_sorted(path: &Path, batch: &RecordBatch, group_rows: usize, sorted_by: &[(i32, bool)]) {
+    let columns = sorted_by
+        .iter()
+        .map(|&(column_idx, descending)| herringbone::format::metadata::SortingColumn {
+            column_idx,
+            descending,
+            nulls_first: false,
+        })
+        .collect();
+    let props = WriterProperties::builder()
+        .set_max_row_group_rows(group_rows)
+        .set_sorting_columns(Some(columns))
+        .build();
+    let mut writer = ArrowWriter::try_new(
+        std::fs::File::create(path).unwrap(),
+        batch.schema(),
+        Some(props),
+    )
+    .unwrap();
+    writer.write(batch).unwrap();
+    writer.close().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sorting_columns_give_the_scan_its_output_ordering() {
+    let dir = folder("sorted");
+    // Sorted by id (leaf 0) then day (leaf 2): row groups of 100 rows follow each other.
+    let sorted = dir.join("sorted.parquet");
+    write_sorted(&sorted, &data(0, 1000), 100, &[(0, false), (2, false)]);
+    let plain = dir.join("plain.parquet");
+    write(&plain, &data(0, 1000), 100);
+    for partitions in [1, 4] {
+        let ctx = SessionContext::new_with_config(
+            SessionConfig::new().with_target_partitions(partitions),
+        );
+        let table = HerringboneTable::try_new(vec![sorted.clone()]).unwrap();
+        assert_eq!(table.declared_order(), ["id", "day"]);
+        ctx.register_table("t", Arc::new(table)).unwrap();
+        let plain_table = HerringboneTable::try_new(vec![plain.clone()]).unwrap();
+        assert!(plain_table.declared_order().is_empty());
+        ctx.register_table("p", Arc::new(plain_table)).unwrap();
+        ctx.register_table(
+            "untrusted",
+            Arc::new(
+                HerringboneTable::try_new(vec![sorted.clone()])
+                    .unwrap()
+                    .with_sorting_columns(false),
+            ),
+        )
+        .unwrap();
+
+        // The declared order makes the sort unnecessary (a merge of sorted partitions at most).
+        let query = "SELECT id, kind FROM t WHERE id >= 420 ORDER BY id LIMIT 5";
+        let plan = run(&ctx, &format!("EXPLAIN {query}")).await;
+        assert!(!plan.contains("SortExec"), "{partitions} partitions:\n{plan}");
+        assert_eq!(
+            run(&ctx, query).await,
+            run(&ctx, &query.replace("FROM t", "FROM p")).await
+        );
+        let plan = run(&ctx, "EXPLAIN SELECT id FROM t ORDER BY id, day").await;
+        assert!(!plan.contains("SortExec"), "{plan}");
+        // Not the declared order, or no declared order: DataFusion sorts.
+        for sql in [
+            "EXPLAIN SELECT id FROM t ORDER BY id DESC",
+            "EXPLAIN SELECT id FROM t ORDER BY day",
+            "EXPLAIN SELECT id FROM p ORDER BY id",
+            "EXPLAIN SELECT id FROM untrusted ORDER BY id",
+        ] {
+            let plan = run(&ctx, sql).await;
+            assert!(plan.contains("SortExec"), "{sql}:\n{plan}");
+        }
+    }
+
+    // Row groups each sorted inside but not following each other (ids 250..349, then
+    // 50..149, then 150..249): one partition of them is not sorted, so DataFusion sorts.
+    let unordered = dir.join("unordered.parquet");
+    let parts = [data(250, 100), data(50, 100), data(150, 100)];
+    let batch = datafusion::arrow::compute::concat_batches(&parts[0].schema(), &parts).unwrap();
+    write_sorted(&unordered, &batch, 100, &[(0, false)]);
+    let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(1));
+    let table = HerringboneTable::try_new(vec![unordered]).unwrap();
+    assert_eq!(table.declared_order(), ["id"]);
+    ctx.register_table("u", Arc::new(table)).unwrap();
+    let plan = run(&ctx, "EXPLAIN SELECT id FROM u ORDER BY id").await;
+    assert!(plan.contains("SortExec"), "{plan}");
+    let ids = run(&ctx, "SELECT id FROM u ORDER BY id LIMIT 2").await;
+    assert!(ids.contains("| 50 |") && ids.contains("| 51 |"), "{ids}");
+}

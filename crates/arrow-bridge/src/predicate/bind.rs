@@ -67,6 +67,12 @@ pub(crate) enum Bound {
         negated: bool,
         case_insensitive: bool,
     },
+    Spatial {
+        column: usize,
+        filter: super::SpatialFilter,
+        edges: herringbone_codec::geo::Edges,
+        negated: bool,
+    },
     And(Vec<Bound>),
     Or(Vec<Bound>),
     Not(Box<Bound>),
@@ -121,6 +127,17 @@ impl Bound {
             },
             Bound::IsNull { column, negated } => Bound::IsNull {
                 column,
+                negated: !negated,
+            },
+            Bound::Spatial {
+                column,
+                filter,
+                edges,
+                negated,
+            } => Bound::Spatial {
+                column,
+                filter,
+                edges,
                 negated: !negated,
             },
             Bound::Like {
@@ -220,6 +237,16 @@ impl Binder<'_> {
                 column: self.column(column)?,
                 negated: *negated,
             },
+            Predicate::Spatial { column, filter } => {
+                let (_, field) = resolve(self.schema, column)?;
+                let edges = super::spatial::column_edges(&field, &column.dotted())?;
+                Bound::Spatial {
+                    column: self.column(column)?,
+                    filter: filter.clone(),
+                    edges,
+                    negated: false,
+                }
+            }
             Predicate::Compare { column, op, value } => {
                 let index = self.column(column)?;
                 let c = &self.columns[index];

@@ -124,6 +124,19 @@ impl Context<'_> {
                 let array = self.column(*column)?;
                 per_value(&array, &|v| like(v, pattern, *negated, *case_insensitive))?
             }
+            Bound::Spatial {
+                column,
+                filter,
+                edges,
+                negated,
+            } => {
+                let array = self.column(*column)?;
+                let array = match array.as_any_dictionary_opt() {
+                    Some(d) => arrow_select::take::take(d.values(), d.keys(), None)?,
+                    None => array,
+                };
+                super::spatial::evaluate(filter, *edges, *negated, &array)?
+            }
             Bound::And(list) => {
                 let mut acc: Option<BooleanArray> = None;
                 for child in list {

@@ -11,6 +11,8 @@
 //!             | column "IS" ["NOT"] "NULL"
 //!             | column ["NOT"] ("LIKE" | "ILIKE") string
 //!             | column ["NOT"] "BETWEEN" literal "AND" literal
+//!             | "bbox_intersects" "(" column "," number "," number "," number "," number ")"
+//!             | "geometry_type_in" "(" column ("," number)+ ")"
 //! op         := "=" | "==" | "!=" | "<>" | "<" | "<=" | ">" | ">="
 //! column     := name ("." name)*          name: letters, digits, _ and $, or "quoted"
 //! literal    := string | number | "TRUE" | "FALSE" | "NULL"
@@ -28,7 +30,7 @@ use std::sync::Arc;
 
 use arrow_array::{Decimal128Array, Float64Array, Int64Array, StringArray, UInt64Array};
 
-use super::{ColumnRef, CompareOp, Literal, Predicate};
+use super::{ColumnRef, CompareOp, Literal, Predicate, SpatialFilter};
 use crate::error::{Error, Result};
 
 /// Nesting deeper than this is refused (parentheses and `NOT`s), so hostile text
@@ -351,6 +353,9 @@ impl Parser {
         if self.keyword("FALSE") {
             return Ok(Predicate::Const(false));
         }
+        if let Some(call) = self.spatial_call()? {
+            return Ok(call);
+        }
         let column = self.column()?;
         if let Some(Token::Op(op)) = self.peek().cloned() {
             self.at += 1;
@@ -420,6 +425,39 @@ impl Parser {
         } else {
             "a comparison operator, IN, IS, LIKE, ILIKE or BETWEEN"
         }))
+    }
+
+    /// `bbox_intersects(column, xmin, ymin, xmax, ymax)` or
+    /// `geometry_type_in(column, code, ...)`; `None` when the next tokens are not a
+    /// call (a column may have either name).
+    fn spatial_call(&mut self) -> Result<Option<Predicate>> {
+        let (Some(Token::Word(name)), Some((_, Token::LParen))) =
+            (self.peek().cloned(), self.tokens.get(self.at + 1))
+        else {
+            return Ok(None);
+        };
+        let offset = self.offset();
+        self.at += 2;
+        let column = self.column()?;
+        let mut args = Vec::new();
+        while self.token(&Token::Comma) {
+            let at = self.offset();
+            match self.peek().cloned() {
+                Some(Token::Number(n)) => {
+                    self.at += 1;
+                    args.push(
+                        n.parse::<f64>()
+                            .map_err(|_| syntax(at, &format!("`{n}` is not a number")))?,
+                    );
+                }
+                _ => return Err(self.expected("a number")),
+            }
+        }
+        if !self.token(&Token::RParen) {
+            return Err(self.expected("`,` or `)`"));
+        }
+        let filter = SpatialFilter::from_call(&name, &args).map_err(|e| syntax(offset, &e))?;
+        Ok(Some(Predicate::Spatial { column, filter }))
     }
 
     fn starts_literal(&self) -> bool {

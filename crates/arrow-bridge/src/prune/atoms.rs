@@ -117,9 +117,41 @@ pub(crate) fn may_match(
                 _ => (0..n).map(has_value).collect(),
             }
         }
+        // Pages have no geospatial statistics; row groups go through
+        // [`may_match_spatial`].
+        Bound::Spatial { .. } => (0..n).map(has_value).collect(),
         Bound::And(_) | Bound::Or(_) | Bound::Not(_) => vec![true; n],
     };
     Ok(out)
+}
+
+/// Per row group of `row_groups`, whether the spatial atom may be true, from the
+/// geospatial statistics of leaf `leaf` and the null counts in `stats`.
+pub(crate) fn may_match_spatial(
+    atom: &Bound,
+    leaf: usize,
+    stats: &StatisticsArrays,
+    metadata: &herringbone_format::metadata::FileMetaData,
+    row_groups: &[usize],
+) -> Result<Vec<bool>> {
+    let Bound::Spatial {
+        filter,
+        edges,
+        negated,
+        ..
+    } = atom
+    else {
+        return Ok(vec![true; row_groups.len()]);
+    };
+    let geo = crate::statistics::geo_statistics(metadata, leaf, row_groups)?;
+    let has_value = |i: usize| {
+        !(stats.null_count.is_valid(i)
+            && stats.row_count.is_valid(i)
+            && stats.null_count.value(i) >= stats.row_count.value(i))
+    };
+    Ok(crate::predicate::spatial_may_match(
+        filter, *edges, *negated, &geo, &has_value,
+    ))
 }
 
 fn is_nan(value: &ArrayRef) -> bool {

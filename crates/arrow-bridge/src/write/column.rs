@@ -1113,6 +1113,8 @@ pub(crate) struct ColumnWriter {
     scratch_def: Vec<u8>,
     scratch_rep: Vec<u8>,
     scratch_values: Vec<u8>,
+    // geo: bounding box and type list of GEOMETRY / GEOGRAPHY chunks.
+    geo: Option<herringbone_codec::geo::GeoStatisticsAccumulator>,
 }
 
 impl ColumnWriter {
@@ -1186,6 +1188,8 @@ impl ColumnWriter {
             scratch_def: Vec::new(),
             scratch_rep: Vec::new(),
             scratch_values: Vec::new(),
+            // geo:
+            geo: super::geo::accumulator_for(column, props.statistics(&dotted)),
         })
     }
 
@@ -1276,6 +1280,10 @@ impl ColumnWriter {
                 )?,
             }
         };
+        // geo:
+        if let Some(geo) = &mut self.geo {
+            super::geo::add_values(geo, &values);
+        }
         if let Some(bloom) = &mut self.bloom {
             for i in 0..values.len() {
                 bloom.insert_hash(values.bloom_hash(i));
@@ -1380,6 +1388,10 @@ impl ColumnWriter {
                 array.data_type(),
                 n.null_count()
             )));
+        }
+        // geo:
+        if let Some(geo) = &mut self.geo {
+            super::geo::add_array(geo, array, nulls.as_ref());
         }
         let slots = array.len();
         let mut start = 0;
@@ -1891,6 +1903,8 @@ impl ColumnWriter {
             statistics: chunk_statistics,
             encoding_stats: Some(encoding_stats.into()),
             size_statistics,
+            // geo:
+            geospatial_statistics: super::geo::finish(self.geo.as_ref()),
             ..ColumnMetaData::default()
         };
         Ok(ClosedChunk {

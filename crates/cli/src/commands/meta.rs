@@ -4,7 +4,8 @@ use std::io::Write;
 use std::path::Path;
 
 use herringbone::format::metadata::{
-    ColumnChunk, FileMetaData, KeyValue, LogicalType, RowGroup, Statistics, TimeUnit, Type,
+    ColumnChunk, FileMetaData, GeospatialStatistics, KeyValue, LogicalType, RowGroup, Statistics,
+    TimeUnit, Type,
 };
 use herringbone::format::schema::{ColumnDescriptor, SchemaDescriptor};
 use serde_json::{Value, json};
@@ -122,7 +123,56 @@ fn column_json(chunk: &ColumnChunk, descr: Option<&ColumnDescriptor>) -> Value {
         "bloom_filter_offset": meta.bloom_filter_offset,
         "bloom_filter_length": meta.bloom_filter_length,
         "statistics": meta.statistics.as_ref().map(|s| statistics_json(s, descr)),
+        "geospatial_statistics": meta.geospatial_statistics.as_deref().map(geo_json),
     })
+}
+
+/// `GeospatialStatistics` as JSON: the box's bounds (null where absent; non-finite
+/// bounds as strings, which JSON numbers cannot hold) and the type codes.
+fn geo_json(geo: &GeospatialStatistics) -> Value {
+    let num = |v: Option<f64>| match v {
+        Some(v) if v.is_finite() => json!(v),
+        Some(v) => json!(v.to_string()),
+        None => Value::Null,
+    };
+    json!({
+        "bbox": geo.bbox.as_ref().map(|b| json!({
+            "xmin": num(Some(b.xmin)), "xmax": num(Some(b.xmax)),
+            "ymin": num(Some(b.ymin)), "ymax": num(Some(b.ymax)),
+            "zmin": num(b.zmin), "zmax": num(b.zmax),
+            "mmin": num(b.mmin), "mmax": num(b.mmax),
+        })),
+        "geospatial_types": geo.geospatial_types,
+    })
+}
+
+/// `GeospatialStatistics` as one line: `x [a, b] y [c, d] (z, m) types [1, 3]`;
+/// `xmin > xmax` wraps the antimeridian.
+fn geo_text(geo: &GeospatialStatistics) -> String {
+    let mut out = String::new();
+    match &geo.bbox {
+        Some(b) => {
+            out.push_str(&format!(
+                "x [{}, {}] y [{}, {}]",
+                b.xmin, b.xmax, b.ymin, b.ymax
+            ));
+            if let (Some(lo), Some(hi)) = (b.zmin, b.zmax) {
+                out.push_str(&format!(" z [{lo}, {hi}]"));
+            }
+            if let (Some(lo), Some(hi)) = (b.mmin, b.mmax) {
+                out.push_str(&format!(" m [{lo}, {hi}]"));
+            }
+            if b.xmin > b.xmax {
+                out.push_str(" (wraps the antimeridian)");
+            }
+        }
+        None => out.push_str("no bounding box"),
+    }
+    match &geo.geospatial_types {
+        Some(types) => out.push_str(&format!(" types {types:?}")),
+        None => out.push_str(" no type list"),
+    }
+    out
 }
 
 fn statistics_json(stats: &Statistics, descr: Option<&ColumnDescriptor>) -> Value {
@@ -350,6 +400,21 @@ pub fn run_tables(file: &FileFooter, out: &mut dyn Write) -> std::io::Result<()>
             .map(|(c, chunk)| column_row(chunk, file.schema.column(c)))
             .collect();
         write_table(out, &header, &rows)?;
+        for (c, chunk) in rg.columns.iter().enumerate() {
+            if let Some(geo) = chunk
+                .meta_data
+                .as_ref()
+                .and_then(|m| m.geospatial_statistics.as_deref())
+            {
+                let path = file.schema.column(c).map(|d| d.path().dotted());
+                writeln!(
+                    out,
+                    "  {} geospatial: {}",
+                    path.unwrap_or_default(),
+                    geo_text(geo)
+                )?;
+            }
+        }
     }
     Ok(())
 }

@@ -409,6 +409,19 @@ impl ColumnDecryptor {
             .map_err(|e| e.context(self.location(module, page)))
     }
 
+    /// Whether the chunk is read by the DuckDB rule (module docs), whose page headers give
+    /// `compressed_page_size` without the module's length, nonce and tag.
+    pub fn is_empty_aad(&self) -> bool {
+        self.empty_aad
+    }
+
+    /// The total size of the module of kind `module` at the start of `bytes`, from its
+    /// length field (checked to fit in `bytes`).
+    pub fn module_size(&self, module: ModuleType, bytes: &[u8]) -> Result<usize> {
+        module_len(bytes, self.ciphers.for_module(module))
+            .map_err(|e| e.context(self.location(module, None)))
+    }
+
     /// Decrypts the module at the start of `bytes` (a page or Bloom filter header, whose
     /// size only its length field gives); returns the plaintext and the module's size.
     pub fn decrypt_prefix(
