@@ -26,6 +26,10 @@ pub enum ErrorKind {
     Decryption,
     /// Reading the file's bytes failed.
     Io,
+    /// A limit set on the reader was reached (e.g. the memory of one batch, see
+    /// `ParquetRecordBatchReaderBuilder::with_batch_memory_limit`), or a batch does not
+    /// fit the 32-bit offsets of its Arrow type. The file may be valid.
+    LimitExceeded,
 }
 
 /// An arrow-bridge error: what went wrong and where (column path, field).
@@ -122,6 +126,9 @@ impl From<herringbone_codec::Error> for Error {
         let (kind, message) = match e.kind() {
             herringbone_codec::ErrorKind::Unsupported => {
                 (ErrorKind::Unsupported, "cannot decode column data")
+            }
+            herringbone_codec::ErrorKind::LimitExceeded => {
+                (ErrorKind::LimitExceeded, "cannot decode column data")
             }
             herringbone_codec::ErrorKind::KeyRequired => (ErrorKind::Encrypted, "key required"),
             herringbone_codec::ErrorKind::Decryption => {

@@ -1,5 +1,23 @@
 //! Parquet pages <-> Arrow arrays: the Arrow side of Herringbone.
 //!
+//! The read pipeline ([`read`]), one batch at a time:
+//!
+//! ```text
+//!  ChunkReader ──footer ranges──> format::FooterReader ──> FileMetaData, schema mapping
+//!       │
+//!       └─row_group_ranges──> one Bytes per column chunk (compressed, fetched once)
+//!                                  │
+//!   per leaf: LeafReader ── codec::PageReader (pages sliced from the chunk; a page wholly
+//!             │               inside a skip is stepped over, not decompressed)
+//!             ├── levels: def/rep decoded from the current page, a run at a time
+//!             └── decode: values straight into the batch's buffers (values, views)
+//!                                  │
+//!   assemble: leaf buffers -> Arrow arrays; nested: structs, lists, maps from levels
+//!                                  │
+//!   RowGroupDecoder: selection runs (read / skip) -> RecordBatch, every buffer charged
+//!                    to the batch memory limit first
+//! ```
+//!
 //! [`schema`] maps a Parquet schema to Arrow (and records, for every Arrow field, the
 //! Parquet levels and leaf columns the reader needs).
 //!
@@ -30,6 +48,7 @@
 pub mod async_read;
 pub mod decryption;
 pub mod error;
+mod offsets;
 pub mod predicate;
 pub mod prune;
 pub mod read;

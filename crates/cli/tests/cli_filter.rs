@@ -58,7 +58,8 @@ fn cat_prints_only_matching_rows() {
     let text = ok(&[
         "cat", &f, "--format", "csv", "--limit", "2", "--filter", "id > 500",
     ]);
-    assert_eq!(text, "id,flag,day\n501,N,10050\n502,R,10050\n");
+    // flag is ["R", "A", "N"][id % 3]: 501 = 3 x 167.
+    assert_eq!(text, "id,flag,day\n501,R,10050\n502,A,10050\n");
 }
 
 #[test]

@@ -16,6 +16,9 @@ pub enum ErrorKind {
     InvalidArgument,
     /// Decoding metadata (a page header) failed; see the source error.
     Metadata,
+    /// Decoding would grow an output past a limit the caller set (or past what its
+    /// offsets can address); the input may be valid.
+    LimitExceeded,
     /// An encrypted module failed authentication (its AES-GCM tag did not verify):
     /// the key, the AAD prefix or the module's bytes are wrong.
     Decryption,
@@ -58,6 +61,11 @@ impl Error {
     /// A checksum mismatch.
     pub fn checksum(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Checksum, message)
+    }
+
+    /// An output that would grow past a limit.
+    pub fn limit_exceeded(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::LimitExceeded, message)
     }
 
     /// A bad argument from the caller.

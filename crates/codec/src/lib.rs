@@ -16,6 +16,7 @@ pub mod error;
 pub mod geo;
 pub mod page;
 pub mod rle;
+pub mod source;
 pub mod spread;
 pub mod variant;
 

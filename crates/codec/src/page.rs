@@ -274,6 +274,12 @@ pub struct PageReader {
     /// data pages have delivered them.
     total_values: Option<u64>,
     values_read: u64,
+    /// Pages handed out by [`PageReader::next_page`] (decompressed when compressed).
+    pages_decoded: usize,
+    /// Pages stepped over by [`PageReader::skip_page`] (never decompressed).
+    pages_skipped: usize,
+    /// A buffer handed back by [`PageReader::recycle`], decompressed into next.
+    scratch: Vec<u8>,
     decryption: Option<PageDecryption>,
 }
 
@@ -313,6 +319,9 @@ impl PageReader {
             failed: false,
             total_values: None,
             values_read: 0,
+            pages_decoded: 0,
+            pages_skipped: 0,
+            scratch: Vec::new(),
             decryption: None,
         }
     }
@@ -347,6 +356,29 @@ impl PageReader {
     /// Index (in the chunk, counting every page) of the page the next call returns.
     pub fn page_index(&self) -> usize {
         self.page_index
+    }
+
+    /// Pages handed out by [`PageReader::next_page`] so far: the pages whose bytes were
+    /// checked and decompressed.
+    pub fn pages_decoded(&self) -> usize {
+        self.pages_decoded
+    }
+
+    /// Pages stepped over by [`PageReader::skip_page`] so far, never decompressed.
+    pub fn pages_skipped(&self) -> usize {
+        self.pages_skipped
+    }
+
+    /// Hands back the buffer of a page the caller is done with: when nothing else
+    /// shares it (a decompressed page whose values were copied out), the next page is
+    /// decompressed into it instead of a fresh allocation.
+    pub fn recycle(&mut self, page: Bytes) {
+        if let Ok(buffer) = page.try_into_mut() {
+            let buffer = Vec::from(buffer);
+            if buffer.capacity() > self.scratch.capacity() {
+                self.scratch = buffer;
+            }
+        }
     }
 
     /// File offset (see [`PageReader::with_base_offset`]) of the next page's header.
@@ -460,6 +492,7 @@ impl PageReader {
         let pending = self.pending.take().expect("peek_header loaded a header");
         self.position += pending.header_len + pending.compressed_len;
         self.page_index += 1;
+        self.pages_skipped += 1;
         let header = pending.header;
         self.count_encrypted_page(&header);
         let data_values = match header.type_ {
@@ -499,6 +532,7 @@ impl PageReader {
                     if !page.is_dictionary() {
                         self.values_read += page.num_values() as u64;
                     }
+                    self.pages_decoded += 1;
                     return Ok(Some(page));
                 }
                 Ok(None) => continue,
@@ -551,7 +585,7 @@ impl PageReader {
         ))
     }
 
-    fn decode_page(&self, pending: &PendingHeader, body: Bytes) -> Result<Option<Page>> {
+    fn decode_page(&mut self, pending: &PendingHeader, body: Bytes) -> Result<Option<Page>> {
         let header = &pending.header;
         let page_type = header.type_;
         let is_data_or_dictionary = matches!(
@@ -595,8 +629,21 @@ impl PageReader {
         }
     }
 
+    /// Decompresses `input` into the recycled buffer (or a new one).
+    fn decompress(&mut self, input: &[u8], uncompressed_len: usize) -> Result<Bytes> {
+        let mut out = std::mem::take(&mut self.scratch);
+        out.clear();
+        self.codec.decompress_with_limit(
+            input,
+            uncompressed_len,
+            self.options.max_page_size,
+            &mut out,
+        )?;
+        Ok(Bytes::from(out))
+    }
+
     /// Decompresses a whole page body (v1 and dictionary pages).
-    fn decompress_body(&self, body: Bytes, uncompressed_len: usize) -> Result<Bytes> {
+    fn decompress_body(&mut self, body: Bytes, uncompressed_len: usize) -> Result<Bytes> {
         if self.codec == Codec::Uncompressed {
             if body.len() != uncompressed_len {
                 return Err(Error::corrupt(format!(
@@ -606,18 +653,11 @@ impl PageReader {
             }
             return Ok(body);
         }
-        let mut out = Vec::new();
-        self.codec.decompress_with_limit(
-            &body,
-            uncompressed_len,
-            self.options.max_page_size,
-            &mut out,
-        )?;
-        Ok(Bytes::from(out))
+        self.decompress(&body, uncompressed_len)
     }
 
     fn dictionary_page(
-        &self,
+        &mut self,
         dict: &DictionaryPageHeader,
         body: Bytes,
         uncompressed_len: usize,
@@ -632,7 +672,7 @@ impl PageReader {
     }
 
     fn data_page_v1(
-        &self,
+        &mut self,
         data: &DataPageHeader,
         body: Bytes,
         uncompressed_len: usize,
@@ -649,7 +689,7 @@ impl PageReader {
     }
 
     fn data_page_v2(
-        &self,
+        &mut self,
         data: &DataPageHeaderV2,
         body: Bytes,
         uncompressed_len: usize,
@@ -686,14 +726,7 @@ impl PageReader {
             }
             stored_values
         } else {
-            let mut out = Vec::new();
-            self.codec.decompress_with_limit(
-                &stored_values,
-                values_len,
-                self.options.max_page_size,
-                &mut out,
-            )?;
-            Bytes::from(out)
+            self.decompress(&stored_values, values_len)?
         };
         Ok(Page::DataV2 {
             rep_levels,

@@ -1,6 +1,10 @@
-//! Helpers shared by the statistics, predicate and pruning tests: writing batches to an
-//! in-memory file and reading files back whole.
+//! What the reader's and the engine tests share: files built page by page ([`built`]),
+//! for shapes no writer produces on request (hostile sizes, one page of millions of
+//! values, quirks of a given writer); writing batches to an in-memory file and reading
+//! files back whole.
 #![allow(dead_code)]
+
+pub mod built;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;

@@ -14,7 +14,7 @@ use herringbone::codec::variant::text::{
     format_date, format_decimal, format_time_of_day, format_timestamp, format_uuid,
 };
 
-use super::ParquetFile;
+use super::reading::FileFooter;
 
 pub fn run(
     path: &Path,
@@ -22,7 +22,7 @@ pub fn run(
     keys: &super::keys::KeyArgs,
     out: &mut dyn Write,
 ) -> Result<(), String> {
-    let file = ParquetFile::open(path, keys)?;
+    let file = FileFooter::open(path, keys)?;
     if as_json {
         let mut value = metadata_json(&file.metadata, &file.schema);
         let variants = file.variant_columns();
@@ -343,9 +343,9 @@ fn f16_to_f64(bits: u16) -> f64 {
     }
 }
 
-pub fn run_tables(file: &ParquetFile, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn run_tables(file: &FileFooter, out: &mut dyn Write) -> std::io::Result<()> {
     let meta = &file.metadata;
-    writeln!(out, "file size:       {} bytes", file.bytes.len())?;
+    writeln!(out, "file size:       {} bytes", file.file_len)?;
     writeln!(
         out,
         "created by:      {}",

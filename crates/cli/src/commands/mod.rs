@@ -29,7 +29,8 @@ use herringbone::format::footer;
 use herringbone::format::metadata::FileMetaData;
 use herringbone::format::schema::SchemaDescriptor;
 
-/// A Parquet file loaded into memory with its decoded footer and schema.
+/// The decoded footer and schema of a Parquet file held in memory (a file on disk is
+/// read footer only: [`reading::FileFooter`]).
 pub struct ParquetFile {
     pub bytes: Bytes,
     pub metadata: FileMetaData,
@@ -62,18 +63,6 @@ impl ParquetFile {
             metadata: decoded.metadata,
             schema,
         })
-    }
-
-    /// The file's Variant columns (dotted Arrow path) and how each is shredded (empty
-    /// when the schema does not map to Arrow).
-    pub fn variant_columns(&self) -> Vec<(String, String)> {
-        herringbone::arrow::schema::parquet_to_arrow(
-            &self.schema,
-            self.metadata.key_value_metadata.as_deref(),
-            &herringbone::arrow::schema::SchemaOptions::default(),
-        )
-        .map(|mapping| herringbone::arrow::variant::describe_variant_columns(mapping.schema()))
-        .unwrap_or_default()
     }
 
     /// Decodes a file held in memory.

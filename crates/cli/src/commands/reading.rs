@@ -1,5 +1,6 @@
 //! What `hb cat`, `hb scan` and `hb convert` share: the reading options (`--columns`,
-//! `--int96-unit`, `--filter`) and opening a file as a stream of Arrow batches.
+//! `--int96-unit`, `--filter`) and opening a file as a stream of Arrow batches; and
+//! reading a file's footer alone (`hb meta`, `hb schema`).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -7,11 +8,54 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use arrow_schema::{ArrowError, SchemaRef, TimeUnit};
 use herringbone::arrow::predicate::Predicate;
+use herringbone::arrow::read::read_metadata_with_decryption;
 use herringbone::arrow::scan::{Scan, ScanBuilder, ScanMetrics};
 use herringbone::arrow::schema::parquet_to_arrow;
 use herringbone::format::metadata::FileMetaData;
 use herringbone::format::schema::SchemaDescriptor;
 use herringbone::{Projection, SchemaOptions};
+
+/// A file's footer read alone: the leading magic, the tail and the metadata, a few small
+/// reads whatever the file's size (`hb meta`, `hb schema`).
+pub struct FileFooter {
+    /// The file's size in bytes.
+    pub file_len: u64,
+    /// The decoded metadata.
+    pub metadata: FileMetaData,
+    /// The schema tree.
+    pub schema: SchemaDescriptor,
+}
+
+impl FileFooter {
+    /// Reads the footer of `path` (decrypting it, and the metadata of columns under
+    /// their own keys, with `keys`); errors name the file.
+    pub fn open(path: &Path, keys: &super::keys::KeyArgs) -> Result<Self, String> {
+        let named = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+        let decryption = keys.decryption().map_err(|e| named(&e))?;
+        let file = std::fs::File::open(path).map_err(|e| named(&e))?;
+        let file_len = file.metadata().map_err(|e| named(&e))?.len();
+        let (metadata, _) =
+            read_metadata_with_decryption(&file, decryption.as_ref()).map_err(|e| named(&e))?;
+        let schema = SchemaDescriptor::new(&metadata.schema).map_err(|e| named(&e))?;
+        Ok(Self {
+            file_len,
+            metadata,
+            schema,
+        })
+    }
+
+    /// The file's Variant columns (dotted Arrow path) and how each is shredded (empty
+    /// when the schema does not map to Arrow).
+    pub fn variant_columns(&self) -> Vec<(String, String)> {
+        parquet_to_arrow(
+            &self.schema,
+            self.metadata.key_value_metadata.as_deref(),
+            &SchemaOptions::default(),
+        )
+        .map(|mapping| herringbone::arrow::variant::describe_variant_columns(mapping.schema()))
+        .unwrap_or_default()
+    }
+}
 
 /// Options of every command that reads rows.
 #[derive(Debug, Clone, Default, clap::Args)]

@@ -4,10 +4,10 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::ParquetFile;
+use super::reading::FileFooter;
 
 pub fn run(path: &Path, keys: &super::keys::KeyArgs, out: &mut dyn Write) -> Result<(), String> {
-    let file = ParquetFile::open(path, keys)?;
+    let file = FileFooter::open(path, keys)?;
     write!(out, "{}", file.schema.to_text()).map_err(|e| e.to_string())?;
     let variants = file.variant_columns();
     if !variants.is_empty() {

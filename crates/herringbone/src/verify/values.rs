@@ -243,7 +243,7 @@ fn level_bit_width(max: u16) -> usize {
 enum Levels<'p> {
     /// Max level 0: no levels stored, every level is 0.
     None,
-    Rle(RleDecoder<'p>),
+    Rle(RleDecoder<&'p [u8]>),
     /// The deprecated BIT_PACKED levels (v1 only): `count` levels, most significant bit
     /// first.
     BitPacked {
@@ -282,15 +282,15 @@ impl Levels<'_> {
 }
 
 enum Values<'p> {
-    Plain(PlainDecoder<'p>),
-    PlainBool(PlainBooleanDecoder<'p>),
-    RleBool(RleDecoder<'p>),
-    Dictionary(DictionaryIndexDecoder<'p>),
-    Delta32(DeltaBinaryPackedDecoder<'p, i32>),
-    Delta64(DeltaBinaryPackedDecoder<'p, i64>),
-    DeltaLength(DeltaLengthByteArrayDecoder<'p>),
-    DeltaByteArray(DeltaByteArrayDecoder<'p>),
-    Split(ByteStreamSplitDecoder<'p>),
+    Plain(PlainDecoder<&'p [u8]>),
+    PlainBool(PlainBooleanDecoder<&'p [u8]>),
+    RleBool(RleDecoder<&'p [u8]>),
+    Dictionary(DictionaryIndexDecoder<&'p [u8]>),
+    Delta32(DeltaBinaryPackedDecoder<i32, &'p [u8]>),
+    Delta64(DeltaBinaryPackedDecoder<i64, &'p [u8]>),
+    DeltaLength(DeltaLengthByteArrayDecoder<&'p [u8]>),
+    DeltaByteArray(DeltaByteArrayDecoder<&'p [u8]>),
+    Split(ByteStreamSplitDecoder<&'p [u8]>),
 }
 
 /// Decodes one data page batch by batch: [`PageDecoder::next_levels`], then
@@ -630,7 +630,7 @@ impl<'p> PageDecoder<'p> {
 }
 
 fn fixed<T: herringbone_codec::encoding::FixedWidth>(
-    decoder: &mut PlainDecoder<'_>,
+    decoder: &mut PlainDecoder<&[u8]>,
     n: usize,
     buf: &mut Vec<T>,
     wrap: impl Fn(T) -> Value<'static>,
