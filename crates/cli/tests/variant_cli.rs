@@ -203,6 +203,8 @@ fn convert_makes_variant_columns_from_json_lines_and_shreds_them() {
         "convert",
         input,
         dir.join("z.parquet").to_str().unwrap(),
+        "--variant",
+        "v",
         "--shred",
         "id=auto",
     ]);

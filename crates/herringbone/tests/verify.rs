@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray};
 use bytes::Bytes;
-use herringbone::format::footer::{encode_footer, read_metadata};
+use herringbone::format::footer::{encode_footer, footer_range, read_metadata};
 use herringbone::format::metadata::{FileMetaData, OffsetIndex, PageHeader, SortingColumn};
 use herringbone::format::thrift::{CompactReader, CompactWriter, ThriftStruct};
 use herringbone::layout::PageWalker;
@@ -55,6 +55,7 @@ fn checked_props() -> WriterProperties {
         .set_compression(Codec::Uncompressed)
         .set_column_dictionary_enabled("x", false)
         .set_statistics(StatisticsLevel::Page)
+        .set_write_page_header_statistics(true)
         .set_write_crc(true)
         .set_data_page_row_limit(100)
         .set_bloom_filter("x", 0.01, 1000)
@@ -274,14 +275,11 @@ fn rows_out_of_the_declared_sort_order() {
     let file = sample_file(300, props);
     assert!(check(&file).is_clean(), "0..300 ascending is sorted");
     // The string column `s` ("value 0", "value 1", ...) is not sorted.
-    let props = WriterProperties::builder()
-        .set_sorting_columns(Some(vec![SortingColumn {
-            column_idx: 1,
-            descending: false,
-            nulls_first: true,
-        }]))
-        .build();
-    let report = check(&sample_file(300, props));
+    let report = check(&declared_sorted(SortingColumn {
+        column_idx: 1,
+        descending: false,
+        nulls_first: true,
+    }));
     let finding = find(
         &report,
         Check::SortingColumns,
@@ -289,19 +287,29 @@ fn rows_out_of_the_declared_sort_order() {
     );
     assert_eq!(finding.location.column.as_deref(), Some("s"));
     // Descending on x, then: row 1 is larger than row 0.
-    let props = WriterProperties::builder()
-        .set_sorting_columns(Some(vec![SortingColumn {
-            column_idx: 0,
-            descending: true,
-            nulls_first: false,
-        }]))
-        .build();
-    let report = check(&sample_file(300, props));
+    let report = check(&declared_sorted(SortingColumn {
+        column_idx: 0,
+        descending: true,
+        nulls_first: false,
+    }));
     find(
         &report,
         Check::SortingColumns,
         "row 1 (1) comes after row 0 (0) in a descending order",
     );
+}
+
+/// A 300-row sample file whose footer declares every row group sorted by `order`,
+/// whatever its rows are: the writer refuses to declare an order the rows do not have,
+/// so the claim is put into the footer afterwards.
+fn declared_sorted(order: SortingColumn) -> Vec<u8> {
+    let file = sample_file(300, WriterProperties::builder().build());
+    let mut metadata = read_metadata(&Bytes::copy_from_slice(&file)).unwrap();
+    for group in &mut metadata.row_groups {
+        group.sorting_columns = Some(vec![order.clone()]);
+    }
+    let footer = footer_range(&file).unwrap();
+    with_footer(&file[..footer.start], &metadata)
 }
 
 #[test]

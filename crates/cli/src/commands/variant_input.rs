@@ -213,6 +213,13 @@ impl<R: BufRead> VariantJsonLines<R> {
             rest.push('\n');
             rows += 1;
         }
+        // A misspelt --variant name is the likelier mistake than the other members'
+        // types, so it is reported first.
+        if let Some(name) = names.iter().find(|name| !keys.contains(name)) {
+            return Err(format!(
+                "--variant {name}: no line of the first {rows} has this member"
+            ));
+        }
         let (rest_schema, _) = arrow_json::reader::infer_json_schema(Cursor::new(rest), None)
             .map_err(|e| format!("inferring the schema: {e}"))?;
         let mut fields = Vec::new();
@@ -225,11 +232,6 @@ impl<R: BufRead> VariantJsonLines<R> {
                 fields.push(Arc::new(rest_schema.field(j).clone()));
                 slots.push(Slot::Rest(j));
             }
-        }
-        if let Some(name) = names.iter().find(|name| !keys.contains(name)) {
-            return Err(format!(
-                "--variant {name}: no line of the first {rows} has this member"
-            ));
         }
         Ok(Self {
             lines,

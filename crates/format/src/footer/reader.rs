@@ -203,7 +203,7 @@ impl FooterReader {
                 vec![tail]
             } else if tail.start <= MAGIC.len() as u64 {
                 // The tail reaches the start: one read covers both.
-                vec![0..self.file_len]
+                std::iter::once(0..self.file_len).collect()
             } else {
                 vec![0..MAGIC.len() as u64, tail]
             };
