@@ -36,7 +36,8 @@ use parquet::arrow::arrow_reader::{
     ArrowPredicateFn, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowFilter, RowSelection,
     RowSelector,
 };
-use parquet::file::properties::WriterProperties;
+use parquet::file::metadata::PageIndexPolicy;
+use parquet::file::properties::{ReaderProperties, WriterProperties};
 use parquet::file::reader::FileReader;
 use parquet::file::serialized_reader::{ReadOptionsBuilder, SerializedFileReader};
 
@@ -125,7 +126,7 @@ fn herringbone(case: &Case) -> usize {
 /// arrow-rs with its pruning tools, the way an engine built on it does it.
 fn arrow_rs(case: &Case) -> usize {
     let file = File::open(&case.file).expect("open");
-    let options = ArrowReaderOptions::new().with_page_index(true);
+    let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Required);
     let builder =
         ParquetRecordBatchReaderBuilder::try_new_with_options(file, options).expect("footer");
     let metadata = builder.metadata().clone();
@@ -175,7 +176,13 @@ fn arrow_rs(case: &Case) -> usize {
             n if n.contains("bloom") => {
                 let reader = SerializedFileReader::new_with_options(
                     File::open(&case.file).expect("open"),
-                    ReadOptionsBuilder::new().with_bloom_filter().build(),
+                    ReadOptionsBuilder::new()
+                        .with_reader_properties(
+                            ReaderProperties::builder()
+                                .set_read_bloom_filter(true)
+                                .build(),
+                        )
+                        .build(),
                 )
                 .expect("reader");
                 let column = schema.index_of("l_partkey").expect("l_partkey");

@@ -317,7 +317,8 @@ fn skip_ranges(rows: usize) -> Vec<std::ops::Range<usize>> {
 fn arrow_rs_skip_reader(
     case: &Case,
 ) -> parquet::errors::Result<parquet::arrow::arrow_reader::ParquetRecordBatchReader> {
-    let mut options = ArrowReaderOptions::new().with_page_index(true);
+    let mut options = ArrowReaderOptions::new()
+        .with_page_index_policy(parquet::file::metadata::PageIndexPolicy::Required);
     if case.utf8_view {
         let plain = Arrow::try_new(case.file.clone())?;
         options = options.with_schema(as_views(plain.schema()));

@@ -172,13 +172,14 @@ pub async fn read_metadata_async<R: AsyncFileReader + ?Sized>(
     )?)
 }
 
+/// Where an input range lies after [`coalesce_ranges`]: the index of the merged range
+/// holding it and its place inside that range.
+pub type Placement = (usize, Range<usize>);
+
 /// Merges `ranges` lying closer than `gap` bytes (or overlapping) into fewer, larger ones.
 /// Returns the merged ranges, and for each input range the index of the merged range
 /// holding it and its place inside.
-pub fn coalesce_ranges(
-    ranges: &[Range<u64>],
-    gap: u64,
-) -> (Vec<Range<u64>>, Vec<(usize, Range<usize>)>) {
+pub fn coalesce_ranges(ranges: &[Range<u64>], gap: u64) -> (Vec<Range<u64>>, Vec<Placement>) {
     let mut order: Vec<usize> = (0..ranges.len()).collect();
     order.sort_by_key(|&i| (ranges[i].start, ranges[i].end));
     let mut merged: Vec<Range<u64>> = Vec::new();

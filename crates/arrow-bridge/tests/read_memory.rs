@@ -232,7 +232,7 @@ fn a_page_of_16_million_values_costs_a_batch_not_a_page() {
     assert!(peak <= bound, "peak {peak} bytes over {bound}");
     // A batch of 8,192 rows of 48 INT64 columns is 3 MiB.
     assert!(
-        largest_batch >= 48 * 8192 * 8 && largest_batch < 4 << 20,
+        (48 * 8192 * 8..4 << 20).contains(&largest_batch),
         "{largest_batch}"
     );
     // And the values are the dictionary's, in every column.

@@ -6,6 +6,9 @@
 use herringbone_codec::geo::wkb::{Coord, Dimensions, WkbVisitor, scan};
 use herringbone_codec::geo::{Edges, GeoStatisticsAccumulator, QueryBox, box_intersects};
 use herringbone_format::metadata::BoundingBox;
+
+/// One visited coordinate (x, y, z, m) and the dimensions it carries.
+type Coordinate = ([f64; 4], Dimensions);
 use proptest::prelude::*;
 
 /// A geometry to encode, for tests.
@@ -187,7 +190,7 @@ proptest! {
         codes.sort_unstable();
         codes.dedup();
         prop_assert_eq!(s.geospatial_types.as_deref(), Some(codes.as_slice()));
-        let fold = |f: &dyn Fn(&([f64; 4], Dimensions)) -> Option<f64>| {
+        let fold = |f: &dyn Fn(&Coordinate) -> Option<f64>| {
             all.iter().filter_map(f).fold(None, |acc: Option<(f64, f64)>, v| {
                 Some(acc.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))))
             })

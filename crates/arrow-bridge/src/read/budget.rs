@@ -65,7 +65,7 @@ impl Budget {
     /// vector's allocation stays within the limit too.
     pub(crate) fn reserve<T>(&mut self, out: &mut Vec<T>, additional: usize) -> Result<()> {
         let size = std::mem::size_of::<T>().max(1);
-        let bytes = additional.checked_mul(size).unwrap_or(usize::MAX);
+        let bytes = additional.saturating_mul(size);
         self.charge(bytes)?;
         let needed = out.len() + additional;
         if needed > out.capacity() {

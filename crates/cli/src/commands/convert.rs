@@ -382,7 +382,7 @@ impl<R: Read> Read for Counting<R> {
 
 /// An output being written.
 enum Sink {
-    Parquet(ArrowWriter<BufWriter<File>>),
+    Parquet(Box<ArrowWriter<BufWriter<File>>>),
     Ipc(FileWriter<BufWriter<File>>, GrowingDictionaries),
     Csv(arrow_csv::Writer<BufWriter<File>>),
     Jsonl(arrow_json::LineDelimitedWriter<BufWriter<File>>),
@@ -396,10 +396,10 @@ impl Sink {
         properties: Option<herringbone::WriterProperties>,
     ) -> Result<Self, ArrowError> {
         Ok(match kind {
-            Kind::Parquet => Sink::Parquet(
+            Kind::Parquet => Sink::Parquet(Box::new(
                 ArrowWriter::try_new(file, schema, properties)
                     .map_err(|e| ArrowError::ExternalError(Box::new(e)))?,
-            ),
+            )),
             // Each Parquet row group brings its own dictionaries; the file keeps one per
             // column and extends it.
             Kind::Ipc => Sink::Ipc(
@@ -440,7 +440,7 @@ impl Sink {
         let io = |e: std::io::Error| ArrowError::IoError(e.to_string(), e);
         let mut file = match self {
             Sink::Parquet(w) => {
-                let mut w = w;
+                let mut w = *w;
                 w.finish()
                     .map_err(|e| ArrowError::ExternalError(Box::new(e)))?;
                 w.into_inner()

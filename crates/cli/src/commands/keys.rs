@@ -190,7 +190,7 @@ mod tests {
             "--column-key nokey: expected PATH=HEX"
         );
         let args = KeyArgs {
-            column_keys: vec!["x=zz".repeat(1) + &"0".repeat(30)],
+            column_keys: vec!["x=zz".to_string() + &"0".repeat(30)],
             ..Default::default()
         };
         assert!(

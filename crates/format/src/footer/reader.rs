@@ -607,9 +607,9 @@ mod tests {
         let reader = FooterReader::new(len)
             .unwrap()
             .with_leading_magic_check(false);
-        assert_eq!(reader.needed(), &[len - 8..len]);
+        assert_eq!(reader.needed(), std::slice::from_ref(&(len - 8..len)));
         let reader = FooterReader::new(len).unwrap().with_prefetch(len);
-        assert_eq!(reader.needed(), &[0..len]);
+        assert_eq!(reader.needed(), std::slice::from_ref(&(0..len)));
         assert_eq!(drive(reader, &file).0.unwrap().metadata, meta);
     }
 

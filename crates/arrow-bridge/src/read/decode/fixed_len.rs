@@ -26,6 +26,9 @@ pub(crate) struct FixedLenBytes {
 }
 
 /// A data page of FIXED_LEN_BYTE_ARRAY values.
+// One per column being read, replaced per page: the size difference costs nothing
+// worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub(crate) enum FixedLenPage {
     Plain(PlainDecoder<Bytes>),
@@ -50,7 +53,7 @@ impl ValueKind for FixedLenBytes {
     }
 
     fn reserve(&self, out: &mut FixedBytes, values: usize, budget: &mut Budget) -> Result<()> {
-        let bytes = values.checked_mul(self.width).unwrap_or(usize::MAX);
+        let bytes = values.saturating_mul(self.width);
         budget.reserve(&mut out.data, bytes)
     }
 

@@ -9,6 +9,8 @@
 //! values with one pass over the span they cover plus a look at where each starts and
 //! ends (see [`views::utf8_views`]), none at all for a page that is all ASCII.
 
+use std::ops::Range;
+
 use std::sync::Arc;
 
 use arrow_buffer::Buffer;
@@ -88,7 +90,11 @@ impl ViewBytes {
         let added = out.len();
         let check = self.utf8 && !checked;
         let mut boundaries = true;
-        let mut span = usize::MAX..0;
+        // Lowest start and last end of the values walked (empty until the first one).
+        let mut span = Range {
+            start: usize::MAX,
+            end: 0,
+        };
         let got = walk(&mut |start, len| {
             out.push(views::view_at(page, start, len, buffer));
             if check {
