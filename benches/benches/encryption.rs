@@ -159,7 +159,8 @@ fn collect_herringbone(path: &Path, case: &str) -> Vec<RecordBatch> {
 }
 
 fn files(batch: &RecordBatch) -> Vec<(&'static str, PathBuf)> {
-    let dir = PathBuf::from("target/bench-encryption");
+    // Beside criterion's own output in the workspace's target directory.
+    let dir = common::criterion_home().with_file_name("bench-encryption");
     std::fs::create_dir_all(&dir).unwrap();
     CASES
         .iter()

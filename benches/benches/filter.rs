@@ -14,7 +14,7 @@
 //! At the end the bench prints arrow-rs (or DataFusion-Parquet) time / Herringbone time
 //! per case, from criterion's mean estimates of this run.
 //!
-//! Run: `cargo bench -p herringbone-benches --bench filter`
+//! Run: `cargo bench -p herringbone-benches --features datafusion --bench filter`
 
 mod common;
 

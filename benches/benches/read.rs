@@ -117,9 +117,11 @@ fn plain_filter() -> Option<String> {
 /// Whether criterion's filter can select a benchmark of the case `name`.
 fn wanted(filter: Option<&str>, name: &str) -> bool {
     filter.is_none_or(|f| {
-        ["herringbone", "arrow-rs"]
-            .iter()
-            .any(|reader| format!("read/{reader}/{name}").contains(f))
+        ["read", "read_skip"].iter().any(|group| {
+            ["herringbone", "arrow-rs"]
+                .iter()
+                .any(|reader| format!("{group}/{reader}/{name}").contains(f))
+        })
     })
 }
 

@@ -418,7 +418,7 @@ fn nested_cases(out: &mut Vec<Dataset>) {
 
 /// Where criterion writes its estimates (its own rule: `CRITERION_HOME`, else the cargo
 /// target directory's `criterion`).
-fn criterion_home() -> PathBuf {
+pub fn criterion_home() -> PathBuf {
     if let Some(home) = std::env::var_os("CRITERION_HOME") {
         return PathBuf::from(home);
     }
