@@ -87,7 +87,8 @@ impl FixedWidth for [u8; 12] {
     }
 }
 
-/// An Arrow-style offset type for variable-length values: `i32` or `i64`.
+/// An offset type for variable-length values: Arrow's `i32` or `i64`, or `usize` for
+/// buffers that never become Arrow arrays (the writer's own value buffers).
 ///
 /// Decoders of byte arrays append end offsets of this type; the Arrow side of
 /// Herringbone builds its one offset-width trait on this one.
@@ -134,6 +135,20 @@ impl OffsetSize for i32 {
     #[inline(always)]
     fn position(self) -> usize {
         self as usize
+    }
+}
+
+impl OffsetSize for usize {
+    const MAX_POSITION: usize = usize::MAX;
+
+    #[inline(always)]
+    fn from_position(at: usize) -> Self {
+        at
+    }
+
+    #[inline(always)]
+    fn position(self) -> usize {
+        self
     }
 }
 

@@ -14,6 +14,7 @@
 //! mean equal keys and a probe compares hashes only.
 
 use super::values::Values;
+use herringbone_codec::encoding::OffsetSize;
 
 /// murmur3's 64-bit finalizer: a bijection on `u64` that spreads every input bit over
 /// the low bits the table indexes by.
@@ -105,34 +106,6 @@ fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
         return read4(a, 0) == read4(b, 0) && read4(a, len - 4) == read4(b, len - 4);
     }
     a == b
-}
-
-/// A value boundary in a byte array's offsets: Arrow's `i32` / `i64` offsets (never
-/// negative in a valid array) or the writer's own `usize` ones.
-pub(crate) trait ByteOffset: Copy {
-    /// The offset as an index.
-    fn to_usize(self) -> usize;
-}
-
-impl ByteOffset for usize {
-    #[inline(always)]
-    fn to_usize(self) -> usize {
-        self
-    }
-}
-
-impl ByteOffset for i32 {
-    #[inline(always)]
-    fn to_usize(self) -> usize {
-        self as usize
-    }
-}
-
-impl ByteOffset for i64 {
-    #[inline(always)]
-    fn to_usize(self) -> usize {
-        self as usize
-    }
 }
 
 /// Slots per bucket: eight one-byte tags in one word, and eight entry indices.
@@ -321,7 +294,7 @@ impl Dictionary {
     /// Looks up (adding as needed) the BYTE_ARRAY values `start..end` of Arrow offsets
     /// and data, and appends their dictionary indices to `out`: straight from the Arrow
     /// buffers.
-    pub fn insert_byte_run<O: ByteOffset>(
+    pub fn insert_byte_run<O: OffsetSize>(
         &mut self,
         offsets: &[O],
         data: &[u8],
@@ -333,7 +306,7 @@ impl Dictionary {
         self.insert_byte_values(
             offsets[start..=end]
                 .windows(2)
-                .map(|w| &data[w[0].to_usize()..w[1].to_usize()]),
+                .map(|w| &data[w[0].position()..w[1].position()]),
             out,
         );
     }

@@ -10,7 +10,7 @@
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
-use arrow_array::{Array, ArrayRef, OffsetSizeTrait};
+use arrow_array::{Array, ArrayRef};
 use arrow_buffer::bit_chunk_iterator::BitChunks;
 use arrow_buffer::{Buffer, NullBuffer};
 use arrow_schema::{DataType, TimeUnit};
@@ -23,6 +23,7 @@ use super::schema::LeafKind;
 use super::statistics::ByteBounds;
 use super::values::Values;
 use crate::error::{Error, Result};
+use crate::offsets::OffsetWidth;
 
 /// The values of one leaf array, ready to be appended to pages.
 #[derive(Debug)]
@@ -330,7 +331,7 @@ fn gather_valid<T: Copy>(v: &[T], nulls: &NullBuffer, start: usize, end: usize, 
 }
 
 /// Appends byte array values `start..end` of Arrow offsets and data to `Values` buffers.
-fn copy_bytes<O: OffsetSizeTrait>(
+fn copy_bytes<O: OffsetWidth>(
     offsets: &[O],
     data: &[u8],
     start: usize,
@@ -338,20 +339,20 @@ fn copy_bytes<O: OffsetSizeTrait>(
     out_offsets: &mut Vec<usize>,
     out_data: &mut Vec<u8>,
 ) {
-    let first = offsets[start].as_usize();
-    let last = offsets[end].as_usize();
+    let first = offsets[start].position();
+    let last = offsets[end].position();
     let base = out_data.len();
     out_data.extend_from_slice(&data[first..last]);
     out_offsets.extend(
         offsets[start + 1..=end]
             .iter()
-            .map(|o| o.as_usize() - first + base),
+            .map(|o| o.position() - first + base),
     );
 }
 
 /// Looks up byte array values at `rows` straight from the Arrow buffers; the sum of
 /// their lengths.
-fn insert_bytes<O: OffsetSizeTrait + super::dictionary::ByteOffset>(
+fn insert_bytes<O: OffsetWidth>(
     offsets: &[O],
     data: &[u8],
     rows: Rows<'_>,
@@ -361,7 +362,7 @@ fn insert_bytes<O: OffsetSizeTrait + super::dictionary::ByteOffset>(
     let mut unencoded = 0;
     let _ = rows.for_each_run(|from, to| {
         dictionary.insert_byte_run(offsets, data, from, to, out);
-        unencoded += (offsets[to].as_usize() - offsets[from].as_usize()) as i64;
+        unencoded += (offsets[to].position() - offsets[from].position()) as i64;
         Ok::<(), ()>(())
     });
     unencoded
@@ -401,7 +402,7 @@ impl EncodedTarget<'_> {
         Ok(())
     }
 
-    fn append<O: OffsetSizeTrait>(
+    fn append<O: OffsetWidth>(
         &mut self,
         offsets: &[O],
         data: &[u8],
@@ -411,8 +412,8 @@ impl EncodedTarget<'_> {
         if start >= end {
             return Ok(());
         }
-        let first = offsets[start].as_usize();
-        let last = offsets[end].as_usize();
+        let first = offsets[start].position();
+        let last = offsets[end].position();
         // Every value of the run is at most as long as the run: one check for all.
         if last - first > i32::MAX as usize {
             return Err(Error::invalid_argument(
@@ -421,7 +422,7 @@ impl EncodedTarget<'_> {
         }
         let data = &data[first..last];
         // Offsets relative to the run's first byte, as u32 (checked above).
-        let rel = |o: &O| (o.as_usize() - first) as u32;
+        let rel = |o: &O| (o.position() - first) as u32;
         let ends = &offsets[start + 1..=end];
         if self.plain {
             append_plain_run(
