@@ -9,7 +9,10 @@ mod common;
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::{Array, ArrayRef, BinaryArray, BinaryViewArray, RecordBatch};
+use arrow_array::types::Int8Type;
+use arrow_array::{
+    Array, ArrayRef, BinaryArray, BinaryViewArray, DictionaryArray, Int8Array, RecordBatch,
+};
 use arrow_schema::{DataType, Field, Schema};
 use bytes::Bytes;
 use herringbone_arrow_bridge::read::ParquetRecordBatchReaderBuilder;
@@ -284,10 +287,31 @@ fn written_columns_carry_boxes_and_type_lists() {
         geo_field("sphere", DataType::Binary, r#"{"edges":"spherical"}"#),
         geo_field("view", DataType::BinaryView, r#"{"crs":"EPSG:3857"}"#),
         geo_field("karney", DataType::Binary, r#"{"edges":"karney"}"#),
+        geo_field(
+            "keyed",
+            DataType::Dictionary(Box::new(DataType::Int8), Box::new(DataType::Binary)),
+            "{}",
+        ),
     ]));
+    // An Arrow dictionary of the same values, one value referenced twice.
+    let keyed: ArrayRef = Arc::new(DictionaryArray::<Int8Type>::new(
+        Int8Array::from(vec![Some(0), None, Some(1), Some(2), Some(3), None]),
+        binary(&[
+            Some(wkb_point(170.0, 10.0)),
+            Some(wkb_line(&[(-175.0, -5.0), (-170.0, 20.0)])),
+            Some(wkb_point(-1.0, 2.0)),
+            Some(wkb_point(3.0, 4.0)),
+        ]),
+    ));
     let batch = RecordBatch::try_new(
         schema,
-        vec![binary(&values), binary(&values), view, binary(&values)],
+        vec![
+            binary(&values),
+            binary(&values),
+            view,
+            binary(&values),
+            keyed,
+        ],
     )
     .unwrap();
     for dictionary in [true, false] {
@@ -305,6 +329,11 @@ fn written_columns_carry_boxes_and_type_lists() {
         assert_eq!(bbox_of(&planar[1]), (-1.0, 3.0, 2.0, 4.0));
         assert_eq!(planar[1].as_ref().unwrap().geospatial_types, Some(vec![1]));
         assert_eq!(chunk_statistics(&file, 2), planar, "BinaryView like Binary");
+        assert_eq!(
+            chunk_statistics(&file, 4),
+            planar,
+            "a dictionary like Binary"
+        );
         // Spherical: the first group wraps the antimeridian (170E to 170W).
         let sphere = chunk_statistics(&file, 1);
         let (xmin, xmax, ymin, ymax) = bbox_of(&sphere[0]);

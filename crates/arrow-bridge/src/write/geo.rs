@@ -63,8 +63,18 @@ pub(crate) fn add_array(
                 .filter(|&i| valid(i))
                 .for_each(|i| acc.add(a.value(i)));
         }
-        // The writer only writes binary arrays flat into a geo column; anything else
-        // took the gathered path and came through `add_values`.
+        // An Arrow dictionary of WKB values (the schema maps it to GEOMETRY /
+        // GEOGRAPHY like its value type): each present row's value, through its key.
+        DataType::Dictionary(_, _) => {
+            let dictionary = array.as_any_dictionary();
+            let keys = dictionary.normalized_keys();
+            let slots: Vec<usize> = (0..array.len())
+                .filter(|&i| valid(i))
+                .map(|i| keys[i])
+                .collect();
+            add_slots(acc, dictionary.values(), &slots);
+        }
+        // The schema maps no other Arrow type to a geo column.
         _ => {}
     }
 }
@@ -93,6 +103,14 @@ pub(crate) fn add_slots(acc: &mut GeoStatisticsAccumulator, array: &ArrayRef, sl
                 .iter()
                 .filter(in_range)
                 .for_each(|&i| acc.add(a.value(i)));
+        }
+        DataType::Dictionary(_, _) => {
+            let dictionary = array.as_any_dictionary();
+            let keys = dictionary.normalized_keys();
+            let slots: Vec<usize> = slots.iter().filter(in_range).map(|&i| keys[i]).collect();
+            // Dictionary values are never dictionaries themselves (Arrow forbids it),
+            // so this recurses once.
+            add_slots(acc, dictionary.values(), &slots);
         }
         _ => {}
     }
