@@ -141,8 +141,14 @@ fn main() {
     assert!(with.len() > without.len(), "statistics add footer bytes");
     let theirs = write_arrow_rs(&geometry, EnabledStatistics::Chunk);
     let (ours_box, theirs_box) = (chunk_geo_statistics(&with), chunk_geo_statistics(&theirs));
-    assert!(ours_box.is_some(), "Herringbone wrote no geospatial statistics");
-    assert_eq!(ours_box, theirs_box, "the writers' geospatial statistics differ");
+    assert!(
+        ours_box.is_some(),
+        "Herringbone wrote no geospatial statistics"
+    );
+    assert_eq!(
+        ours_box, theirs_box,
+        "the writers' geospatial statistics differ"
+    );
 
     let started = SystemTime::now();
     let mut group = c.benchmark_group("geo_write");
@@ -184,7 +190,12 @@ fn chunk_geo_statistics(file: &[u8]) -> Option<ChunkGeoStatistics> {
     let stats = metadata.row_group(0).column(0).geo_statistics()?;
     let bbox = stats.bounding_box()?;
     Some((
-        [bbox.get_xmin(), bbox.get_xmax(), bbox.get_ymin(), bbox.get_ymax()],
+        [
+            bbox.get_xmin(),
+            bbox.get_xmax(),
+            bbox.get_ymin(),
+            bbox.get_ymax(),
+        ],
         stats.geospatial_types().cloned(),
     ))
 }
@@ -212,12 +223,18 @@ fn summary(since: SystemTime) {
         mean("herringbone/geometry_stats"),
         mean("herringbone/no_stats"),
     ) {
-        println!("  statistics overhead (GEOMETRY), Herringbone: {:.2}x", with / without);
+        println!(
+            "  statistics overhead (GEOMETRY), Herringbone: {:.2}x",
+            with / without
+        );
     }
     if let (Some(with), Some(without)) =
         (mean("arrow_rs/geometry_stats"), mean("arrow_rs/no_stats"))
     {
-        println!("  statistics overhead (GEOMETRY), arrow-rs:    {:.2}x", with / without);
+        println!(
+            "  statistics overhead (GEOMETRY), arrow-rs:    {:.2}x",
+            with / without
+        );
     }
     for case in ["geometry_stats", "no_stats"] {
         if let (Some(ours), Some(theirs)) = (
