@@ -3,6 +3,8 @@
 //! [`schema`] maps a Parquet schema to Arrow (and records, for every Arrow field, the
 //! Parquet levels and leaf columns the reader needs).
 
+#![warn(missing_docs)]
+
 pub mod error;
 pub mod read;
 pub mod schema;
