@@ -29,7 +29,7 @@ use arrow_array::builder::{
 use arrow_array::types::{Int8Type, Int32Type};
 use arrow_array::*;
 use arrow_schema::{DataType, Field, Fields, Schema, TimeUnit};
-use herringbone::arrow::write::{
+use herringbone::write::{
     ArrowWriter, BloomFilterPosition, DataPageVersion, StatisticsLevel, WriterProperties,
     WriterPropertiesBuilder,
 };
