@@ -51,9 +51,12 @@ enum Command {
         file: PathBuf,
         #[command(flatten)]
         read: commands::reading::ReadArgs,
-        /// Print at most this many rows.
-        #[arg(long, value_name = "N")]
+        /// Print at most this many rows (the table's default is 20).
+        #[arg(long, value_name = "N", conflicts_with = "all")]
         limit: Option<usize>,
+        /// Print every row (the table's default is the first 20).
+        #[arg(long)]
+        all: bool,
         /// Output format.
         #[arg(long, value_enum, default_value_t)]
         format: commands::cat::Format,
@@ -107,8 +110,16 @@ fn main() -> ExitCode {
             file,
             read,
             limit,
+            all,
             format,
-        } => commands::cat::run(&file, &read, limit, format, &mut out),
+        } => {
+            let rows = match (limit, all) {
+                (Some(n), _) => commands::cat::Rows::Limit(n),
+                (None, true) => commands::cat::Rows::All,
+                (None, false) => commands::cat::Rows::Default,
+            };
+            commands::cat::run(&file, &read, rows, format, &mut out)
+        }
         Command::Scan {
             file,
             read,

@@ -4,8 +4,8 @@
 //! Parquet output, by the row group in progress).
 //!
 //! CSV and JSON lines carry no schema: it is inferred from the first rows of the input
-//! ([`INFER_ROWS`]). Nested values written to CSV become JSON text, as `hb cat --format
-//! csv` prints them.
+//! ([`INFER_ROWS`]). CSV and JSON lines output hold the very text `hb cat --format csv`
+//! and `--format jsonl` print (nested values in CSV as JSON text).
 
 use std::cell::Cell;
 use std::fs::File;
@@ -20,10 +20,11 @@ use arrow_schema::{ArrowError, SchemaRef};
 
 use herringbone::ArrowWriter;
 
-use super::cat::{displayable_timestamps, nested_as_json};
+use super::cat::as_text;
 use super::ipc_dictionaries::GrowingDictionaries;
 use super::progress::Progress;
 use super::reading::{Batches, ReadArgs};
+use super::render::Row;
 use super::writing::WriteArgs;
 
 /// Rows read to infer the schema of a CSV or JSON lines input.
@@ -144,6 +145,7 @@ fn copy(
         kind,
         BufWriter::new(file),
         source.schema.clone(),
+        source.variants.clone(),
         properties,
     )
     .map_err(failed)?;
@@ -164,6 +166,8 @@ fn copy(
 /// An input opened as a stream of batches.
 struct Source {
     schema: SchemaRef,
+    /// The top-level Variant columns (Parquet input), printed as JSON in text outputs.
+    variants: Vec<String>,
     batches: Box<dyn Iterator<Item = Result<RecordBatch, String>>>,
     /// The rows expected (exact for Parquet, an estimate otherwise): sizes Bloom filters.
     rows_hint: u64,
@@ -177,8 +181,9 @@ impl Source {
         let named = move |e: &dyn std::fmt::Display| format!("{name}: {e}");
         if kind == Kind::Parquet {
             let batches = Batches::open(path, args, |b| b)?;
-            let total = u64::try_from(batches.metadata.num_rows).unwrap_or(0);
+            let total = batches.selected_rows() as u64;
             return Ok(Self {
+                variants: super::cat::variant_columns(&batches),
                 schema: batches.schema(),
                 batches: Box::new(batches),
                 rows_hint: total,
@@ -205,6 +210,7 @@ impl Source {
             });
             return Ok(Self {
                 schema,
+                variants: Vec::new(),
                 batches: Box::new(batches),
                 // Unknown without reading every block; a typical batch size stands in.
                 rows_hint: total as u64 * BATCH_ROWS as u64,
@@ -251,6 +257,7 @@ impl Source {
         };
         Ok(Self {
             schema,
+            variants: Vec::new(),
             batches,
             rows_hint,
             fraction: Box::new(move |_| (size > 0).then(|| consumed.get() as f64 / size as f64)),
@@ -293,8 +300,8 @@ impl<R: Read> Read for Counting<R> {
 enum Sink {
     Parquet(ArrowWriter<BufWriter<File>>),
     Ipc(FileWriter<BufWriter<File>>, GrowingDictionaries),
-    Csv(arrow_csv::Writer<BufWriter<File>>),
-    Jsonl(arrow_json::LineDelimitedWriter<BufWriter<File>>),
+    Csv(arrow_csv::Writer<BufWriter<File>>, Vec<String>),
+    Jsonl(BufWriter<File>, Vec<String>),
 }
 
 impl Sink {
@@ -302,6 +309,7 @@ impl Sink {
         kind: Kind,
         file: BufWriter<File>,
         schema: SchemaRef,
+        variants: Vec<String>,
         properties: Option<herringbone::WriterProperties>,
     ) -> Result<Self, ArrowError> {
         Ok(match kind {
@@ -323,12 +331,9 @@ impl Sink {
                 arrow_csv::WriterBuilder::new()
                     .with_header(true)
                     .build(file),
+                variants,
             ),
-            Kind::Jsonl => Sink::Jsonl(
-                arrow_json::WriterBuilder::new()
-                    .with_explicit_nulls(true)
-                    .build::<_, arrow_json::writer::LineDelimited>(file),
-            ),
+            Kind::Jsonl => Sink::Jsonl(file, variants),
         })
     }
 
@@ -339,8 +344,21 @@ impl Sink {
                 .map_err(|e| ArrowError::ExternalError(Box::new(e))),
             Sink::Ipc(w, dictionaries) => w.write(&dictionaries.rebase(batch)?),
             // The same text `hb cat --format csv|jsonl` prints.
-            Sink::Csv(w) => w.write(&nested_as_json(&displayable_timestamps(batch))?),
-            Sink::Jsonl(w) => w.write(&displayable_timestamps(batch)),
+            Sink::Csv(w, variants) => {
+                w.write(&as_text(batch, variants).map_err(ArrowError::ComputeError)?)
+            }
+            Sink::Jsonl(w, variants) => {
+                let row = Row::new(batch, variants).map_err(ArrowError::ComputeError)?;
+                let mut line = String::new();
+                for i in 0..batch.num_rows() {
+                    line.clear();
+                    row.json(i, &mut line).map_err(ArrowError::ComputeError)?;
+                    line.push('\n');
+                    w.write_all(line.as_bytes())
+                        .map_err(|e| ArrowError::IoError(e.to_string(), e))?;
+                }
+                Ok(())
+            }
         }
     }
 
@@ -357,11 +375,8 @@ impl Sink {
                 w.finish()?;
                 w.into_inner()?
             }
-            Sink::Csv(w) => w.into_inner(),
-            Sink::Jsonl(mut w) => {
-                w.finish()?;
-                w.into_inner()
-            }
+            Sink::Csv(w, _) => w.into_inner(),
+            Sink::Jsonl(w, _) => w,
         };
         file.flush().map_err(io)
     }

@@ -8,6 +8,7 @@ pub mod ipc_dictionaries;
 pub mod meta;
 pub mod progress;
 pub mod reading;
+pub mod render;
 pub mod scan;
 pub mod schema;
 pub mod variant;
@@ -16,9 +17,9 @@ pub mod writing;
 use std::path::Path;
 
 use bytes::Bytes;
-use herringbone::format::footer;
-use herringbone::format::metadata::FileMetaData;
-use herringbone::format::schema::SchemaDescriptor;
+use herringbone::metadata::FileMetaData;
+use herringbone::schema::SchemaDescriptor;
+use herringbone_format::footer;
 
 /// A Parquet file loaded into memory with its decoded footer and schema.
 pub struct ParquetFile {

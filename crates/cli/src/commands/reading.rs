@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{ArrowError, SchemaRef, TimeUnit};
-use herringbone::arrow::schema::parquet_to_arrow;
-use herringbone::format::metadata::FileMetaData;
+use herringbone::metadata::FileMetaData;
+use herringbone::schema::SchemaDescriptor;
 use herringbone::{
     ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder, Projection, SchemaOptions,
 };
@@ -57,10 +57,6 @@ pub struct Batches {
     order: Option<Vec<usize>>,
     schema: SchemaRef,
     path: String,
-    /// The file's metadata.
-    pub metadata: Arc<FileMetaData>,
-    /// The leaf columns read.
-    pub leaf_columns: Vec<usize>,
 }
 
 impl Batches {
@@ -85,26 +81,17 @@ impl Batches {
         }
         let builder = ParquetRecordBatchReaderBuilder::try_new(file)
             .map_err(|e| named(&e))?
-            .with_schema_options(options.clone());
-        let file_schema = builder.schema().map_err(|e| named(&e))?;
+            .with_schema_options(options);
         let (projection, wanted) = match &args.columns {
             None => (Projection::All, Vec::new()),
             Some(names) => {
                 let names = clean_names(names).map_err(|e| named(&e))?;
-                let projection = projection_for(&builder, &file_schema, &names)
+                let projection = projection_for(builder.parquet_schema(), &names)
                     .map_err(|e| format!("{name}: {e}"))?;
                 (projection, names)
             }
         };
-        let metadata = builder.metadata().clone();
-        let leaf_columns = parquet_to_arrow(
-            builder.parquet_schema(),
-            metadata.key_value_metadata.as_deref(),
-            &options,
-        )
-        .and_then(|m| m.project(&projection))
-        .map_err(|e| named(&e))?
-        .leaf_columns();
+        // The one mapping of the schema: the reader's, which also knows its leaf columns.
         let reader = configure(builder.with_projection(projection))
             .build()
             .map_err(|e| named(&e))?;
@@ -119,14 +106,36 @@ impl Batches {
             order,
             schema,
             path: name,
-            metadata,
-            leaf_columns,
         })
     }
 
     /// The schema of the batches.
     pub fn schema(&self) -> SchemaRef {
         self.schema.clone()
+    }
+
+    /// The file's metadata.
+    pub fn metadata(&self) -> &Arc<FileMetaData> {
+        self.reader.metadata()
+    }
+
+    /// The file's Parquet schema.
+    pub fn parquet_schema(&self) -> &Arc<SchemaDescriptor> {
+        self.reader.parquet_schema()
+    }
+
+    /// The leaf columns read (indexes into the Parquet schema's columns).
+    pub fn leaf_columns(&self) -> &[usize] {
+        self.reader.leaf_columns()
+    }
+
+    /// The rows of the file's row groups (before any limit): what a full read returns.
+    pub fn selected_rows(&self) -> usize {
+        self.metadata()
+            .row_groups
+            .iter()
+            .map(|g| usize::try_from(g.num_rows).unwrap_or(0))
+            .sum()
     }
 }
 
@@ -163,13 +172,14 @@ fn clean_names(names: &[String]) -> Result<Vec<String>, String> {
 
 /// Top-level field names select whole fields (`Projection::Roots`); as soon as one name
 /// is a dotted leaf path, every name is resolved as a Parquet path
-/// (`Projection::Leaves`), where a top-level name selects all the leaves below it.
-fn projection_for(
-    builder: &ParquetRecordBatchReaderBuilder<std::fs::File>,
-    schema: &SchemaRef,
-    names: &[String],
-) -> Result<Projection, String> {
-    let root_index = |name: &str| schema.fields().iter().position(|f| f.name() == name);
+/// (`Projection::Leaves`), where a top-level name selects all the leaves below it. The
+/// Arrow schema's top-level fields are the Parquet schema's root children, in order.
+fn projection_for(descriptor: &SchemaDescriptor, names: &[String]) -> Result<Projection, String> {
+    let roots: Vec<&str> = descriptor
+        .children(descriptor.root())
+        .map(|node| node.name())
+        .collect();
+    let root_index = |name: &str| roots.iter().position(|r| *r == name);
     if let Some(roots) = names
         .iter()
         .map(|n| root_index(n))
@@ -177,7 +187,6 @@ fn projection_for(
     {
         return Ok(Projection::Roots(roots));
     }
-    let descriptor = builder.parquet_schema();
     // Checked here (rather than relying on `Projection::from_paths`) to name the unknown
     // column and what the file has instead.
     for name in names {
@@ -187,9 +196,8 @@ fn projection_for(
             parts.len() >= wanted.len() && parts.iter().zip(&wanted).all(|(a, b)| a == b)
         });
         if !known {
-            let mut fields: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
-            let more = fields.len().saturating_sub(12);
-            fields.truncate(12);
+            let more = roots.len().saturating_sub(12);
+            let shown = &roots[..roots.len().min(12)];
             let suffix = if more > 0 {
                 format!(", ... {more} more")
             } else {
@@ -197,7 +205,7 @@ fn projection_for(
             };
             return Err(format!(
                 "--columns: no column `{name}` (top-level fields: {}{suffix})",
-                fields.join(", ")
+                shown.join(", ")
             ));
         }
     }

@@ -1,9 +1,7 @@
 //! Writer options shared by the commands that write Parquet (`hb convert`).
 
 use clap::Args;
-use herringbone::arrow::write::{DataPageVersion, StatisticsLevel, WriterProperties};
-use herringbone::codec::compression::Codec;
-use herringbone::format::metadata::Encoding;
+use herringbone::write::{Codec, DataPageVersion, Encoding, StatisticsLevel, WriterProperties};
 
 /// How to write Parquet.
 #[derive(Debug, Clone, Default, Args)]
