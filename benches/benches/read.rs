@@ -23,8 +23,8 @@ use arrow_array::{ArrayRef, DictionaryArray, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use bytes::Bytes;
 use criterion::{BenchmarkId, Criterion};
-use herringbone::arrow::ErrorKind;
-use herringbone::arrow::schema::StringRepresentation;
+use herringbone::ErrorKind;
+use herringbone::schema::StringRepresentation;
 use herringbone::{ParquetRecordBatchReaderBuilder, SchemaOptions};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder as Arrow};
@@ -221,9 +221,7 @@ fn arrow_rs_reader(
         .build()
 }
 
-fn herringbone_reader(
-    case: &Case,
-) -> herringbone::arrow::Result<herringbone::ParquetRecordBatchReader> {
+fn herringbone_reader(case: &Case) -> herringbone::Result<herringbone::ParquetRecordBatchReader> {
     let mut options = SchemaOptions::new();
     if case.utf8_view {
         options = options.with_strings(StringRepresentation::Utf8View);
