@@ -373,3 +373,76 @@ fn with_the_hint_off_every_field_takes_its_parquet_type() {
     assert!(matches!(schema.field(2).data_type(), DataType::List(_)));
     assert_eq!(schema.field(3).data_type(), &DataType::Utf8);
 }
+
+/// A real polars 2.1.0 file (scripts/make_polars_int128.py): its hint holds `Int(128)` for
+/// `big` (pyarrow 26 refuses the whole file: "Integers with more than 64 bits not
+/// implemented"); Herringbone reads `big` as its 16 bytes and keeps every other hinted type.
+#[test]
+fn a_polars_int128_file_keeps_its_other_hinted_types() {
+    let path =
+        herringbone_testkit::workspace_root().join("testdata/peers/polars-2.1.0-int128.parquet");
+    let file = Bytes::from(std::fs::read(&path).unwrap());
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .build()
+        .unwrap();
+    let schema = reader.arrow_schema().clone();
+    let types: Vec<(&str, DataType)> = schema
+        .fields()
+        .iter()
+        .map(|f| (f.name().as_str(), f.data_type().clone()))
+        .collect();
+    assert_eq!(
+        types,
+        vec![
+            ("big", DataType::FixedSizeBinary(16)),
+            ("dur_us", DataType::Duration(TimeUnit::Microsecond)),
+            (
+                "ts",
+                DataType::Timestamp(TimeUnit::Millisecond, Some(TOKYO.into()))
+            ),
+            (
+                "cat",
+                DataType::Dictionary(Box::new(DataType::UInt32), Box::new(DataType::LargeUtf8))
+            ),
+            (
+                "arr",
+                DataType::FixedSizeList(Arc::new(Field::new("element", DataType::Int32, true)), 2)
+            ),
+        ]
+    );
+    let batches: Vec<RecordBatch> = reader.map(Result::unwrap).collect();
+    assert_eq!(batches.len(), 1);
+    let batch = &batches[0];
+    // polars stores the i128 little-endian, two's complement.
+    let big = batch.column(0).as_fixed_size_binary();
+    assert_eq!(big.value(0), 1i128.to_le_bytes());
+    assert_eq!(big.value(1), (-(1i128 << 100)).to_le_bytes());
+    assert!(big.is_null(2));
+    let dur = batch.column(1).as_primitive::<DurationMicrosecondType>();
+    assert_eq!(
+        dur.iter().collect::<Vec<_>>(),
+        vec![Some(1_000_000), Some(-5), None]
+    );
+    let ts = batch.column(2).as_primitive::<TimestampMillisecondType>();
+    assert_eq!(
+        ts.iter().collect::<Vec<_>>(),
+        vec![Some(1_704_067_200_000), None, Some(0)]
+    );
+    let cat = batch
+        .column(3)
+        .as_dictionary::<arrow_array::types::UInt32Type>();
+    let values = cat.values().as_string::<i64>();
+    let cat: Vec<Option<&str>> = cat
+        .keys()
+        .iter()
+        .map(|k| k.map(|k| values.value(k as usize)))
+        .collect();
+    assert_eq!(cat, vec![Some("a"), Some("b"), Some("a")]);
+    let arr = batch.column(4).as_fixed_size_list();
+    assert_eq!(
+        arr.values().as_primitive::<Int32Type>().values().to_vec(),
+        vec![1, 2, 3, 4, 0, 0]
+    );
+    assert!(arr.is_null(2));
+}
