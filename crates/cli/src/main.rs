@@ -1,6 +1,7 @@
 //! `hb`: inspect, read and write Parquet files with Herringbone.
 //!
 //! Every command exits 0 on success and 1 with a one-line error on stderr otherwise.
+#![forbid(unsafe_code)]
 
 mod commands;
 

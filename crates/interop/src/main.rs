@@ -15,6 +15,7 @@
 //! It is a crate of its own (`herringbone-interop`, not published) rather than part of
 //! `testkit` because `testkit` is a dev-dependency of `arrow-bridge`: depending on the
 //! writer from there would build `arrow-bridge` twice for its own tests.
+#![forbid(unsafe_code)]
 
 use std::collections::HashMap;
 use std::fs::File;
