@@ -2,6 +2,11 @@
 //! oracle says `readable_by_pyarrow`): exit 0, and JSON lines hold exactly one JSON object
 //! per row, as many rows as pyarrow decoded.
 //!
+//! One file holds INT96 timestamps outside what nanoseconds can hold
+//! (`int96_from_spark.parquet`, year 9999 and the like): pyarrow wraps them around into
+//! wrong instants, Herringbone refuses with an error naming `--int96-unit`; that file is
+//! printed with `--int96-unit us`, and the test checks it is the only one.
+//!
 //! Encrypted files are left out (they need keys on the command line). The one file pyarrow
 //! itself can only read one row at a time, `large_string_map.brotli.parquet` (two rows of
 //! about a gigabyte of map keys each), has its own ignored test: it needs several GB of
@@ -15,9 +20,15 @@ use serde_json::Value;
 
 /// Runs `hb cat FILE --format FORMAT`, handing its stdout to `consume` as it streams;
 /// returns the exit code and stderr.
-fn cat(file: &Path, format: &str, consume: impl FnOnce(&mut dyn BufRead)) -> (i32, String) {
+fn cat(
+    file: &Path,
+    format: &str,
+    extra: &[&str],
+    consume: impl FnOnce(&mut dyn BufRead),
+) -> (i32, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_hb"))
         .args(["cat", file.to_str().unwrap(), "--format", format])
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -47,7 +58,12 @@ fn count_json_objects(file: &Path, out: &mut dyn BufRead) -> usize {
         if n == 0 {
             return count;
         }
-        assert_eq!(line.last(), Some(&b'\n'), "{}: unterminated line", file.display());
+        assert_eq!(
+            line.last(),
+            Some(&b'\n'),
+            "{}: unterminated line",
+            file.display()
+        );
         let value: Value = serde_json::from_slice(&line).unwrap_or_else(|e| {
             panic!(
                 "{}: line {} is not JSON ({e}): {}",
@@ -73,8 +89,7 @@ fn readable_files(large: bool) -> Vec<(std::path::PathBuf, u64)> {
         let Some(oracle) = herringbone_testkit::oracle(&rel) else {
             continue;
         };
-        if oracle["readable_by_pyarrow"] != Value::Bool(true) || !oracle["decryption"].is_null()
-        {
+        if oracle["readable_by_pyarrow"] != Value::Bool(true) || !oracle["decryption"].is_null() {
             continue;
         }
         let streamed = oracle["read_method"] != "pq.read_table";
@@ -87,27 +102,40 @@ fn readable_files(large: bool) -> Vec<(std::path::PathBuf, u64)> {
     files
 }
 
-fn check(files: &[(std::path::PathBuf, u64)]) {
+/// Checks every file; returns the files that needed `--int96-unit us`.
+fn check(files: &[(std::path::PathBuf, u64)]) -> Vec<String> {
+    let mut coarser = Vec::new();
     for (file, rows) in files {
         let mut objects = 0;
-        let (code, err) = cat(file, "jsonl", |out| objects = count_json_objects(file, out));
+        let mut extra: &[&str] = &[];
+        let (mut code, mut err) = cat(file, "jsonl", extra, |out| {
+            objects = count_json_objects(file, out)
+        });
+        if code == 1 && err.contains("--int96-unit") {
+            coarser.push(file.file_name().unwrap().to_string_lossy().into_owned());
+            extra = &["--int96-unit", "us"];
+            (code, err) = cat(file, "jsonl", extra, |out| {
+                objects = count_json_objects(file, out)
+            });
+        }
         assert_eq!(code, 0, "{}: hb cat --format jsonl: {err}", file.display());
         assert_eq!(objects as u64, *rows, "{}: rows", file.display());
 
         let mut header = String::new();
-        let (code, err) = cat(file, "csv", |out| {
+        let (code, err) = cat(file, "csv", extra, |out| {
             out.read_line(&mut header).ok();
         });
         assert_eq!(code, 0, "{}: hb cat --format csv: {err}", file.display());
         assert!(header.ends_with('\n'), "{}: no CSV header", file.display());
     }
+    coarser
 }
 
 #[test]
 fn cat_jsonl_and_csv_over_every_file_pyarrow_reads() {
     let files = readable_files(false);
     assert!(files.len() > 200, "only {} readable files", files.len());
-    check(&files);
+    assert_eq!(check(&files), ["int96_from_spark.parquet"]);
 }
 
 #[test]
@@ -115,5 +143,5 @@ fn cat_jsonl_and_csv_over_every_file_pyarrow_reads() {
 fn cat_jsonl_and_csv_over_the_file_pyarrow_streams() {
     let files = readable_files(true);
     assert_eq!(files.len(), 1, "{files:?}");
-    check(&files);
+    assert!(check(&files).is_empty());
 }

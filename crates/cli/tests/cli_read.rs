@@ -510,3 +510,42 @@ fn convert_to_parquet_applies_the_writer_options() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The table streams the first 20 rows by default and says how many it left out;
+/// `--limit N` and `--all` change that; JSON lines print every row by default.
+#[test]
+fn cat_table_prints_twenty_rows_then_says_how_many_more() {
+    let file = corpus("data/alltypes_tiny_pages.parquet");
+    let body = |text: &str| text.lines().filter(|l| l.starts_with("| ")).count() - 1;
+
+    let table = ok(&["cat", &file, "--columns", "id"]);
+    assert_eq!(body(&table), 20, "{table}");
+    assert_eq!(
+        table.lines().last(),
+        Some("... 7280 more rows (--limit N or --all to print more)")
+    );
+
+    let table = ok(&["cat", &file, "--columns", "id", "--limit", "3"]);
+    assert_eq!(body(&table), 3, "{table}");
+    assert!(table.ends_with("... 7297 more rows (--limit N or --all to print more)\n"));
+
+    let table = ok(&["cat", &file, "--columns", "id", "--all"]);
+    assert_eq!(body(&table), 7300);
+    assert!(!table.contains("more row"));
+
+    assert_eq!(jsonl(&ok(&["cat", &file, "--format", "jsonl"])).len(), 7300);
+}
+
+/// Maps with integer keys print as JSON objects keyed by the key's text (arrow-json's
+/// writer refuses them: "Only UTF8 keys supported").
+#[test]
+fn cat_jsonl_prints_maps_with_integer_keys() {
+    let rows = jsonl(&ok(&[
+        "cat",
+        &corpus("data/nested_maps.snappy.parquet"),
+        "--format",
+        "jsonl",
+    ]));
+    assert_eq!(rows.len(), 6);
+    assert_eq!(rows[0]["a"], json!({ "a": { "1": true, "2": false } }));
+}

@@ -120,10 +120,17 @@ fn write_jsonl(batches: Batches, variants: &[String], out: &mut dyn Write) -> Re
 }
 
 fn write_csv(batches: Batches, variants: &[String], out: &mut dyn Write) -> Result<(), Failure> {
+    let header = text_schema(&batches.schema());
     let mut writer = arrow_csv::WriterBuilder::new().with_header(true).build(out);
+    let mut written = false;
     for batch in batches {
         let batch = batch.map_err(Failure::Read)?;
         writer.write(&as_text(&batch, variants).map_err(Failure::Read)?)?;
+        written = true;
+    }
+    if !written {
+        // A file without rows still has its header line.
+        writer.write(&RecordBatch::new_empty(header))?;
     }
     Ok(())
 }
@@ -138,17 +145,21 @@ pub fn as_text(batch: &RecordBatch, variants: &[String]) -> Result<RecordBatch, 
             column.push(cell);
         }
     }
-    let fields: Vec<Field> = batch
-        .schema()
-        .fields()
-        .iter()
-        .map(|f| Field::new(f.name(), DataType::Utf8, true))
-        .collect();
     let arrays: Vec<ArrayRef> = columns
         .into_iter()
         .map(|c| Arc::new(StringArray::from(c)) as ArrayRef)
         .collect();
-    RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays).map_err(|e| e.to_string())
+    RecordBatch::try_new(text_schema(&batch.schema()), arrays).map_err(|e| e.to_string())
+}
+
+/// `schema` with every field as nullable `Utf8`: the schema of CSV text.
+fn text_schema(schema: &Schema) -> Arc<Schema> {
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| Field::new(f.name(), DataType::Utf8, true))
+        .collect();
+    Arc::new(Schema::new(fields))
 }
 
 fn write_table(batches: Batches, variants: &[String], out: &mut dyn Write) -> Result<(), Failure> {

@@ -364,7 +364,11 @@ fn unshredded_variant<'a>(
     ) else {
         return Ok(None);
     };
-    if structs.num_columns() != 2 || value.null_count() > 0 {
+    // A null `value` is only allowed where the whole Variant is null.
+    let value_missing = value
+        .nulls()
+        .is_some_and(|values| (0..structs.len()).any(|i| values.is_null(i) && !structs.is_null(i)));
+    if structs.num_columns() != 2 || value_missing {
         return Ok(None);
     }
     let binary = |t: &DataType| {
@@ -579,5 +583,143 @@ pub fn json_string(text: &str, out: &mut String) {
 fn hex(bytes: &[u8], out: &mut String) {
     for b in bytes {
         let _ = write!(out, "{b:02x}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::builder::{BinaryBuilder, Int32Builder, MapBuilder, StringBuilder};
+    use arrow_array::types::Int32Type;
+    use arrow_array::types::IntervalMonthDayNano;
+    use arrow_array::{
+        ArrayRef, Decimal128Array, IntervalMonthDayNanoArray, ListArray, StructArray,
+    };
+    use arrow_schema::Fields;
+    use herringbone::variant::VariantValue;
+
+    use super::*;
+
+    fn rows(batch: &RecordBatch, variants: &[String]) -> (Vec<String>, Vec<Vec<Option<String>>>) {
+        let row = Row::new(batch, variants).unwrap();
+        let mut json = Vec::new();
+        let mut cells = Vec::new();
+        for i in 0..batch.num_rows() {
+            let mut line = String::new();
+            row.json(i, &mut line).unwrap();
+            serde_json::from_str::<serde_json::Value>(&line).unwrap();
+            json.push(line);
+            cells.push(row.cells(i).unwrap());
+        }
+        (json, cells)
+    }
+
+    #[test]
+    fn maps_with_integer_keys_are_objects_keyed_by_text() {
+        let mut map = MapBuilder::new(None, Int32Builder::new(), StringBuilder::new());
+        map.keys().append_value(1);
+        map.values().append_value("one");
+        map.keys().append_value(-2);
+        map.values().append_null();
+        map.append(true).unwrap();
+        map.append(false).unwrap();
+        map.append(true).unwrap();
+        let map: ArrayRef = Arc::new(map.finish());
+        let batch = RecordBatch::try_from_iter([("m", map)]).unwrap();
+        let (json, cells) = rows(&batch, &[]);
+        assert_eq!(
+            json,
+            [
+                r#"{"m":{"1":"one","-2":null}}"#,
+                r#"{"m":null}"#,
+                r#"{"m":{}}"#
+            ]
+        );
+        assert_eq!(
+            cells,
+            [
+                vec![Some(r#"{"1":"one","-2":null}"#.to_string())],
+                vec![None],
+                vec![Some("{}".to_string())]
+            ]
+        );
+    }
+
+    #[test]
+    fn nested_lists_and_structs_are_json() {
+        let list: ArrayRef = Arc::new(ListArray::from_iter_primitive::<Int32Type, _, _>([
+            Some(vec![Some(1), None]),
+            None,
+        ]));
+        let inner = StructArray::from(vec![(
+            Arc::new(Field::new("l", list.data_type().clone(), true)),
+            list.clone(),
+        )]);
+        let outer: ArrayRef = Arc::new(inner);
+        let batch = RecordBatch::try_from_iter([("s", outer)]).unwrap();
+        let (json, _) = rows(&batch, &[]);
+        assert_eq!(json, [r#"{"s":{"l":[1,null]}}"#, r#"{"s":{"l":null}}"#]);
+    }
+
+    #[test]
+    fn decimals_intervals_and_binaries() {
+        let decimal: ArrayRef = Arc::new(
+            Decimal128Array::from(vec![Some(1230), Some(-5), None])
+                .with_precision_and_scale(6, 2)
+                .unwrap(),
+        );
+        let interval: ArrayRef = Arc::new(IntervalMonthDayNanoArray::from(vec![
+            Some(IntervalMonthDayNano::new(1, 2, 3_000_000_000)),
+            None,
+            Some(IntervalMonthDayNano::new(0, 0, 0)),
+        ]));
+        let mut binary = BinaryBuilder::new();
+        binary.append_value(b"text");
+        binary.append_value([0xff, 0x00, 0x10]);
+        binary.append_value(b"line\nbreak");
+        let binary: ArrayRef = Arc::new(binary.finish());
+        let batch =
+            RecordBatch::try_from_iter([("d", decimal), ("i", interval), ("b", binary)]).unwrap();
+        let (json, cells) = rows(&batch, &[]);
+        assert_eq!(
+            json[0],
+            r#"{"d":12.30,"i":"1 mons 2 days 3.000000000 secs","b":"74657874"}"#
+        );
+        assert_eq!(json[1], r#"{"d":-0.05,"i":null,"b":"ff0010"}"#);
+        // Table / CSV text: binaries as text when valid UTF-8 without control
+        // characters, else hex.
+        assert_eq!(cells[0][2].as_deref(), Some("text"));
+        assert_eq!(cells[1][2].as_deref(), Some("ff0010"));
+        assert_eq!(cells[2][2].as_deref(), Some("6c696e650a627265616b"));
+        assert_eq!(cells[0][0].as_deref(), Some("12.30"));
+        assert_eq!(cells[2][1].as_deref(), Some("0 secs"));
+    }
+
+    #[test]
+    fn unshredded_variant_is_its_json_and_a_null_variant_is_null() {
+        let encoded = VariantValue::from_json(r#"{"a":[1,"x"],"b":null}"#)
+            .unwrap()
+            .encode()
+            .unwrap();
+        let mut metadata = BinaryBuilder::new();
+        let mut value = BinaryBuilder::new();
+        metadata.append_value(&encoded.metadata);
+        value.append_value(&encoded.value);
+        metadata.append_value(&encoded.metadata);
+        value.append_null();
+        let fields = Fields::from(vec![
+            Field::new("metadata", DataType::Binary, false),
+            Field::new("value", DataType::Binary, true),
+        ]);
+        let variant: ArrayRef = Arc::new(StructArray::new(
+            fields,
+            vec![Arc::new(metadata.finish()), Arc::new(value.finish())],
+            Some(NullBuffer::from(vec![true, false])),
+        ));
+        let batch = RecordBatch::try_from_iter([("v", variant)]).unwrap();
+        let (json, cells) = rows(&batch, &["v".to_string()]);
+        assert_eq!(json, [r#"{"v":{"a":[1,"x"],"b":null}}"#, r#"{"v":null}"#]);
+        assert_eq!(cells[0][0].as_deref(), Some(r#"{"a":[1,"x"],"b":null}"#));
     }
 }
