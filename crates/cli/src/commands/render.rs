@@ -181,13 +181,13 @@ impl<'a> Column<'a> {
             }
             DataType::Struct(fields) => {
                 let structs = array.as_struct();
-                if variant || extension == Some(VARIANT_EXTENSION) {
-                    if let Some(kind) = unshredded_variant(structs)? {
-                        return Ok(Self {
-                            nulls: array.nulls(),
-                            kind,
-                        });
-                    }
+                if (variant || extension == Some(VARIANT_EXTENSION))
+                    && let Some(kind) = unshredded_variant(structs)?
+                {
+                    return Ok(Self {
+                        nulls: array.nulls(),
+                        kind,
+                    });
                 }
                 let children = fields
                     .iter()
