@@ -107,8 +107,7 @@ fn bench_footer(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("herringbone", "full_with_schema"), |b| {
             b.iter(|| {
                 let metadata =
-                    decode_file_metadata(black_box(footer.clone()), &FooterOptions::new())
-                        .unwrap();
+                    decode_file_metadata(black_box(footer.clone()), &FooterOptions::new()).unwrap();
                 let schema = SchemaDescriptor::new(&metadata.schema).unwrap();
                 (metadata, schema)
             })
