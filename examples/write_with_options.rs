@@ -6,6 +6,9 @@
 //! ```sh
 //! cargo run -p herringbone --example write_with_options -- out.parquet
 //! ```
+//!
+//! It never overwrites: an existing OUT is an error (without an argument it writes
+//! `herringbone-example.parquet` in the temporary folder, replacing an earlier run's).
 
 use std::error::Error;
 use std::fs::File;
@@ -19,12 +22,13 @@ use herringbone::write::{
 };
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let path = std::env::args().nth(1).unwrap_or_else(|| {
-        std::env::temp_dir()
-            .join("herringbone-example.parquet")
-            .display()
-            .to_string()
-    });
+    let (path, replace) = match std::env::args().nth(1) {
+        Some(path) => (path, false),
+        None => {
+            let path = std::env::temp_dir().join("herringbone-example.parquet");
+            (path.display().to_string(), true)
+        }
+    };
 
     let rows = 10_000i64;
     let ids: ArrayRef = Arc::new(Int64Array::from_iter_values(0..rows));
@@ -47,7 +51,12 @@ fn main() -> Result<(), Box<dyn Error>> {
         .set_max_row_group_rows(4096)
         .set_write_crc(true)
         .build();
-    let file = File::create(&path).map_err(|e| format!("{path}: {e}"))?;
+    let file = if replace {
+        File::create(&path)
+    } else {
+        File::create_new(&path)
+    }
+    .map_err(|e| format!("{path}: {e}"))?;
     let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(props))?;
     writer.write(&batch)?;
     let written = writer.close()?;
