@@ -235,11 +235,18 @@ def check_pyarrow(path, manifest, expected, failures):
             failures.add(name, "pyarrow", f"column {field.name}: type {got}, expected {want}")
     compare_tables(name, "pyarrow", table, expected, failures)
 
-    # Page indexes and Bloom filters as pyarrow's metadata shows them.
+    # Page indexes, Bloom filters and sorting columns as pyarrow's metadata shows them.
     md = pq.ParquetFile(path).metadata
     blooms = set(manifest["bloom_filters"])
+    declared = [
+        (c["column_idx"], c["descending"], c["nulls_first"])
+        for c in manifest.get("sorting_columns", [])
+    ]
     for g in range(md.num_row_groups):
         rg = md.row_group(g)
+        read = [(c.column_index, c.descending, c.nulls_first) for c in rg.sorting_columns or ()]
+        if read != declared:
+            failures.add(name, "pyarrow", f"row group {g}: sorting columns {read}, expected {declared}")
         for c in range(rg.num_columns):
             col = rg.column(c)
             where = f"row group {g} column {col.path_in_schema}"

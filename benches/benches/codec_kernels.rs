@@ -159,7 +159,7 @@ fn delta_binary_packed(c: &mut Criterion) {
     let mut out = vec![0i64; N];
     group.bench_function("herringbone", |b| {
         b.iter(|| {
-            let mut decoder = DeltaBinaryPackedDecoder::<i64>::new(black_box(&data)).unwrap();
+            let mut decoder = DeltaBinaryPackedDecoder::<i64, _>::new(black_box(&data)).unwrap();
             decoder.decode(&mut out).unwrap()
         })
     });

@@ -7,6 +7,12 @@
 //! At the end the bench prints arrow-rs time / Herringbone time per case and the
 //! geometric mean, from criterion's mean estimates of this run.
 //!
+//! The `read_skip` group reads 1% of the rows of a few of the files, selected in 100
+//! runs spread evenly over the file, with the same `RowSelection` on both sides
+//! (arrow-rs with its page index loaded, its fastest way to skip pages; Herringbone
+//! steps over the pages wholly inside a skip by their headers). Run it alone with
+//! `cargo bench -p herringbone-benches --bench read -- read_skip`.
+//!
 //! Run: `cargo bench -p herringbone-benches --bench read`
 //! (defaults: 10 samples, 0.5 s warm-up, 1.5 s measurement per benchmark; criterion's
 //! `--warm-up-time` / `--measurement-time` / `--sample-size` override them, and a filter
@@ -24,10 +30,14 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use bytes::Bytes;
 use criterion::{BenchmarkId, Criterion};
 use herringbone::ErrorKind;
+use herringbone::read::RowSelection;
 use herringbone::schema::StringRepresentation;
 use herringbone::{ParquetRecordBatchReaderBuilder, SchemaOptions};
 use parquet::arrow::ArrowWriter;
-use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder as Arrow};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderOptions, ParquetRecordBatchReaderBuilder as Arrow, RowSelection as ArrowSelection,
+    RowSelector as ArrowSelector,
+};
 use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 use parquet::schema::types::ColumnPath;
@@ -280,6 +290,111 @@ fn check(case: &Case) -> Result<(), String> {
     Ok(())
 }
 
+/// The cases of the `read_skip` group: flat columns of each width family and the
+/// multi-column lineitem file.
+const SKIP_CASES: &[&str] = &[
+    "int64_plain_optional",
+    "int32_dict_required",
+    "string_plain_utf8",
+    "lineitem_zstd",
+];
+
+/// Runs of selected rows in the skip benchmark.
+const SKIP_RUNS: usize = 100;
+
+/// 1% of `rows` selected in [`SKIP_RUNS`] runs of equal length, one at the start of
+/// each of as many equal stretches of the file.
+fn skip_ranges(rows: usize) -> Vec<std::ops::Range<usize>> {
+    let stride = rows / SKIP_RUNS;
+    let run = (rows / 100 / SKIP_RUNS).max(1);
+    (0..SKIP_RUNS)
+        .map(|i| i * stride + stride / 2..i * stride + stride / 2 + run)
+        .collect()
+}
+
+fn arrow_rs_skip_reader(
+    case: &Case,
+) -> parquet::errors::Result<parquet::arrow::arrow_reader::ParquetRecordBatchReader> {
+    let mut options = ArrowReaderOptions::new()
+        .with_page_index_policy(parquet::file::metadata::PageIndexPolicy::Required);
+    if case.utf8_view {
+        let plain = Arrow::try_new(case.file.clone())?;
+        options = options.with_schema(as_views(plain.schema()));
+    }
+    let builder = Arrow::try_new_with_options(case.file.clone(), options)?;
+    let rows = usize::try_from(builder.metadata().file_metadata().num_rows()).unwrap_or(0);
+    let mut selectors = Vec::new();
+    let mut at = 0;
+    for range in skip_ranges(rows) {
+        selectors.push(ArrowSelector::skip(range.start - at));
+        selectors.push(ArrowSelector::select(range.end - range.start));
+        at = range.end;
+    }
+    builder
+        .with_batch_size(BATCH_SIZE)
+        .with_row_selection(ArrowSelection::from(selectors))
+        .build()
+}
+
+fn herringbone_skip_reader(
+    case: &Case,
+) -> herringbone::Result<herringbone::ParquetRecordBatchReader> {
+    let mut options = SchemaOptions::new();
+    if case.utf8_view {
+        options = options.with_strings(StringRepresentation::Utf8View);
+    }
+    let builder = ParquetRecordBatchReaderBuilder::try_new(case.file.clone())?;
+    let rows = usize::try_from(builder.metadata().num_rows).unwrap_or(0);
+    builder
+        .with_batch_size(BATCH_SIZE)
+        .with_schema_options(options)
+        .with_row_selection(RowSelection::from_consecutive_ranges(
+            skip_ranges(rows),
+            rows,
+        ))
+        .build()
+}
+
+/// Reads the skip case with both readers once: the same selected rows, or why not.
+fn check_skip(case: &Case) -> Result<(), String> {
+    let ours = herringbone_skip_reader(case)
+        .map_err(|e| format!("Herringbone failed: {e}"))?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("Herringbone failed: {e}"))?;
+    let theirs = arrow_rs_skip_reader(case)
+        .map_err(|e| format!("arrow-rs failed: {e}"))?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("arrow-rs failed: {e}"))?;
+    if same_rows(&ours, &theirs) {
+        Ok(())
+    } else {
+        Err("readers disagree on the selected rows".to_string())
+    }
+}
+
+/// Whether two sequences of batches hold the same rows, however they are cut.
+fn same_rows(ours: &[RecordBatch], theirs: &[RecordBatch]) -> bool {
+    let rows = |batches: &[RecordBatch]| batches.iter().map(RecordBatch::num_rows).sum::<usize>();
+    if rows(ours) != rows(theirs) || rows(ours) == 0 {
+        return false;
+    }
+    let (mut a, mut b, mut at_a, mut at_b) = (0, 0, 0, 0);
+    while a < ours.len() && b < theirs.len() {
+        let n = (ours[a].num_rows() - at_a).min(theirs[b].num_rows() - at_b);
+        if ours[a].slice(at_a, n).columns() != theirs[b].slice(at_b, n).columns() {
+            return false;
+        }
+        (at_a, at_b) = (at_a + n, at_b + n);
+        if at_a == ours[a].num_rows() {
+            (a, at_a) = (a + 1, 0);
+        }
+        if at_b == theirs[b].num_rows() {
+            (b, at_b) = (b + 1, 0);
+        }
+    }
+    true
+}
+
 fn main() {
     let started = SystemTime::now();
     let mut criterion = Criterion::default()
@@ -318,19 +433,59 @@ fn main() {
         }
         group.finish();
     }
+    let mut skip_measured = Vec::new();
+    {
+        let mut group = criterion.benchmark_group("read_skip");
+        for case in cases
+            .iter()
+            .filter(|c| SKIP_CASES.contains(&c.name.as_str()))
+        {
+            if let Err(note) = check_skip(case) {
+                println!("note: skipping read_skip/{}: {note}", case.name);
+                continue;
+            }
+            group.bench_function(BenchmarkId::new("herringbone", &case.name), |b| {
+                b.iter(|| {
+                    let reader = herringbone_skip_reader(case).expect("checked in setup");
+                    for batch in reader {
+                        black_box(batch.expect("checked in setup"));
+                    }
+                })
+            });
+            group.bench_function(BenchmarkId::new("arrow-rs", &case.name), |b| {
+                b.iter(|| {
+                    let reader = arrow_rs_skip_reader(case).expect("checked in setup");
+                    for batch in reader {
+                        black_box(batch.expect("checked in setup"));
+                    }
+                })
+            });
+            skip_measured.push(case.name.clone());
+        }
+        group.finish();
+    }
     criterion.final_summary();
 
-    println!("\nratio = arrow-rs time / Herringbone time (above 1: Herringbone faster)");
+    print_ratios("read", &measured, started);
+    print_ratios("read_skip", &skip_measured, started);
+}
+
+/// arrow-rs time / Herringbone time per case of `group` and their geometric mean.
+fn print_ratios(group: &str, measured: &[String], started: SystemTime) {
+    if measured.is_empty() {
+        return;
+    }
+    println!("\n{group}: ratio = arrow-rs time / Herringbone time (above 1: Herringbone faster)");
     println!(
         "{:<34} {:>14} {:>14} {:>7}",
         "case", "Herringbone", "arrow-rs", "ratio"
     );
     let mut log_sum = 0.0;
     let mut count = 0;
-    for name in &measured {
+    for name in measured {
         let (Some(ours), Some(theirs)) = (
-            common::mean_ns("read", "herringbone", name, started),
-            common::mean_ns("read", "arrow-rs", name, started),
+            common::mean_ns(group, "herringbone", name, started),
+            common::mean_ns(group, "arrow-rs", name, started),
         ) else {
             // Filtered out on the command line, or not written where expected.
             continue;

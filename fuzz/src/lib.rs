@@ -133,7 +133,7 @@ fn run_case(which: u8, input: &[u8]) {
             Some(out)
         }),
         3 => check_skip(skip, n, |s, k| {
-            let mut d = DeltaBinaryPackedDecoder::<i32>::new(data).ok()?;
+            let mut d = DeltaBinaryPackedDecoder::<i32, _>::new(data).ok()?;
             d.skip(s).ok()?;
             let mut out = vec![0i32; k];
             let got = d.decode(&mut out).ok()?;
@@ -141,7 +141,7 @@ fn run_case(which: u8, input: &[u8]) {
             Some(out)
         }),
         4 => check_skip(skip, n, |s, k| {
-            let mut d = DeltaBinaryPackedDecoder::<i64>::new(data).ok()?;
+            let mut d = DeltaBinaryPackedDecoder::<i64, _>::new(data).ok()?;
             let _ = d.end_offset();
             d.skip(s).ok()?;
             let mut out = vec![0i64; k];

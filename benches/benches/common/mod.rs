@@ -127,6 +127,13 @@ pub fn datasets() -> Vec<Dataset> {
     out
 }
 
+/// The TPC-H `lineitem`-shaped table alone (the filter bench's data).
+pub fn lineitem() -> Dataset {
+    let mut out = Vec::new();
+    lineitem_case(&mut out);
+    out.pop().expect("the lineitem case")
+}
+
 /// Random values, or (dictionary cases) values drawn from 1,000 distinct ones.
 fn primitive<T: arrow_array::ArrowPrimitiveType>(
     rng: &mut Rng,

@@ -19,10 +19,17 @@ pub enum ErrorKind {
     Corrupt,
     /// The file uses something this version cannot read yet (named in the message).
     Unsupported,
-    /// The file is encrypted and no keys were given.
+    /// The file (or a column) is encrypted and the key it needs was not given.
     Encrypted,
+    /// An encrypted module did not authenticate: a wrong key, a wrong AAD prefix or
+    /// altered bytes.
+    Decryption,
     /// Reading the file's bytes failed.
     Io,
+    /// A limit set on the reader was reached (e.g. the memory of one batch, see
+    /// `ParquetRecordBatchReaderBuilder::with_batch_memory_limit`), or a batch does not
+    /// fit the 32-bit offsets of its Arrow type. The file may be valid.
+    LimitExceeded,
 }
 
 /// An arrow-bridge error: what went wrong and where (column path, field).
@@ -116,11 +123,20 @@ impl From<herringbone_format::Error> for Error {
 
 impl From<herringbone_codec::Error> for Error {
     fn from(e: herringbone_codec::Error) -> Self {
-        let kind = match e.kind() {
-            herringbone_codec::ErrorKind::Unsupported => ErrorKind::Unsupported,
-            _ => ErrorKind::Corrupt,
+        let (kind, message) = match e.kind() {
+            herringbone_codec::ErrorKind::Unsupported => {
+                (ErrorKind::Unsupported, "cannot decode column data")
+            }
+            herringbone_codec::ErrorKind::LimitExceeded => {
+                (ErrorKind::LimitExceeded, "cannot decode column data")
+            }
+            herringbone_codec::ErrorKind::KeyRequired => (ErrorKind::Encrypted, "key required"),
+            herringbone_codec::ErrorKind::Decryption => {
+                (ErrorKind::Decryption, "decryption failed")
+            }
+            _ => (ErrorKind::Corrupt, "cannot decode column data"),
         };
-        Error::new(kind, "cannot decode column data").with_source(e)
+        Error::new(kind, message).with_source(e)
     }
 }
 

@@ -47,32 +47,36 @@
 //! assert_eq!(x, &Int32Array::from(vec![Some(1), None]));
 //! ```
 
-mod array;
+mod assemble;
+mod budget;
 mod column;
-mod dictionary;
+mod decode;
+mod leaf;
+mod levels;
+mod row_group;
 mod selection;
+mod values;
 mod views;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 #[cfg(not(unix))]
 use std::io::{Read, Seek, SeekFrom};
 use std::ops::Range;
 use std::sync::Arc;
 
-use arrow_array::{RecordBatch, RecordBatchOptions, RecordBatchReader};
-use arrow_schema::{ArrowError, DataType, Schema, SchemaRef};
+use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_schema::{ArrowError, Schema, SchemaRef};
 use bytes::Bytes;
-use herringbone_codec::compression::Codec;
-use herringbone_codec::page::{PageReader, PageReaderOptions, column_chunk_range};
-use herringbone_format::footer::{FooterOptions, decode_file_metadata, parse_footer_tail};
-use herringbone_format::metadata::{ColumnMetaData, FileMetaData};
+use herringbone_codec::crypto::{FileDecryptionProperties, FileDecryptor, decode_footer};
+use herringbone_codec::page::PageReaderOptions;
+use herringbone_format::footer::{FooterOptions, FooterReader};
+use herringbone_format::metadata::FileMetaData;
 use herringbone_format::schema::SchemaDescriptor;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::schema::{
-    ArrowSchemaMapping, ParquetField, ParquetFieldKind, Projection, SchemaOptions, parquet_to_arrow,
-};
-use column::{LeafBatch, LeafReader};
+use crate::schema::{ArrowSchemaMapping, Projection, SchemaOptions, parquet_to_arrow};
+pub use budget::DEFAULT_BATCH_MEMORY_LIMIT;
+pub use row_group::{ReadPlan, RowGroupDecoder, row_group_ranges};
 pub use selection::{RowSelection, RowSelector};
 
 /// The default number of rows per batch.
@@ -147,43 +151,84 @@ fn read_exact_at(file: &std::fs::File, buffer: &mut [u8], offset: u64) -> std::i
     file.read_exact(buffer)
 }
 
-/// Reads the footer metadata through a [`ChunkReader`] (two reads: the 8-byte tail, then
-/// the footer).
+/// Reads the footer metadata through a [`ChunkReader`], with the one footer reader of
+/// the format crate ([`FooterReader`]): the leading magic and the 8-byte tail, then the
+/// footer.
+///
+/// An encrypted footer is an [`ErrorKind::Encrypted`] error ("encrypted: keys
+/// required"); a plaintext footer of an encrypted file is returned as it is (its
+/// signature unchecked): see [`read_metadata_with_decryption`].
 pub fn read_metadata<R: ChunkReader + ?Sized>(input: &R) -> Result<FileMetaData> {
-    let len = input.len();
-    if len < 12 {
+    Ok(read_metadata_with_decryption(input, None)?.0)
+}
+
+/// Reads the footer metadata through a [`ChunkReader`] with decryption keys: decrypts an
+/// encrypted footer, verifies a plaintext footer's signature, decrypts the metadata of
+/// column chunks under their own keys, and returns the file's decryptor (`None` for a
+/// file read without keys or one that is not encrypted). The bytes are fetched by the
+/// format crate's [`FooterReader`] (leading magic, tail, footer), decoded by the codec's
+/// decrypting footer decoder.
+pub fn read_metadata_with_decryption<R: ChunkReader + ?Sized>(
+    input: &R,
+    decryption: Option<&FileDecryptionProperties>,
+) -> Result<(FileMetaData, Option<Arc<FileDecryptor>>)> {
+    let mut footer = FooterReader::new(input.len())
+        .map_err(footer_error)?
+        .with_undecoded_metadata(true);
+    while !footer.is_done() {
+        let fetched = footer
+            .needed()
+            .iter()
+            .map(|range| input.get_bytes(range.clone()))
+            .collect::<Result<Vec<_>>>()?;
+        footer.push(&fetched).map_err(footer_error)?;
+    }
+    let footer = footer.finish_undecoded().map_err(footer_error)?;
+    if footer.encrypted_footer && decryption.is_none() {
         return Err(Error::new(
-            ErrorKind::Format,
-            format!("not a Parquet file: {len} bytes, at least 12 needed"),
+            ErrorKind::Encrypted,
+            "encrypted: keys required (the file's footer is encrypted)",
         ));
     }
-    let tail = input.get_bytes(len - 8..len)?;
-    let tail: [u8; 8] = tail[..]
-        .try_into()
-        .map_err(|_| Error::invalid_argument("the reader returned a short footer tail"))?;
-    let metadata_len = parse_footer_tail(&tail).map_err(|e| {
-        if e.kind() == herringbone_format::ErrorKind::Encrypted {
-            // The format error says the same thing again; one sentence is enough.
-            Error::new(
-                ErrorKind::Encrypted,
-                "encrypted: keys required (the file's footer is encrypted)",
-            )
+    let decoded = decode_footer(
+        footer.bytes,
+        footer.encrypted_footer,
+        decryption,
+        &FooterOptions::default().with_base_offset(footer.range.start),
+    )
+    .map_err(|e| {
+        let metadata = e.kind() == herringbone_codec::ErrorKind::Metadata;
+        let e = Error::from(e);
+        if metadata {
+            Error::new(ErrorKind::Format, "invalid Parquet metadata").with_source(e)
         } else {
-            Error::from(e)
+            e
         }
-    })? as u64;
-    if metadata_len > len - 12 {
-        return Err(Error::new(
-            ErrorKind::Format,
-            format!("footer of {metadata_len} bytes does not fit a file of {len} bytes"),
-        ));
+    })?;
+    if let Some(decryptor) = &decoded.decryptor {
+        let descriptor = SchemaDescriptor::new(&decoded.metadata.schema)?;
+        let paths: Vec<String> = descriptor
+            .columns()
+            .iter()
+            .map(|c| c.path().dotted())
+            .collect();
+        decryptor
+            .check_column_keys(paths.iter().map(String::as_str))
+            .map_err(|e| Error::invalid_argument(e.message().to_string()))?;
     }
-    let start = len - 8 - metadata_len;
-    let footer = input.get_bytes(start..len - 8)?;
-    Ok(decode_file_metadata(
-        footer,
-        &FooterOptions::default().with_base_offset(start),
-    )?)
+    Ok((decoded.metadata, decoded.decryptor))
+}
+
+fn footer_error(e: herringbone_format::Error) -> Error {
+    if e.kind() == herringbone_format::ErrorKind::Encrypted {
+        // The format error says the same thing again; one sentence is enough.
+        Error::new(
+            ErrorKind::Encrypted,
+            "encrypted: keys required (the file's footer is encrypted)",
+        )
+    } else {
+        Error::from(e)
+    }
 }
 
 /// Builds a [`ParquetRecordBatchReader`]: which columns, row groups and rows to read, in
@@ -201,6 +246,9 @@ pub struct ParquetRecordBatchReaderBuilder<T> {
     limit: Option<usize>,
     offset: usize,
     verify_crc: bool,
+    batch_memory_limit: usize,
+    decryptor: Option<Arc<FileDecryptor>>,
+    unshredded_variants: bool,
 }
 
 impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
@@ -208,8 +256,51 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
     ///
     /// Errors when the file is not Parquet, its footer is encrypted
     /// ([`ErrorKind::Encrypted`]: "encrypted: keys required") or its metadata is invalid.
+    /// The plaintext columns of an encrypted file with a plaintext footer can be read.
     pub fn try_new(input: T) -> Result<Self> {
-        let metadata = read_metadata(&input)?;
+        Self::open(input, None)
+    }
+
+    /// Reads the footer of an encrypted file with these keys and prepares to read all of
+    /// it. Errors name what is wrong: a missing or wrong footer key, a footer signature
+    /// that does not verify, an AAD prefix that is needed or differs, a key given for a
+    /// column the file does not have, a column key that does not decrypt its metadata.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use arrow_array::{ArrayRef, Int32Array, RecordBatch};
+    /// # use bytes::Bytes;
+    /// use herringbone_arrow_bridge::read::ParquetRecordBatchReaderBuilder;
+    /// use herringbone_arrow_bridge::write::{ArrowWriter, WriterProperties};
+    /// use herringbone_codec::crypto::{FileDecryptionProperties, FileEncryptionProperties};
+    ///
+    /// let key = b"0123456789012345".to_vec();
+    /// # let column: ArrayRef = Arc::new(Int32Array::from(vec![1, 2, 3]));
+    /// # let batch = RecordBatch::try_from_iter([("x", column)]).unwrap();
+    /// let encryption = FileEncryptionProperties::builder(key.clone()).build().unwrap();
+    /// let props = WriterProperties::builder().set_encryption(encryption).build();
+    /// let mut writer = ArrowWriter::try_new(Vec::new(), batch.schema(), Some(props)).unwrap();
+    /// writer.write(&batch).unwrap();
+    /// writer.finish().unwrap();
+    /// let file = Bytes::from(writer.into_inner());
+    ///
+    /// let keys = FileDecryptionProperties::builder().with_footer_key(key).build().unwrap();
+    /// let reader = ParquetRecordBatchReaderBuilder::try_new_with_decryption(file, &keys)
+    ///     .unwrap()
+    ///     .build()
+    ///     .unwrap();
+    /// let batches: Vec<RecordBatch> = reader.collect::<Result<_, _>>().unwrap();
+    /// assert_eq!(batches[0], batch);
+    /// ```
+    pub fn try_new_with_decryption(
+        input: T,
+        decryption: &FileDecryptionProperties,
+    ) -> Result<Self> {
+        Self::open(input, Some(decryption))
+    }
+
+    fn open(input: T, decryption: Option<&FileDecryptionProperties>) -> Result<Self> {
+        let (metadata, decryptor) = read_metadata_with_decryption(&input, decryption)?;
         let descriptor = SchemaDescriptor::new(&metadata.schema)?;
         Ok(Self {
             input,
@@ -224,7 +315,15 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             limit: None,
             offset: 0,
             verify_crc: false,
+            batch_memory_limit: DEFAULT_BATCH_MEMORY_LIMIT,
+            decryptor,
+            unshredded_variants: false,
         })
+    }
+
+    /// The file's decryptor, when it was opened with keys and is encrypted.
+    pub fn decryptor(&self) -> Option<&Arc<FileDecryptor>> {
+        self.decryptor.as_ref()
     }
 
     /// The file's metadata.
@@ -282,9 +381,27 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         self
     }
 
+    /// The most memory one batch's buffers may take, all columns together (default
+    /// [`DEFAULT_BATCH_MEMORY_LIMIT`], 1 GiB). A batch that needs more (a few bytes of
+    /// a file can claim billions of values) is an [`ErrorKind::LimitExceeded`] error
+    /// naming the row group and column, never an allocation beyond the limit.
+    pub fn with_batch_memory_limit(mut self, bytes: usize) -> Self {
+        self.batch_memory_limit = bytes;
+        self
+    }
+
     /// Whether to check page CRCs where the writer stored them (default `false`).
     pub fn with_verify_crc(mut self, verify: bool) -> Self {
         self.verify_crc = verify;
+        self
+    }
+
+    /// Whether Variant columns come back unshredded (default `false`): every Variant
+    /// column, at any depth, as `{metadata, value}` with each row's value reconstructed
+    /// from its shredded columns ([`crate::variant::unshred`]); a row that breaks the
+    /// shredding rules is then an error naming it.
+    pub fn with_unshredded_variants(mut self, unshredded: bool) -> Self {
+        self.unshredded_variants = unshredded;
         self
     }
 
@@ -332,21 +449,19 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             }
             None => (0..num_row_groups).collect(),
         };
-        if self.metadata.encryption_algorithm.is_some()
-            || row_groups.iter().any(|&g| {
-                self.metadata.row_groups[g]
-                    .columns
-                    .iter()
-                    .any(|c| c.crypto_metadata.is_some() || c.encrypted_column_metadata.is_some())
-            })
-        {
-            return Err(Error::new(
-                ErrorKind::Encrypted,
-                "encrypted: keys required (the file's columns are encrypted)",
-            ));
-        }
         let options = PageReaderOptions::default().with_verify_crc(self.verify_crc);
-        let plan = ReadPlan::new(self.descriptor, &mapping, options)?;
+        let mut plan = ReadPlan::new(self.descriptor, &mapping, options)?
+            .with_batch_memory_limit(self.batch_memory_limit)
+            .with_decryptor(self.decryptor.clone());
+        if self.unshredded_variants {
+            plan = plan.with_unshredded_variants()?;
+        }
+        // Keys are resolved now, so a missing one is reported before any data is read.
+        for &g in &row_groups {
+            for &c in plan.columns() {
+                plan.column_decryptor(&self.metadata, g, c)?;
+            }
+        }
         let mut total_rows = 0usize;
         for &g in &row_groups {
             let rows = usize::try_from(self.metadata.row_groups[g].num_rows)
@@ -369,286 +484,23 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             batch_size: self.batch_size,
             runs: selection.into_runs(),
             failed: false,
+            metrics: ReadMetrics::default(),
         })
     }
 }
 
-/// The byte ranges a row group's column chunks occupy, one per leaf column of
-/// `columns`, in that order: what an I/O adapter fetches before [`RowGroupDecoder::new`].
-pub fn row_group_ranges(
-    metadata: &FileMetaData,
-    row_group: usize,
-    columns: &[usize],
-    file_len: u64,
-) -> Result<Vec<Range<u64>>> {
-    if row_group >= metadata.row_groups.len() {
-        return Err(Error::invalid_argument(format!(
-            "row group {row_group} out of range"
-        )));
-    }
-    columns
-        .iter()
-        .map(|&c| {
-            let meta = chunk_metadata(metadata, row_group, c)?;
-            column_chunk_range(meta, metadata.created_by.as_deref(), file_len)
-                .map_err(|e| Error::from(e).context(format!("row group {row_group}, column {c}")))
-        })
-        .collect()
-}
-
-fn chunk_metadata(
-    metadata: &FileMetaData,
-    row_group: usize,
-    column: usize,
-) -> Result<&ColumnMetaData> {
-    let chunk = metadata
-        .row_groups
-        .get(row_group)
-        .and_then(|g| g.columns.get(column))
-        .ok_or_else(|| {
-            Error::corrupt(format!(
-                "row group {row_group} has no column chunk for leaf column {column}"
-            ))
-        })?;
-    if chunk.file_path.is_some() {
-        return Err(Error::unsupported(format!(
-            "row group {row_group}, column {column}: column chunks in other files are not supported"
-        )));
-    }
-    chunk.meta_data.as_ref().ok_or_else(|| {
-        if chunk.crypto_metadata.is_some() {
-            Error::new(ErrorKind::Encrypted, "encrypted: keys required")
-        } else {
-            Error::corrupt(format!(
-                "row group {row_group}, column {column}: column chunk without metadata"
-            ))
-        }
-    })
-}
-
-/// What a reader decodes, fixed when it is built and shared by its row groups: the
-/// Parquet schema, the (projected) Arrow schema and field tree, the leaf columns to
-/// fetch, and how pages are checked. I/O free.
-#[derive(Debug, Clone)]
-pub struct ReadPlan {
-    descriptor: Arc<SchemaDescriptor>,
-    schema: SchemaRef,
-    fields: Vec<ParquetField>,
-    columns: Vec<usize>,
-    /// The Arrow type each of `columns` is read into.
-    leaf_types: Vec<DataType>,
-    options: PageReaderOptions,
-}
-
-impl ReadPlan {
-    /// The plan of reading `mapping` (a mapping of `descriptor`, possibly projected).
-    pub fn new(
-        descriptor: Arc<SchemaDescriptor>,
-        mapping: &ArrowSchemaMapping,
-        options: PageReaderOptions,
-    ) -> Result<Self> {
-        fn push_leaf_types(field: &ParquetField, out: &mut Vec<DataType>) {
-            match &field.kind {
-                ParquetFieldKind::Primitive { .. } => out.push(field.field.data_type().clone()),
-                ParquetFieldKind::Struct { children } => {
-                    children.iter().for_each(|c| push_leaf_types(c, out));
-                }
-                ParquetFieldKind::List { element, .. } => push_leaf_types(element, out),
-                ParquetFieldKind::Map { key, value, .. } => {
-                    push_leaf_types(key, out);
-                    push_leaf_types(value, out);
-                }
-            }
-        }
-        let mut leaf_types = Vec::new();
-        mapping
-            .fields()
-            .iter()
-            .for_each(|f| push_leaf_types(f, &mut leaf_types));
-        let columns = mapping.leaf_columns();
-        if leaf_types.len() != columns.len() {
-            return Err(Error::invalid_argument(format!(
-                "{} leaf types for {} leaf columns",
-                leaf_types.len(),
-                columns.len()
-            )));
-        }
-        Ok(Self {
-            schema: mapping.schema().clone(),
-            fields: mapping.fields().to_vec(),
-            columns,
-            leaf_types,
-            descriptor,
-            options,
-        })
-    }
-
-    /// The leaf columns whose chunks a row group needs, in the order
-    /// [`RowGroupDecoder::new`] expects them.
-    pub fn columns(&self) -> &[usize] {
-        &self.columns
-    }
-
-    /// The schema of the batches.
-    pub fn schema(&self) -> &SchemaRef {
-        &self.schema
-    }
-}
-
-/// Decodes one row group from its fetched column chunks, batch by batch. I/O free.
-#[derive(Debug)]
-pub struct RowGroupDecoder {
-    plan: Arc<ReadPlan>,
-    readers: Vec<LeafReader>,
-    rows_left: usize,
-}
-
-impl RowGroupDecoder {
-    /// A decoder of row group `row_group` of the file described by `metadata`, given the
-    /// bytes of the chunk of each of `plan.columns()` (the ranges [`row_group_ranges`]
-    /// lists).
-    pub fn new(
-        plan: Arc<ReadPlan>,
-        metadata: &FileMetaData,
-        row_group: usize,
-        chunks: Vec<Bytes>,
-    ) -> Result<Self> {
-        let group = metadata.row_groups.get(row_group).ok_or_else(|| {
-            Error::invalid_argument(format!("row group {row_group} out of range"))
-        })?;
-        let rows = usize::try_from(group.num_rows).map_err(|_| {
-            Error::corrupt(format!(
-                "row group {row_group}: num_rows {} is negative",
-                group.num_rows
-            ))
-        })?;
-        if chunks.len() != plan.columns.len() {
-            return Err(Error::invalid_argument(format!(
-                "{} column chunks for {} columns",
-                chunks.len(),
-                plan.columns.len()
-            )));
-        }
-        let mut readers = Vec::with_capacity(plan.columns.len());
-        for ((&column, target), chunk) in plan.columns.iter().zip(&plan.leaf_types).zip(chunks) {
-            let descr = plan.descriptor.column(column).ok_or_else(|| {
-                Error::invalid_argument(format!("leaf column {column} is not in the schema"))
-            })?;
-            let path = descr.path().dotted();
-            let meta = chunk_metadata(metadata, row_group, column)?;
-            if meta.type_ != descr.physical_type() {
-                return Err(Error::corrupt(format!(
-                    "row group {row_group}, column {path}: chunk type {:?} where the schema says {:?}",
-                    meta.type_,
-                    descr.physical_type()
-                )));
-            }
-            let codec = Codec::from_thrift_id(meta.codec.0)
-                .map_err(|e| Error::from(e).context(format!("column {path}")))?;
-            let num_values = u64::try_from(meta.num_values)
-                .map_err(|_| Error::corrupt(format!("column {path}: negative num_values")))?;
-            let pages = PageReader::new(chunk, codec, plan.options).with_num_values(num_values);
-            readers.push(LeafReader::new(descr, pages, rows, target)?);
-        }
-        Ok(Self {
-            plan,
-            readers,
-            rows_left: rows,
-        })
-    }
-
-    /// Rows not yet decoded.
-    pub fn rows_left(&self) -> usize {
-        self.rows_left
-    }
-
-    /// Decodes the next `rows` rows (at most [`Self::rows_left`]) as a batch.
-    pub fn next_batch(&mut self, rows: usize) -> Result<RecordBatch> {
-        let rows = rows.min(self.rows_left);
-        let mut leaves = Vec::new();
-        self.read_leaves(rows, &mut leaves)?;
-        self.assemble(leaves, rows)
-    }
-
-    /// Decodes the rows `runs` selects from the front of this row group, up to
-    /// `max_rows` of them, as one batch, and consumes those runs (a run that reaches
-    /// past the row group, or past `max_rows`, is shortened). `None` when nothing was
-    /// selected before the row group (or the runs) ended.
-    pub fn next_selected_batch(
-        &mut self,
-        runs: &mut VecDeque<RowSelector>,
-        max_rows: usize,
-    ) -> Result<Option<RecordBatch>> {
-        let mut leaves = Vec::new();
-        let mut selected = 0;
-        while selected < max_rows && self.rows_left > 0 {
-            let Some(run) = runs.front_mut() else {
-                break;
-            };
-            let mut n = run.row_count.min(self.rows_left);
-            if run.skip {
-                self.skip(n)?;
-            } else {
-                n = n.min(max_rows - selected);
-                self.read_leaves(n, &mut leaves)?;
-                selected += n;
-            }
-            run.row_count -= n;
-            if run.row_count == 0 {
-                runs.pop_front();
-            }
-        }
-        if selected == 0 {
-            return Ok(None);
-        }
-        self.assemble(leaves, selected).map(Some)
-    }
-
-    /// Decodes the next `rows` rows of every column, appending them to `leaves` (one
-    /// entry per column of the plan, filled on the first call).
-    fn read_leaves(&mut self, rows: usize, leaves: &mut Vec<LeafBatch>) -> Result<()> {
-        let rows = rows.min(self.rows_left);
-        if leaves.is_empty() {
-            for reader in &mut self.readers {
-                leaves.push(reader.read(rows)?);
-            }
-        } else {
-            for (reader, leaf) in self.readers.iter_mut().zip(leaves.iter_mut()) {
-                leaf.append(reader.read(rows)?)
-                    .map_err(|e| e.context(format!("column {}", reader.path())))?;
-            }
-        }
-        self.rows_left -= rows;
-        Ok(())
-    }
-
-    fn assemble(&self, leaves: Vec<LeafBatch>, rows: usize) -> Result<RecordBatch> {
-        let plan = &self.plan;
-        let mut leaves: HashMap<usize, LeafBatch> =
-            plan.columns.iter().copied().zip(leaves).collect();
-        let mut arrays = Vec::with_capacity(plan.fields.len());
-        for field in &plan.fields {
-            arrays.push(array::assemble(field, &mut leaves, &plan.descriptor, rows)?);
-        }
-        let options = RecordBatchOptions::new().with_row_count(Some(rows));
-        Ok(RecordBatch::try_new_with_options(
-            plan.schema.clone(),
-            arrays,
-            &options,
-        )?)
-    }
-
-    /// Skips the next `rows` rows (decoding them).
-    pub fn skip(&mut self, rows: usize) -> Result<()> {
-        let rows = rows.min(self.rows_left);
-        for reader in &mut self.readers {
-            reader
-                .read(rows)
-                .map_err(|e| e.context(format!("skipping in column {}", reader.path())))?;
-        }
-        self.rows_left -= rows;
-        Ok(())
-    }
+/// What a reader did so far: how many data and dictionary pages it decompressed
+/// (or took as they were, uncompressed) and how many it stepped over without touching
+/// their bytes (pages wholly inside a skipped run of rows), and how many row groups it
+/// skipped without fetching them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadMetrics {
+    /// Pages decoded.
+    pub pages_decoded: usize,
+    /// Pages skipped without being decompressed.
+    pub pages_skipped: usize,
+    /// Row groups skipped whole (no byte fetched).
+    pub row_groups_skipped: usize,
 }
 
 /// An iterator of `RecordBatch`es read from a Parquet file; built by
@@ -663,6 +515,8 @@ pub struct ParquetRecordBatchReader {
     /// What is left of the row selection (offset and limit included).
     runs: VecDeque<RowSelector>,
     failed: bool,
+    /// What finished row groups did.
+    metrics: ReadMetrics,
 }
 
 impl ParquetRecordBatchReader {
@@ -676,7 +530,7 @@ impl ParquetRecordBatchReader {
                 if let Some(batch) = decoder.next_selected_batch(&mut self.runs, self.batch_size)? {
                     return Ok(Some(batch));
                 }
-                self.current = None;
+                self.finish_row_group();
                 continue;
             }
             let Some(group) = self.row_groups.pop_front() else {
@@ -692,6 +546,7 @@ impl ParquetRecordBatchReader {
                 && run.row_count >= rows
             {
                 // Skipped whole: no bytes are fetched.
+                self.metrics.row_groups_skipped += 1;
                 run.row_count -= rows;
                 if run.row_count == 0 {
                     self.runs.pop_front();
@@ -699,7 +554,7 @@ impl ParquetRecordBatchReader {
                 continue;
             }
             let ranges =
-                row_group_ranges(&self.metadata, group, &self.plan.columns, self.input.len())?;
+                row_group_ranges(&self.metadata, group, self.plan.columns(), self.input.len())?;
             let mut chunks = Vec::with_capacity(ranges.len());
             for range in ranges {
                 chunks.push(self.input.get_bytes(range)?);
@@ -711,6 +566,28 @@ impl ParquetRecordBatchReader {
                 chunks,
             )?);
         }
+    }
+}
+
+impl ParquetRecordBatchReader {
+    /// Adds the current row group's page counts to the metrics and drops it.
+    fn finish_row_group(&mut self) {
+        if let Some(decoder) = self.current.take() {
+            let (decoded, skipped) = decoder.page_counts();
+            self.metrics.pages_decoded += decoded;
+            self.metrics.pages_skipped += skipped;
+        }
+    }
+
+    /// What the reader did so far (pages decoded and skipped, row groups skipped).
+    pub fn metrics(&self) -> ReadMetrics {
+        let mut metrics = self.metrics;
+        if let Some(decoder) = &self.current {
+            let (decoded, skipped) = decoder.page_counts();
+            metrics.pages_decoded += decoded;
+            metrics.pages_skipped += skipped;
+        }
+        metrics
     }
 }
 
@@ -733,14 +610,14 @@ impl Iterator for ParquetRecordBatchReader {
 
 impl RecordBatchReader for ParquetRecordBatchReader {
     fn schema(&self) -> SchemaRef {
-        self.plan.schema.clone()
+        self.plan.schema().clone()
     }
 }
 
 impl std::fmt::Debug for ParquetRecordBatchReader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ParquetRecordBatchReader")
-            .field("schema", &self.plan.schema)
+            .field("schema", self.plan.schema())
             .field("row_groups_left", &self.row_groups)
             .field("batch_size", &self.batch_size)
             .field("selection_runs_left", &self.runs.len())
@@ -758,6 +635,8 @@ impl<T> std::fmt::Debug for ParquetRecordBatchReaderBuilder<T> {
             .field("offset", &self.offset)
             .field("limit", &self.limit)
             .field("verify_crc", &self.verify_crc)
+            .field("batch_memory_limit", &self.batch_memory_limit)
+            .field("unshredded_variants", &self.unshredded_variants)
             .finish_non_exhaustive()
     }
 }
@@ -765,7 +644,7 @@ impl<T> std::fmt::Debug for ParquetRecordBatchReaderBuilder<T> {
 impl ParquetRecordBatchReader {
     /// The schema of the batches.
     pub fn arrow_schema(&self) -> &Schema {
-        &self.plan.schema
+        self.plan.schema()
     }
 
     /// The leaf columns read (indexes into [`Self::parquet_schema`]'s columns), in the
@@ -781,6 +660,6 @@ impl ParquetRecordBatchReader {
 
     /// The file's Parquet schema.
     pub fn parquet_schema(&self) -> &Arc<SchemaDescriptor> {
-        &self.plan.descriptor
+        self.plan.descriptor()
     }
 }

@@ -26,7 +26,8 @@
 //! | `FIXED_LEN_BYTE_ARRAY(n)` | `FixedSizeBinary(n)` |
 //! | `UNKNOWN` | `Null` |
 //! | `LIST` / `MAP` groups | `List` / `Map`, with every backward-compatibility rule of `LogicalTypes.md` |
-//! | other groups (and `VARIANT`, for now) | `Struct` |
+//! | `VARIANT` group | `Struct` of `metadata`, `value`, `typed_value` with the `arrow.parquet.variant` extension (see [`crate::variant`]) |
+//! | other groups | `Struct` |
 //! | unannotated `repeated` field | `List` of required elements, named like the field |
 //!
 //! A `LogicalType` this version does not know, or an unknown `ConvertedType`, reads as the
@@ -101,6 +102,9 @@ pub const PARQUET_FIELD_ID_META_KEY: &str = "PARQUET:field_id";
 pub const EXTENSION_NAME_KEY: &str = "ARROW:extension:name";
 /// Field metadata key holding an Arrow extension type's parameters.
 pub const EXTENSION_METADATA_KEY: &str = "ARROW:extension:metadata";
+/// The canonical Arrow extension name of a Parquet Variant (as arrow-rs and Arrow C++
+/// name it); its extension metadata is the empty string.
+pub const VARIANT_EXTENSION_NAME: &str = "arrow.parquet.variant";
 
 /// How text columns (`STRING`, `ENUM`, `JSON`) are returned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -691,13 +695,17 @@ impl Converter<'_> {
                         DataType::Struct(fields.iter().map(|f| f.field.clone()).collect());
                     let field = Field::new(node.name(), data_type, nullable)
                         .with_metadata(self.field_metadata(node, HashMap::new()));
-                    Ok(ParquetField {
+                    let field = ParquetField {
                         field: Arc::new(field),
                         node: node.id(),
                         def_level: levels.def,
                         rep_level: levels.rep,
                         kind: ParquetFieldKind::Struct { children: fields },
-                    })
+                    };
+                    if matches!(node.logical_type(), Some(LogicalType::Variant { .. })) {
+                        return Ok(variant_struct(field));
+                    }
+                    Ok(field)
                 }
             }
         }
@@ -1146,6 +1154,21 @@ fn with_list_element(data_type: &DataType, element: FieldRef) -> DataType {
 
 fn with_type(field: &FieldRef, data_type: DataType) -> FieldRef {
     Arc::new(field.as_ref().clone().with_data_type(data_type))
+}
+
+/// A `VARIANT` group's struct, marked with the Variant extension (see [`crate::variant`]
+/// for what its children hold).
+fn variant_struct(field: ParquetField) -> ParquetField {
+    let mut metadata = field.field.metadata().clone();
+    metadata.insert(
+        EXTENSION_NAME_KEY.to_string(),
+        VARIANT_EXTENSION_NAME.to_string(),
+    );
+    metadata.insert(EXTENSION_METADATA_KEY.to_string(), String::new());
+    ParquetField {
+        field: Arc::new(field.field.as_ref().clone().with_metadata(metadata)),
+        ..field
+    }
 }
 
 /// `field` restricted to the selected leaves; `None` when none of its leaves is selected.

@@ -1,9 +1,32 @@
 //! The Arrow -> Parquet writer.
 //!
 //! [`ArrowWriter`] takes `RecordBatch`es of one schema and writes a Parquet file to any
-//! `Write + Send`: the schema mapping is in [`schema`], Dremel levels in [`levels`], the
-//! per-column chunk writer (encodings, dictionary with fallback, pages, statistics) in
-//! `column`, and the settings in [`properties`].
+//! `Write + Send`. The write side of the bridge is a stack of layers, each calling only
+//! the ones below it:
+//!
+//! ```text
+//!  RecordBatch ──► ArrowWriter (this file: row groups, file layout, footer, threads)
+//!                    │  sorting: checks declared sorting_columns first
+//!                    ▼
+//!  Arrow field ──► levels: definition/repetition levels + where the present values are
+//!                    │  (a top-level leaf keeps its validity bitmap: no level built)
+//!                    ▼
+//!  one leaf ─────► chunk::ColumnWriter: cuts pieces at row boundaries, dictionary
+//!                    │  and fallback, page limits; metadata: footer and page index
+//!                    ▼
+//!  Arrow array ──► source: the leaf array downcast once ─► convert (value by value)
+//!                    │  values appended to the open page as dictionary indices,
+//!                    │  Values, or bytes already in PLAIN / DELTA_LENGTH layout
+//!                    ▼
+//!  open page ────► page: OpenPage ─► encode (codec encoders, levels) ─► Pages:
+//!                    │  statistics, bloom; the codec's PageWriter (compression, CRC)
+//!                    ▼
+//!  bytes ────────► column chunk (dictionary page + data pages) ─► sink
+//! ```
+//!
+//! Below them all: `values` (the physical-type container), `rows` (which slots a
+//! piece takes), `dictionary`, `statistics`, `bloom`. The schema mapping is in
+//! [`schema`], the settings in [`properties`].
 //!
 //! Layout of a file: `PAR1`, then per row group its column chunks (dictionary page, data
 //! pages) followed by the row group's Bloom filters (or, with [`BloomFilterPosition::End`],
@@ -12,6 +35,10 @@
 //! dictionaries), reported by
 //! [`ArrowWriter::in_progress_size`]; with [`BloomFilterPosition::End`] the Bloom filters of
 //! finished row groups are held too (their size is fixed by NDV and FPP).
+//!
+//! With [`WriterPropertiesBuilder::set_threads`] above 1, the columns of each batch are
+//! encoded (levels, dictionary, pages, compression) on a pool of that many threads; the
+//! file is the same, byte for byte, as with one thread.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -38,23 +65,37 @@
 //! assert_eq!(metadata.num_rows, 3);
 //! ```
 
-mod column;
+mod bloom;
+mod chunk;
+mod convert;
 mod dictionary;
+mod encode;
+mod geo;
 pub mod levels;
+mod metadata;
+mod page;
 pub mod properties;
+mod rows;
 pub mod schema;
+mod sorting;
+mod source;
 mod statistics;
+mod values;
 
 use std::io::Write;
+use std::ops::Range;
+use std::sync::Arc;
 
-use arrow_array::RecordBatch;
+use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::SchemaRef;
 use herringbone_codec::bloom::SplitBlockBloomFilter;
+use herringbone_codec::crypto::{ColumnEncryptor, FileEncryptor, ModuleType};
 use herringbone_format::footer::encode_footer;
 use herringbone_format::metadata::{
     ColumnChunk, ColumnIndex, ColumnOrder, FileMetaData, KeyValue, OffsetIndex, RowGroup,
 };
 use herringbone_format::thrift::{CompactWriter, Text, ThriftStruct};
+use rayon::prelude::*;
 
 pub use properties::{
     BloomFilterPosition, BloomFilterProperties, CREATED_BY, DataPageVersion, StatisticsLevel,
@@ -64,7 +105,10 @@ pub use schema::{ArrowToParquetOptions, ParquetSchema, arrow_to_parquet, encode_
 
 use crate::error::{Error, Result};
 use crate::schema::ARROW_SCHEMA_META_KEY;
-use column::ColumnWriter;
+use crate::variant::VariantWritePlan;
+use chunk::{ClosedChunk, ColumnWriter};
+use schema::WriteField;
+use sorting::SortCheck;
 
 /// Writes Arrow `RecordBatch`es as a Parquet file.
 #[derive(Debug)]
@@ -72,9 +116,19 @@ pub struct ArrowWriter<W: Write + Send> {
     sink: W,
     position: u64,
     arrow_schema: SchemaRef,
+    /// How Variant columns are written (`None`: the schema has none).
+    variants: Option<Box<VariantWritePlan>>,
     parquet: ParquetSchema,
     props: WriterProperties,
+    /// One writer per leaf column, kept from row group to row group.
     columns: Vec<ColumnWriter>,
+    /// The leaf columns of each top-level field (consecutive).
+    field_leaves: Vec<Range<usize>>,
+    /// Dotted path of each leaf column, for error messages.
+    paths: Vec<String>,
+    /// The pool columns are encoded on (`None`: one thread, the caller's).
+    pool: Option<rayon::ThreadPool>,
+    sort_check: Option<SortCheck>,
     rows_in_group: usize,
     row_groups: Vec<RowGroup>,
     /// Page indexes of the written row groups, written after the last one.
@@ -84,13 +138,16 @@ pub struct ArrowWriter<W: Write + Send> {
     pending_blooms: Vec<Vec<Option<SplitBlockBloomFilter>>>,
     total_rows: i64,
     closed: bool,
+    /// Encrypts pages, indexes, Bloom filters, column metadata and the footer.
+    encryptor: Option<Arc<FileEncryptor>>,
+    options: ArrowToParquetOptions,
 }
 
 impl<W: Write + Send> ArrowWriter<W> {
     /// A writer of batches of `schema` into `sink` (default properties when `None`).
     ///
-    /// Errors when a type has no Parquet mapping or a column encoding does not fit its
-    /// physical type.
+    /// Errors when a type has no Parquet mapping, a column encoding does not fit its
+    /// physical type, or a sorting column is not a leaf outside lists.
     pub fn try_new(sink: W, schema: SchemaRef, props: Option<WriterProperties>) -> Result<Self> {
         Self::try_new_with_options(sink, schema, props, ArrowToParquetOptions::default())
     }
@@ -103,26 +160,68 @@ impl<W: Write + Send> ArrowWriter<W> {
         options: ArrowToParquetOptions,
     ) -> Result<Self> {
         let props = props.unwrap_or_default();
-        let parquet = arrow_to_parquet(&schema, options)?;
-        let columns = new_columns(&parquet, &props)?;
-        sink.write_all(b"PAR1")?;
+        let variants = VariantWritePlan::new(&schema, props.variant_shredding())?.map(Box::new);
+        let written = variants.as_ref().map_or(&schema, |v| v.written());
+        let parquet = arrow_to_parquet(written, options)?;
+        let parquet = geo::refer_to_projjson(parquet, props.key_value_metadata())?;
+        let (columns, field_leaves, paths) = leaf_writers(&parquet, &props)?;
+        let pool = match props.threads() {
+            0 | 1 => None,
+            n => Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .thread_name(|i| format!("herringbone-writer-{i}"))
+                    .build()
+                    .map_err(|e| {
+                        Error::invalid_argument(format!("cannot start {n} writer threads: {e}"))
+                    })?,
+            ),
+        };
+        let sort_check = props
+            .sorting_columns()
+            .filter(|c| !c.is_empty())
+            .map(|c| SortCheck::new(c, &parquet))
+            .transpose()?;
+        let encryptor = match props.encryption() {
+            Some(encryption) => {
+                let encryptor = FileEncryptor::new(encryption.clone())?;
+                encryptor
+                    .check_column_keys(paths.iter().map(String::as_str))
+                    .map_err(|e| Error::invalid_argument(e.message().to_string()))?;
+                Some(Arc::new(encryptor))
+            }
+            None => None,
+        };
+        let mut columns = columns;
+        set_encryptors(&mut columns, encryptor.as_deref(), &paths, 0)?;
+        let magic = encryptor.as_ref().map_or(*b"PAR1", |e| e.magic());
+        sink.write_all(&magic)?;
         Ok(Self {
             sink,
             position: 4,
             arrow_schema: schema,
+            variants,
+            options,
             parquet,
             props,
             columns,
+            field_leaves,
+            paths,
+            pool,
+            sort_check,
             rows_in_group: 0,
             row_groups: Vec::new(),
             page_indexes: Vec::new(),
             pending_blooms: Vec::new(),
             total_rows: 0,
             closed: false,
+            encryptor,
         })
     }
 
-    /// The Parquet schema being written.
+    /// The Parquet schema being written (with a Variant column shredded
+    /// [`Auto`](crate::variant::VariantShredding::Auto), final after the first
+    /// non-empty batch).
     pub fn parquet_schema(&self) -> &ParquetSchema {
         &self.parquet
     }
@@ -174,11 +273,46 @@ impl<W: Write + Send> ArrowWriter<W> {
                 )));
             }
         }
+        let transformed;
+        let batch = match &mut self.variants {
+            None => batch,
+            Some(variants) => {
+                if variants.needs_inference() && batch.num_rows() > 0 {
+                    // Nothing is written yet: the schema can still change.
+                    variants.infer(batch)?;
+                    self.parquet = geo::refer_to_projjson(
+                        arrow_to_parquet(variants.written(), self.options)?,
+                        self.props.key_value_metadata(),
+                    )?;
+                    let (mut columns, field_leaves, paths) =
+                        leaf_writers(&self.parquet, &self.props)?;
+                    set_encryptors(
+                        &mut columns,
+                        self.encryptor.as_deref(),
+                        &paths,
+                        self.row_groups.len(),
+                    )?;
+                    self.sort_check = self
+                        .props
+                        .sorting_columns()
+                        .filter(|c| !c.is_empty())
+                        .map(|c| SortCheck::new(c, &self.parquet))
+                        .transpose()?;
+                    (self.columns, self.field_leaves, self.paths) = (columns, field_leaves, paths);
+                }
+                transformed = variants.transform(batch)?;
+                &transformed
+            }
+        };
         let mut offset = 0;
         while offset < batch.num_rows() {
             let room = self.props.max_row_group_rows() - self.rows_in_group;
             let len = room.min(batch.num_rows() - offset);
             let slice = batch.slice(offset, len);
+            if let Some(check) = &mut self.sort_check {
+                let first_row = self.total_rows as u64 + self.rows_in_group as u64;
+                check.check(&slice, first_row)?;
+            }
             self.write_rows(&slice)?;
             offset += len;
             if self.rows_in_group >= self.props.max_row_group_rows()
@@ -190,39 +324,37 @@ impl<W: Write + Send> ArrowWriter<W> {
         Ok(())
     }
 
+    /// Writes the rows of `batch` (all in the row group in progress) into the column
+    /// writers: each top-level field's levels, then each of its leaves, on the pool when
+    /// there is one.
     fn write_rows(&mut self, batch: &RecordBatch) -> Result<()> {
-        for (field, array) in self.parquet.fields.iter().zip(batch.columns()) {
-            if let schema::WriteKind::Leaf(index) = field.kind {
-                // A top-level leaf: levels from the validity bitmap, values by the slice.
-                let written = self.columns[index]
-                    .write_flat(array, field.nullable)
-                    .map_err(|e| self.column_context(index, e))?;
-                if written {
-                    continue;
-                }
-            }
-            let leaves = levels::compute_levels(field, array)?;
-            let mut indices = Vec::new();
-            field.leaves(&mut indices);
-            for (leaf, index) in leaves.iter().zip(indices) {
-                self.columns[index]
-                    .write(leaf)
-                    .map_err(|e| self.column_context(index, e))?;
+        let paths = &self.paths;
+        let mut tasks = Vec::with_capacity(self.field_leaves.len());
+        let mut rest = self.columns.as_mut_slice();
+        for ((field, array), leaves) in self
+            .parquet
+            .fields
+            .iter()
+            .zip(batch.columns())
+            .zip(&self.field_leaves)
+        {
+            let (columns, tail) = rest.split_at_mut(leaves.len());
+            rest = tail;
+            tasks.push(FieldTask {
+                field,
+                array,
+                columns,
+                first_leaf: leaves.start,
+            });
+        }
+        match &self.pool {
+            None => tasks.into_iter().try_for_each(|t| t.run(paths, false))?,
+            Some(pool) => {
+                pool.install(|| tasks.into_par_iter().try_for_each(|t| t.run(paths, true)))?
             }
         }
         self.rows_in_group += batch.num_rows();
         Ok(())
-    }
-
-    /// `e` with the dotted path of leaf column `index` as context.
-    fn column_context(&self, index: usize, e: Error) -> Error {
-        let path = self
-            .parquet
-            .descriptor
-            .column(index)
-            .map(|c| c.path().dotted())
-            .unwrap_or_default();
-        e.context(format!("column {path}"))
     }
 
     /// Closes the row group in progress (nothing happens when it is empty).
@@ -230,18 +362,34 @@ impl<W: Write + Send> ArrowWriter<W> {
         if self.rows_in_group == 0 {
             return Ok(());
         }
-        let fresh = new_columns(&self.parquet, &self.props)?;
-        let columns = std::mem::replace(&mut self.columns, fresh);
+        let closed: Vec<ClosedChunk> = match &self.pool {
+            None => self
+                .columns
+                .iter_mut()
+                .map(ColumnWriter::close)
+                .collect::<Result<_>>()?,
+            Some(pool) => pool.install(|| {
+                self.columns
+                    .par_iter_mut()
+                    .map(ColumnWriter::close)
+                    .collect::<Result<_>>()
+            })?,
+        };
+        if let Some(check) = &mut self.sort_check {
+            check.reset();
+        }
         let group_start = self.position;
-        let mut chunks = Vec::with_capacity(columns.len());
-        let mut indexes = Vec::with_capacity(columns.len());
+        let mut chunks = Vec::with_capacity(closed.len());
+        let mut indexes = Vec::with_capacity(closed.len());
         let mut blooms = Vec::new();
         let mut total_uncompressed = 0i64;
-        for column in columns {
-            let closed = column.close()?;
+        for (column, closed) in self.columns.iter_mut().zip(closed) {
             let base = self.position as i64;
-            self.sink.write_all(&closed.bytes)?;
-            self.position += closed.bytes.len() as u64;
+            let size = closed.len();
+            self.sink.write_all(&closed.dictionary_page)?;
+            self.sink.write_all(&closed.data)?;
+            self.position += size as u64;
+            column.recycle(closed.data);
             let mut metadata = closed.metadata;
             metadata.data_page_offset += base;
             if let Some(d) = &mut metadata.dictionary_page_offset {
@@ -264,7 +412,9 @@ impl<W: Write + Send> ArrowWriter<W> {
         }
         match self.props.bloom_filter_position() {
             // Bloom filters of this row group, after its column chunks.
-            BloomFilterPosition::AfterRowGroup => self.write_blooms(&mut chunks, blooms)?,
+            BloomFilterPosition::AfterRowGroup => {
+                self.write_blooms(&mut chunks, blooms, self.row_groups.len())?
+            }
             BloomFilterPosition::End => self.pending_blooms.push(blooms),
         }
         let total_compressed: i64 = chunks
@@ -283,6 +433,12 @@ impl<W: Write + Send> ArrowWriter<W> {
             ordinal,
         });
         self.page_indexes.push(indexes);
+        set_encryptors(
+            &mut self.columns,
+            self.encryptor.as_deref(),
+            &self.paths,
+            self.row_groups.len(),
+        )?;
         self.total_rows += self.rows_in_group as i64;
         self.rows_in_group = 0;
         Ok(())
@@ -304,15 +460,32 @@ impl<W: Write + Send> ArrowWriter<W> {
         // Held Bloom filters (BloomFilterPosition::End), before the page indexes.
         let mut row_groups = std::mem::take(&mut self.row_groups);
         let pending = std::mem::take(&mut self.pending_blooms);
-        for (group, blooms) in row_groups.iter_mut().zip(pending) {
-            self.write_blooms(&mut group.columns, blooms)?;
+        for (index, (group, blooms)) in row_groups.iter_mut().zip(pending).enumerate() {
+            self.write_blooms(&mut group.columns, blooms, index)?;
         }
         self.row_groups = row_groups;
         // Column indexes first, then offset indexes, as the reference writers lay them out.
-        for (group, indexes) in self.row_groups.iter_mut().zip(&self.page_indexes) {
-            for (chunk, (column_index, _)) in group.columns.iter_mut().zip(indexes) {
+        let encryptor = self.encryptor.clone();
+        let module = |kind: ModuleType, g: usize, c: usize, plain: Vec<u8>| -> Result<Vec<u8>> {
+            match column_encryptor(encryptor.as_deref(), &self.paths, g, c)? {
+                None => Ok(plain),
+                Some(e) => {
+                    let mut out = Vec::new();
+                    e.encrypt(kind, None, &[&plain], &mut out)?;
+                    Ok(out)
+                }
+            }
+        };
+        for (g, (group, indexes)) in self
+            .row_groups
+            .iter_mut()
+            .zip(&self.page_indexes)
+            .enumerate()
+        {
+            for (c, (chunk, (column_index, _))) in group.columns.iter_mut().zip(indexes).enumerate()
+            {
                 if let Some(index) = column_index {
-                    let bytes = encode_struct(index);
+                    let bytes = module(ModuleType::ColumnIndex, g, c, encode_struct(index))?;
                     chunk.column_index_offset = Some(self.position as i64);
                     chunk.column_index_length = Some(to_i32(bytes.len(), "column index length")?);
                     self.sink.write_all(&bytes)?;
@@ -320,9 +493,15 @@ impl<W: Write + Send> ArrowWriter<W> {
                 }
             }
         }
-        for (group, indexes) in self.row_groups.iter_mut().zip(&self.page_indexes) {
-            for (chunk, (_, offset_index)) in group.columns.iter_mut().zip(indexes) {
-                let bytes = encode_struct(offset_index);
+        for (g, (group, indexes)) in self
+            .row_groups
+            .iter_mut()
+            .zip(&self.page_indexes)
+            .enumerate()
+        {
+            for (c, (chunk, (_, offset_index))) in group.columns.iter_mut().zip(indexes).enumerate()
+            {
+                let bytes = module(ModuleType::OffsetIndex, g, c, encode_struct(offset_index))?;
                 chunk.offset_index_offset = Some(self.position as i64);
                 chunk.offset_index_length = Some(to_i32(bytes.len(), "offset index length")?);
                 self.sink.write_all(&bytes)?;
@@ -337,7 +516,14 @@ impl<W: Write + Send> ArrowWriter<W> {
         {
             key_value.push(KeyValue {
                 key: Text::from(ARROW_SCHEMA_META_KEY),
-                value: Some(Text::from(encode_arrow_schema(&self.arrow_schema).as_str())),
+                value: Some(Text::from(
+                    encode_arrow_schema(
+                        self.variants
+                            .as_ref()
+                            .map_or(&self.arrow_schema, |v| v.written()),
+                    )
+                    .as_str(),
+                )),
             });
         }
         let metadata = FileMetaData {
@@ -353,8 +539,21 @@ impl<W: Write + Send> ArrowWriter<W> {
             ]),
             ..FileMetaData::default()
         };
+        let mut metadata = metadata;
         let mut footer = Vec::new();
-        encode_footer(&metadata, &mut footer);
+        match &self.encryptor {
+            None => encode_footer(&metadata, &mut footer),
+            Some(encryptor) => {
+                for (g, group) in metadata.row_groups.iter_mut().enumerate() {
+                    for (c, chunk) in group.columns.iter_mut().enumerate() {
+                        if let Some(e) = column_encryptor(Some(encryptor), &self.paths, g, c)? {
+                            encryptor.seal_column_chunk(chunk, &e)?;
+                        }
+                    }
+                }
+                encryptor.write_footer(&metadata, &mut footer)?;
+            }
+        }
         self.sink.write_all(&footer)?;
         self.position += footer.len() as u64;
         self.sink.flush()?;
@@ -367,11 +566,25 @@ impl<W: Write + Send> ArrowWriter<W> {
         &mut self,
         chunks: &mut [ColumnChunk],
         blooms: Vec<Option<SplitBlockBloomFilter>>,
+        row_group: usize,
     ) -> Result<()> {
-        for (chunk, bloom) in chunks.iter_mut().zip(blooms) {
+        for (column, (chunk, bloom)) in chunks.iter_mut().zip(blooms).enumerate() {
             if let Some(bloom) = bloom {
                 let mut bytes = Vec::new();
-                let len = bloom.write(&mut bytes);
+                let encryptor =
+                    column_encryptor(self.encryptor.as_deref(), &self.paths, row_group, column)?;
+                let len = match encryptor {
+                    None => bloom.write(&mut bytes),
+                    Some(e) => {
+                        // Header and bitset are two modules.
+                        let header = encode_struct(&bloom.header());
+                        let mut bitset = Vec::new();
+                        bloom.write_bitset(&mut bitset);
+                        e.encrypt(ModuleType::BloomFilterHeader, None, &[&header], &mut bytes)?;
+                        e.encrypt(ModuleType::BloomFilterBitset, None, &[&bitset], &mut bytes)?;
+                        bytes.len()
+                    }
+                };
                 if let Some(meta) = &mut chunk.meta_data {
                     meta.bloom_filter_offset = Some(self.position as i64);
                     meta.bloom_filter_length = Some(to_i32(len, "Bloom filter length")?);
@@ -389,14 +602,111 @@ impl<W: Write + Send> ArrowWriter<W> {
     }
 }
 
-fn new_columns(parquet: &ParquetSchema, props: &WriterProperties) -> Result<Vec<ColumnWriter>> {
-    parquet
+/// One top-level field of a batch and the writers of its leaves.
+struct FieldTask<'a> {
+    field: &'a WriteField,
+    array: &'a ArrayRef,
+    columns: &'a mut [ColumnWriter],
+    first_leaf: usize,
+}
+
+impl FieldTask<'_> {
+    /// Computes the field's levels and writes each leaf (the leaves in parallel when
+    /// `parallel`, on the pool the caller is in).
+    fn run(self, paths: &[String], parallel: bool) -> Result<()> {
+        let leaves = levels::compute_levels(self.field, self.array)?;
+        let context = |k: usize, e: Error| {
+            let path = paths.get(self.first_leaf + k).map_or("", String::as_str);
+            e.context(format!("column {path}"))
+        };
+        if parallel && leaves.len() > 1 {
+            self.columns
+                .par_iter_mut()
+                .zip(leaves.par_iter())
+                .enumerate()
+                .try_for_each(|(k, (column, leaf))| column.write(leaf).map_err(|e| context(k, e)))
+        } else {
+            self.columns
+                .iter_mut()
+                .zip(&leaves)
+                .enumerate()
+                .try_for_each(|(k, (column, leaf))| column.write(leaf).map_err(|e| context(k, e)))
+        }
+    }
+}
+
+/// One writer per leaf column, the leaves of each top-level field and each leaf's dotted
+/// path.
+type LeafWriters = (Vec<ColumnWriter>, Vec<Range<usize>>, Vec<String>);
+
+fn leaf_writers(parquet: &ParquetSchema, props: &WriterProperties) -> Result<LeafWriters> {
+    let columns = parquet
         .descriptor
         .columns()
         .iter()
         .zip(&parquet.leaves)
         .map(|(column, info)| ColumnWriter::new(column, info, props))
+        .collect::<Result<Vec<_>>>()?;
+    let field_leaves = field_leaves(&parquet.fields)?;
+    let paths = parquet
+        .descriptor
+        .columns()
+        .iter()
+        .map(|c| c.path().dotted())
+        .collect();
+    Ok((columns, field_leaves, paths))
+}
+
+/// The leaf columns of each field: consecutive ranges, in order.
+fn field_leaves(fields: &[WriteField]) -> Result<Vec<Range<usize>>> {
+    let mut next = 0;
+    fields
+        .iter()
+        .map(|field| {
+            let mut leaves = Vec::new();
+            field.leaves(&mut leaves);
+            let range = next..next + leaves.len();
+            if !leaves.iter().copied().eq(range.clone()) {
+                return Err(Error::invalid_argument(
+                    "the schema's leaf columns are not numbered in field order",
+                ));
+            }
+            next = range.end;
+            Ok(range)
+        })
         .collect()
+}
+
+/// The encryptor of leaf column `column` (dotted path in `paths`) in row group
+/// `row_group`, if it is encrypted.
+fn column_encryptor(
+    encryptor: Option<&FileEncryptor>,
+    paths: &[String],
+    row_group: usize,
+    column: usize,
+) -> Result<Option<ColumnEncryptor>> {
+    let Some(encryptor) = encryptor else {
+        return Ok(None);
+    };
+    let path = paths.get(column).map_or("", String::as_str);
+    Ok(encryptor.column(path, row_group, column)?)
+}
+
+/// Gives each column writer its encryptor for row group `row_group` (the page and
+/// header AADs name the row group).
+fn set_encryptors(
+    columns: &mut [ColumnWriter],
+    encryptor: Option<&FileEncryptor>,
+    paths: &[String],
+    row_group: usize,
+) -> Result<()> {
+    if encryptor.is_none() {
+        return Ok(());
+    }
+    for (index, column) in columns.iter_mut().enumerate() {
+        column.set_encryptor(column_encryptor(encryptor, paths, row_group, index)?);
+    }
+    Ok(())
 }
 
 fn encode_struct<T: ThriftStruct>(value: &T) -> Vec<u8> {

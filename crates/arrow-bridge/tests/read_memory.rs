@@ -1,19 +1,35 @@
-//! Peak memory of a read: a multi-row-group file read batch by batch from a `File`
-//! under a counting allocator. The reader holds one row group's fetched column chunks,
-//! one decoded page per column and the batch being built, so its peak must stay within
-//! a small multiple of (one output batch + one row group's column chunks), whatever the
-//! size of the file.
+//! Peak memory of a read, under a counting allocator: the reader holds one row group's
+//! fetched (compressed) column chunks, one decompressed page per column and the batch
+//! being built, so its peak must stay within about that, whatever the size of the file
+//! or of its pages: a page of 16 million values is decoded a batch at a time, never as
+//! one buffer.
+//!
+//! The tests take turns (one lock): the counters see the whole process.
+
+mod common;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use arrow_array::builder::{Int32Builder, ListBuilder};
+use arrow_array::builder::{Int32Builder, ListBuilder, MapBuilder, StringBuilder, StructBuilder};
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int64Type;
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
-use herringbone_arrow_bridge::read::ParquetRecordBatchReaderBuilder;
+use arrow_schema::{DataType, Field};
+use bytes::Bytes;
+use common::built::{self, Chunk};
+use herringbone_arrow_bridge::read::{ChunkReader, ParquetRecordBatchReaderBuilder};
+use herringbone_codec::compression::Codec;
+use herringbone_codec::page::{PageReader, PageReaderOptions};
+use herringbone_format::metadata::{Encoding, FileMetaData};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
+
+/// The tests measure one at a time.
+static TURN: Mutex<()> = Mutex::new(());
 
 struct CountingAllocator;
 
@@ -66,6 +82,7 @@ fn sample_batch(start: usize, rows: usize) -> RecordBatch {
 
 #[test]
 fn peak_memory_stays_within_a_batch_and_a_row_group() {
+    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
     let path = std::env::temp_dir().join(format!("hb-read-memory-{}.parquet", std::process::id()));
     {
         let file = std::fs::File::create(&path).unwrap();
@@ -120,4 +137,202 @@ fn peak_memory_stays_within_a_batch_and_a_row_group() {
         peak < file_size / 2,
         "peak {peak} of a {file_size}-byte file"
     );
+}
+
+/// The largest uncompressed data page of each leaf column of row group `group`, and its
+/// dictionary page (which lives as long as the chunk), summed: what one decompressed
+/// page per column takes.
+fn one_page_per_column(input: &dyn ChunkReader, metadata: &FileMetaData, group: usize) -> usize {
+    let mut total = 0;
+    for chunk in &metadata.row_groups[group].columns {
+        let meta = chunk.meta_data.as_ref().unwrap();
+        let start = meta
+            .dictionary_page_offset
+            .filter(|&d| d > 0)
+            .unwrap_or(meta.data_page_offset) as u64;
+        let bytes = input
+            .get_bytes(start..start + meta.total_compressed_size as u64)
+            .unwrap();
+        let mut pages = PageReader::new(bytes, Codec::Uncompressed, PageReaderOptions::default());
+        let mut largest = 0;
+        while let Some(header) = pages.skip_page().unwrap() {
+            let size = header.uncompressed_page_size as usize;
+            if header.type_ == herringbone_format::metadata::PageType::DICTIONARY_PAGE {
+                total += size;
+            } else {
+                largest = largest.max(size);
+            }
+        }
+        total += largest;
+    }
+    total
+}
+
+/// Reads `input` whole in batches of 8,192 rows and returns (rows, largest batch,
+/// peak bytes allocated while reading).
+fn measure<T: ChunkReader + 'static>(input: T) -> (usize, usize, usize) {
+    let reader = ParquetRecordBatchReaderBuilder::try_new(input)
+        .unwrap()
+        .with_batch_size(8192)
+        .build()
+        .unwrap();
+    let baseline = CURRENT.load(Ordering::Relaxed);
+    PEAK.store(baseline, Ordering::Relaxed);
+    let mut rows = 0;
+    let mut largest_batch = 0;
+    for batch in reader {
+        let batch = batch.unwrap();
+        rows += batch.num_rows();
+        largest_batch = largest_batch.max(batch.get_array_memory_size());
+    }
+    (rows, largest_batch, PEAK.load(Ordering::Relaxed) - baseline)
+}
+
+/// The shape of the issue: 16,777,216 rows of 48 optional INT64 columns, each column
+/// one dictionary-encoded data page holding one RLE run of levels and one of indices
+/// (a few hundred bytes a column). Decoded a page at a time, each page would be 128 MiB.
+pub fn one_page_columns(columns: usize, rows: usize) -> Vec<u8> {
+    let fields: String = (0..columns)
+        .map(|c| format!("optional int64 c{c}; "))
+        .collect();
+    let chunks = (0..columns)
+        .map(|c| {
+            let mut dictionary = Vec::new();
+            herringbone_codec::encoding::plain::encode_fixed(&[c as i64 * 1000], &mut dictionary);
+            Chunk::new(Codec::Snappy).dictionary(&dictionary, 1).v1(
+                &[],
+                &built::level_run(1, rows, 1, true),
+                &built::index_run(0, rows, 0),
+                rows,
+                Encoding::RLE_DICTIONARY,
+            )
+        })
+        .collect();
+    built::file(&format!("message m {{ {fields}}}"), rows as i64, chunks)
+}
+
+#[test]
+fn a_page_of_16_million_values_costs_a_batch_not_a_page() {
+    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    let rows = 16_777_216;
+    let file = Bytes::from(one_page_columns(48, rows));
+    let metadata = herringbone_format::footer::read_metadata(&file).unwrap();
+    let chunks = metadata.row_groups[0].total_byte_size as usize;
+    let pages = one_page_per_column(&file, &metadata, 0);
+    let (read, largest_batch, peak) = measure(file.clone());
+    println!(
+        "file {} bytes, chunks {chunks}, one page per column {pages}, largest batch \
+         {largest_batch}, peak {peak}",
+        file.len()
+    );
+    assert_eq!(read, rows, "every row counted");
+    // About one batch (the one being built; the one before it is dropped), the chunks
+    // (here inside the file's own buffer), one decompressed page per column.
+    let bound = 2 * largest_batch + chunks + pages + (1 << 20);
+    assert!(peak <= bound, "peak {peak} bytes over {bound}");
+    // A batch of 8,192 rows of 48 INT64 columns is 3 MiB.
+    assert!(
+        (48 * 8192 * 8..4 << 20).contains(&largest_batch),
+        "{largest_batch}"
+    );
+    // And the values are the dictionary's, in every column.
+    let last = ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .with_offset(rows - 1)
+        .build()
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    assert_eq!(last.num_rows(), 1);
+    assert_eq!(last.column(47).as_primitive::<Int64Type>().value(0), 47_000);
+}
+
+/// A nested, nullable, string-heavy table: a struct of a long nullable string, a list
+/// of strings and a map of strings.
+fn nested_strings(start: usize, rows: usize) -> RecordBatch {
+    let mut people = StructBuilder::from_fields(
+        vec![
+            Field::new("name", DataType::Utf8, true),
+            Field::new(
+                "tags",
+                DataType::List(Arc::new(Field::new_list_field(DataType::Utf8, true))),
+                true,
+            ),
+        ],
+        rows,
+    );
+    let mut attributes = MapBuilder::new(None, StringBuilder::new(), StringBuilder::new());
+    for i in start..start + rows {
+        let name = people.field_builder::<StringBuilder>(0).unwrap();
+        if i % 5 == 0 {
+            name.append_null();
+        } else {
+            name.append_value(format!("{i:012}-{}", "abcdefghij".repeat(1 + i % 9)));
+        }
+        let tags = people
+            .field_builder::<ListBuilder<Box<dyn arrow_array::builder::ArrayBuilder>>>(1)
+            .unwrap();
+        let tag_values = tags
+            .values()
+            .as_any_mut()
+            .downcast_mut::<StringBuilder>()
+            .unwrap();
+        for j in 0..i % 4 {
+            tag_values.append_value(format!("tag-{}-{j}", i % 1000));
+        }
+        tags.append(i % 13 != 0);
+        people.append(i % 17 != 0);
+        for j in 0..i % 3 {
+            attributes.keys().append_value(format!("key{j}"));
+            attributes.values().append_value(format!("value-{i}-{j}"));
+        }
+        attributes.append(i % 19 != 0).unwrap();
+    }
+    let people: ArrayRef = Arc::new(people.finish());
+    let attributes: ArrayRef = Arc::new(attributes.finish());
+    RecordBatch::try_from_iter([("person", people), ("attributes", attributes)]).unwrap()
+}
+
+#[test]
+fn a_nested_nullable_string_heavy_file_costs_a_batch_a_row_group_and_a_page_per_column() {
+    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    let path = std::env::temp_dir().join(format!(
+        "hb-read-memory-nested-{}.parquet",
+        std::process::id()
+    ));
+    let rows = 400_000;
+    {
+        let file = std::fs::File::create(&path).unwrap();
+        let properties = WriterProperties::builder()
+            .set_max_row_group_row_count(Some(200_000))
+            .set_compression(Compression::SNAPPY)
+            .build();
+        let mut writer =
+            ArrowWriter::try_new(file, nested_strings(0, 1).schema(), Some(properties)).unwrap();
+        for start in (0..rows).step_by(50_000) {
+            writer.write(&nested_strings(start, 50_000)).unwrap();
+        }
+        writer.close().unwrap();
+    }
+    let file = std::fs::File::open(&path).unwrap();
+    let metadata = herringbone_arrow_bridge::read::read_metadata(&file).unwrap();
+    let mut bound_parts = (0, 0);
+    for group in 0..metadata.row_groups.len() {
+        let chunks = metadata.row_groups[group]
+            .total_compressed_size
+            .unwrap_or(metadata.row_groups[group].total_byte_size) as usize;
+        let pages = one_page_per_column(&file, &metadata, group);
+        bound_parts.0 = bound_parts.0.max(chunks);
+        bound_parts.1 = bound_parts.1.max(pages);
+    }
+    let (read, largest_batch, peak) = measure(file);
+    std::fs::remove_file(&path).unwrap();
+    let (chunks, pages) = bound_parts;
+    println!(
+        "chunks {chunks}, one page per column {pages}, largest batch {largest_batch}, peak {peak}"
+    );
+    assert_eq!(read, rows);
+    let bound = 2 * largest_batch + chunks + pages + (1 << 20);
+    assert!(peak <= bound, "peak {peak} bytes over {bound}");
 }

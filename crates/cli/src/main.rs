@@ -36,6 +36,8 @@ enum Command {
     Schema {
         /// The Parquet file.
         file: PathBuf,
+        #[command(flatten)]
+        keys: commands::keys::KeyArgs,
     },
     /// Print the file metadata: row groups and, per column, types, encodings, codec,
     /// sizes and statistics.
@@ -45,6 +47,8 @@ enum Command {
         json: bool,
         /// The Parquet file.
         file: PathBuf,
+        #[command(flatten)]
+        keys: commands::keys::KeyArgs,
     },
     /// Print the rows of a Parquet file as a table, CSV or JSON lines.
     Cat {
@@ -58,6 +62,22 @@ enum Command {
         /// Print every row (the table's default is the first 20).
         #[arg(long)]
         all: bool,
+        /// Skip this many rows first.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        offset: usize,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t)]
+        format: commands::cat::Format,
+    },
+    /// Print the first rows of a Parquet file (like `hb cat --limit N`).
+    Head {
+        /// The Parquet file.
+        file: PathBuf,
+        /// Rows to print.
+        #[arg(short = 'n', long = "rows", value_name = "N", default_value_t = 10)]
+        rows: usize,
+        #[command(flatten)]
+        read: commands::reading::ReadArgs,
         /// Output format.
         #[arg(long, value_enum, default_value_t)]
         format: commands::cat::Format,
@@ -83,9 +103,68 @@ enum Command {
         #[command(flatten)]
         read: commands::reading::ReadArgs,
         #[command(flatten)]
-        write: commands::writing::WriteArgs,
+        write: Box<commands::writing::WriteArgs>,
+        #[command(flatten)]
+        encrypt: commands::keys::EncryptArgs,
         #[command(flatten)]
         csv: commands::convert::CsvArgs,
+    },
+    /// Write a Parquet file again with other writer settings, keeping its rows and
+    /// key-value metadata (streaming: memory follows one row group).
+    Rewrite {
+        /// The Parquet file to read.
+        input: PathBuf,
+        /// The Parquet file to write.
+        output: PathBuf,
+        #[command(flatten)]
+        read: commands::reading::ReadArgs,
+        #[command(flatten)]
+        write: commands::writing::WriteArgs,
+    },
+    /// Rebuild a file whose footer is missing, truncated or corrupt: every row group
+    /// whose pages all decode is written to OUT; what was dropped is listed.
+    Recover {
+        /// The damaged file.
+        input: PathBuf,
+        /// The file to write.
+        output: PathBuf,
+        /// The schema, when the footer has none left: a text schema file or a Parquet
+        /// file with the same schema.
+        #[arg(long, value_name = "FILE")]
+        schema: Option<PathBuf>,
+    },
+    /// Concatenate Parquet files with the same schema: column chunks are copied as they
+    /// are when the inputs allow and no writer option is given, else rows re-encoded.
+    Merge {
+        /// The Parquet file to write.
+        output: PathBuf,
+        /// The Parquet files to concatenate, in order.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        #[command(flatten)]
+        write: commands::writing::WriteArgs,
+    },
+    /// Print every page of every column chunk: offset, type, encoding, sizes, values,
+    /// nulls, rows, statistics, CRC.
+    Pages {
+        /// Print JSON instead of tables.
+        #[arg(long)]
+        json: bool,
+        /// The Parquet file.
+        file: PathBuf,
+    },
+    /// Check everything a file promises (pages, CRCs, decoding, counts, statistics,
+    /// page index, Bloom filters, sort order); exit 0 clean, 1 problems, 2 unreadable.
+    Verify {
+        /// Print JSON instead of lines.
+        #[arg(long)]
+        json: bool,
+        /// Skip reading every row group through the Arrow reader.
+        #[arg(long)]
+        no_arrow: bool,
+        /// The Parquet files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
     },
     /// Print the JSON of a Variant given its metadata and value blobs.
     Variant {
@@ -103,15 +182,18 @@ fn main() -> ExitCode {
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
+    // Commands that report through the exit status (hb verify) set it here.
+    let mut status = 0u8;
     let result = match cli.command {
         Command::Demo { rows } => commands::demo::run(rows as usize, &mut out),
-        Command::Schema { file } => commands::schema::run(&file, &mut out),
-        Command::Meta { json, file } => commands::meta::run(&file, json, &mut out),
+        Command::Schema { file, keys } => commands::schema::run(&file, &keys, &mut out),
+        Command::Meta { json, file, keys } => commands::meta::run(&file, json, &keys, &mut out),
         Command::Cat {
             file,
             read,
             limit,
             all,
+            offset,
             format,
         } => {
             let rows = match (limit, all) {
@@ -119,8 +201,14 @@ fn main() -> ExitCode {
                 (None, true) => commands::cat::Rows::All,
                 (None, false) => commands::cat::Rows::Default,
             };
-            commands::cat::run(&file, &read, rows, format, &mut out)
+            commands::cat::run(&file, &read, offset, rows, format, &mut out)
         }
+        Command::Head {
+            file,
+            rows,
+            read,
+            format,
+        } => commands::head::run(&file, &read, rows, format, &mut out),
         Command::Scan {
             file,
             read,
@@ -131,13 +219,36 @@ fn main() -> ExitCode {
             output,
             read,
             write,
+            encrypt,
             csv,
-        } => commands::convert::run(&input, &output, &read, &write, &csv, &mut out),
+        } => commands::convert::run(&input, &output, &read, &write, &encrypt, &csv, &mut out),
         Command::Variant { metadata, value } => commands::variant::run(&metadata, &value, &mut out),
+        Command::Rewrite {
+            input,
+            output,
+            read,
+            write,
+        } => commands::rewrite::run(&input, &output, &read, &write, &mut out),
+        Command::Recover {
+            input,
+            output,
+            schema,
+        } => commands::recover::run(&input, &output, schema.as_deref(), &mut out),
+        Command::Merge {
+            output,
+            inputs,
+            write,
+        } => commands::merge::run(&output, &inputs, &write, &mut out),
+        Command::Pages { json, file } => commands::pages::run(&file, json, &mut out),
+        Command::Verify {
+            json,
+            no_arrow,
+            files,
+        } => commands::verify::run(&files, json, no_arrow, &mut out).map(|code| status = code),
     };
     let result = result.and_then(|()| out.flush().map_err(|e| format!("writing output: {e}")));
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => ExitCode::from(status),
         Err(message) => {
             let first_line = message.lines().next().unwrap_or("error");
             eprintln!("hb: {first_line}");

@@ -492,7 +492,7 @@ fn convert_to_parquet_applies_the_writer_options() {
     let bad = dir.join("bad.parquet");
     for (option, value) in [
         ("--compression", "zstd:99"),
-        ("--compression", "lzo"),
+        ("--compression", "lzma"),
         ("--encoding", "id=NOPE"),
         ("--page-version", "3"),
         ("--statistics", "some"),

@@ -9,14 +9,13 @@
 //! actually produces instead of being allocated up front.
 //!
 //! Each codec other than UNCOMPRESSED sits behind a cargo feature of its name
-//! (`snappy`, `gzip`, `brotli`, `lz4` for LZ4 and LZ4_RAW, `zstd`; all on by default).
-//! A codec left out is an [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported)
+//! (`snappy`, `gzip`, `brotli`, `lz4` for LZ4 and LZ4_RAW, `zstd`, `lzo`; all on by
+//! default). A codec left out is an [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported)
 //! error, "codec SNAPPY not compiled in (feature `snappy`)"; see
 //! [`Codec::is_compiled_in`].
 //!
-//! LZO (codec id 3) is not supported: the only pure-Rust LZO1X decoders are either
-//! GPL-licensed translations of C code with `unsafe` throughout, or very young crates
-//! with no track record, and no conformance file exercises Parquet's (Hadoop) LZO framing.
+//! LZO (codec id 3) is read and written as parquet-java writes it: Hadoop's block
+//! framing around LZO1X blocks (see the `lzo` submodule for the crates and the encoder).
 //!
 //! ```
 //! # #[cfg(feature = "zstd")] {
@@ -45,6 +44,9 @@ use std::io::{self, Read};
 use herringbone_format::metadata::CompressionCodec;
 
 use crate::error::{Error, Result};
+
+#[cfg(feature = "lzo")]
+mod lzo;
 
 /// The largest uncompressed size [`Codec::decompress`] accepts: the largest size a page
 /// header can declare (`i32::MAX`). Callers that know better pass their own limit to
@@ -110,7 +112,7 @@ pub enum Codec {
         /// 0 (store) ..= 9 (best).
         level: u32,
     },
-    /// LZO (`LZO`): recognised, not supported.
+    /// LZO (`LZO`): LZO1X blocks in Hadoop's block framing (a bare block is read too).
     Lzo,
     /// Brotli (`BROTLI`).
     Brotli {
@@ -133,8 +135,7 @@ pub enum Codec {
 impl Codec {
     /// The codec for a Thrift `CompressionCodec` id, with default write levels.
     ///
-    /// Unknown ids are an `Unsupported` error; LZO is returned (and fails when used), so
-    /// that a file that declares it but has no data still opens.
+    /// Unknown ids are an `Unsupported` error.
     pub fn from_thrift_id(codec_id: i32) -> Result<Codec> {
         Ok(match codec_id {
             id::UNCOMPRESSED => Codec::Uncompressed,
@@ -197,10 +198,11 @@ impl Codec {
         }
     }
 
-    /// The cargo feature that compiles this codec in (`None` for UNCOMPRESSED and LZO).
+    /// The cargo feature that compiles this codec in (`None` for UNCOMPRESSED).
     pub fn feature(&self) -> Option<&'static str> {
         match self {
-            Codec::Uncompressed | Codec::Lzo => None,
+            Codec::Uncompressed => None,
+            Codec::Lzo => Some("lzo"),
             Codec::Snappy => Some("snappy"),
             Codec::Gzip { .. } => Some("gzip"),
             Codec::Brotli { .. } => Some("brotli"),
@@ -210,7 +212,7 @@ impl Codec {
     }
 
     /// Whether this build can compress and decompress with the codec: its cargo feature
-    /// is on (UNCOMPRESSED always; LZO never).
+    /// is on (UNCOMPRESSED always).
     ///
     /// ```
     /// use herringbone_codec::compression::Codec;
@@ -220,7 +222,7 @@ impl Codec {
     pub fn is_compiled_in(&self) -> bool {
         match self {
             Codec::Uncompressed => true,
-            Codec::Lzo => false,
+            Codec::Lzo => cfg!(feature = "lzo"),
             Codec::Snappy => cfg!(feature = "snappy"),
             Codec::Gzip { .. } => cfg!(feature = "gzip"),
             Codec::Brotli { .. } => cfg!(feature = "brotli"),
@@ -236,7 +238,8 @@ impl Codec {
             feature = "gzip",
             feature = "brotli",
             feature = "lz4",
-            feature = "zstd"
+            feature = "zstd",
+            feature = "lzo"
         ),
         allow(dead_code)
     )]
@@ -287,9 +290,8 @@ impl Codec {
             Codec::Snappy => decompress_snappy(input, expected_size, out),
             #[cfg(feature = "gzip")]
             Codec::Gzip { .. } => decompress_deflate(input, expected_size, out),
-            Codec::Lzo => Err(Error::unsupported(
-                "unsupported codec LZO: no sound pure-Rust LZO decoder is available",
-            )),
+            #[cfg(feature = "lzo")]
+            Codec::Lzo => lzo::decompress(input, expected_size, out),
             #[cfg(feature = "brotli")]
             Codec::Brotli { .. } => decompress_brotli(input, expected_size, out),
             #[cfg(feature = "lz4")]
@@ -324,9 +326,8 @@ impl Codec {
             Codec::Snappy => compress_snappy(input, out),
             #[cfg(feature = "gzip")]
             Codec::Gzip { level } => compress_gzip(input, level, out),
-            Codec::Lzo => Err(Error::unsupported(
-                "unsupported codec LZO: no sound pure-Rust LZO encoder is available",
-            )),
+            #[cfg(feature = "lzo")]
+            Codec::Lzo => lzo::compress(input, out),
             #[cfg(feature = "brotli")]
             Codec::Brotli { quality } => compress_brotli(input, quality, out),
             #[cfg(feature = "lz4")]
@@ -819,6 +820,7 @@ mod features {
             Codec::Lz4,
             Codec::Lz4Raw,
             Codec::Zstd { level: 3 },
+            Codec::Lzo,
         ] {
             let mut compressed = Vec::new();
             let written = codec.compress(&data, &mut compressed);
@@ -855,7 +857,8 @@ mod features {
     feature = "gzip",
     feature = "brotli",
     feature = "lz4",
-    feature = "zstd"
+    feature = "zstd",
+    feature = "lzo"
 ))]
 mod tests {
     use super::*;
@@ -869,6 +872,7 @@ mod tests {
             Codec::Lz4,
             Codec::Lz4Raw,
             Codec::Zstd { level: 3 },
+            Codec::Lzo,
         ]
     }
 
@@ -892,12 +896,16 @@ mod tests {
     }
 
     #[test]
-    fn lzo_is_a_clear_unsupported_error() {
+    fn lzo_errors_name_the_codec() {
         let err = Codec::Lzo
             .decompress(b"abc", 10, &mut Vec::new())
             .unwrap_err();
-        assert_eq!(err.kind(), crate::ErrorKind::Unsupported);
-        assert!(err.to_string().contains("unsupported codec LZO"), "{err}");
+        assert_eq!(err.kind(), crate::ErrorKind::Corrupt);
+        assert!(
+            err.to_string()
+                .contains("LZO decompression of 3 bytes into 10"),
+            "{err}"
+        );
     }
 
     #[test]

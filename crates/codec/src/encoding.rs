@@ -88,25 +88,66 @@ impl FixedWidth for [u8; 12] {
 }
 
 /// An Arrow-style offset type for variable-length values: `i32` or `i64`.
+///
+/// Decoders of byte arrays append end offsets of this type; the Arrow side of
+/// Herringbone builds its one offset-width trait on this one.
 pub trait OffsetSize: Copy + Default + PartialEq + std::fmt::Debug + 'static {
+    /// The largest byte position an offset of this width can hold.
+    const MAX_POSITION: usize;
+
     /// The offset for a byte position, or an error if it does not fit.
-    fn from_usize(value: usize) -> Result<Self>;
+    fn from_usize(value: usize) -> Result<Self> {
+        Self::check_position(value)?;
+        Ok(Self::from_position(value))
+    }
+
+    /// The offset for byte position `at`, which the caller has checked (or checks
+    /// before using the offsets, with [`Self::check_position`]) to be at most
+    /// [`Self::MAX_POSITION`]; larger positions wrap.
+    fn from_position(at: usize) -> Self;
+
+    /// The byte position of an offset (the offsets built here are never negative).
+    fn position(self) -> usize;
+
+    /// Fails ([`ErrorKind::LimitExceeded`](crate::ErrorKind)) when `bytes` bytes of
+    /// values do not fit offsets of this width.
+    fn check_position(bytes: usize) -> Result<()> {
+        if bytes <= Self::MAX_POSITION {
+            Ok(())
+        } else {
+            Err(Error::limit_exceeded(format!(
+                "{bytes} bytes of values do not fit {}-bit offsets",
+                8 * std::mem::size_of::<Self>()
+            )))
+        }
+    }
 }
 
 impl OffsetSize for i32 {
-    fn from_usize(value: usize) -> Result<Self> {
-        i32::try_from(value).map_err(|_| {
-            Error::invalid_argument(format!(
-                "byte array data of {value} bytes does not fit 32-bit offsets"
-            ))
-        })
+    const MAX_POSITION: usize = i32::MAX as usize;
+
+    #[inline(always)]
+    fn from_position(at: usize) -> Self {
+        at as i32
+    }
+
+    #[inline(always)]
+    fn position(self) -> usize {
+        self as usize
     }
 }
 
 impl OffsetSize for i64 {
-    fn from_usize(value: usize) -> Result<Self> {
-        i64::try_from(value)
-            .map_err(|_| Error::invalid_argument(format!("offset {value} does not fit i64")))
+    const MAX_POSITION: usize = i64::MAX as usize;
+
+    #[inline(always)]
+    fn from_position(at: usize) -> Self {
+        at as i64
+    }
+
+    #[inline(always)]
+    fn position(self) -> usize {
+        self as usize
     }
 }
 
@@ -117,4 +158,18 @@ pub(crate) fn start_offsets<O: OffsetSize>(offsets: &mut Vec<O>, values: &[u8]) 
         offsets.push(O::from_usize(values.len())?);
     }
     Ok(())
+}
+
+/// Fails ([`ErrorKind::LimitExceeded`](crate::ErrorKind)) when an output of `current`
+/// bytes cannot take `adding` more within `max_bytes`.
+#[inline]
+pub(crate) fn check_room(current: usize, adding: usize, max_bytes: usize) -> Result<()> {
+    if adding <= max_bytes.saturating_sub(current) {
+        Ok(())
+    } else {
+        Err(Error::limit_exceeded(format!(
+            "values of {} bytes would grow past the limit of {max_bytes} bytes",
+            current.saturating_add(adding)
+        )))
+    }
 }

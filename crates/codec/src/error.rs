@@ -16,6 +16,15 @@ pub enum ErrorKind {
     InvalidArgument,
     /// Decoding metadata (a page header) failed; see the source error.
     Metadata,
+    /// Decoding would grow an output past a limit the caller set (or past what its
+    /// offsets can address); the input may be valid.
+    LimitExceeded,
+    /// An encrypted module failed authentication (its AES-GCM tag did not verify):
+    /// the key, the AAD prefix or the module's bytes are wrong.
+    Decryption,
+    /// An encrypted module needs a key that was not given (footer key, a column's key
+    /// or an AAD prefix the file does not store).
+    KeyRequired,
 }
 
 /// An encoding, compression or page error: what went wrong and where.
@@ -54,9 +63,25 @@ impl Error {
         Self::new(ErrorKind::Checksum, message)
     }
 
+    /// An output that would grow past a limit.
+    pub fn limit_exceeded(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::LimitExceeded, message)
+    }
+
     /// A bad argument from the caller.
     pub fn invalid_argument(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::InvalidArgument, message)
+    }
+
+    /// A module that failed authentication (wrong key, wrong AAD prefix or tampered
+    /// bytes).
+    pub fn decryption(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Decryption, message)
+    }
+
+    /// A key (or AAD prefix) that is needed but was not given.
+    pub fn key_required(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::KeyRequired, message)
     }
 
     /// Attaches the underlying cause.

@@ -48,6 +48,7 @@ use herringbone_format::thrift::{CompactReader, CompactWriter, ThriftStruct};
 
 use crate::compression::{Codec, DEFAULT_MAX_UNCOMPRESSED_SIZE};
 use crate::crc;
+use crate::crypto::{ColumnDecryptor, ColumnEncryptor, ModuleType};
 use crate::error::{Error, ErrorKind, Result};
 
 /// Bytes added to the chunk length of files from parquet-mr before 1.2.9, which left the
@@ -273,6 +274,35 @@ pub struct PageReader {
     /// data pages have delivered them.
     total_values: Option<u64>,
     values_read: u64,
+    /// Pages handed out by [`PageReader::next_page`] (decompressed when compressed).
+    pages_decoded: usize,
+    /// Pages stepped over by [`PageReader::skip_page`] (never decompressed).
+    pages_skipped: usize,
+    /// A buffer handed back by [`PageReader::recycle`], decompressed into next.
+    scratch: Vec<u8>,
+    decryption: Option<PageDecryption>,
+}
+
+/// The state of an encrypted chunk's page stream: which module comes next.
+#[derive(Debug)]
+struct PageDecryption {
+    decryptor: ColumnDecryptor,
+    /// Whether the chunk starts with a dictionary page (its header is a dictionary
+    /// page header module, which no page ordinal counts).
+    dictionary_first: bool,
+    /// Ordinal of the next data page.
+    data_pages: usize,
+}
+
+impl PageDecryption {
+    /// The header module at `page_index` and its page ordinal.
+    fn header_module(&self, page_index: usize) -> (ModuleType, Option<usize>) {
+        if page_index == 0 && self.dictionary_first {
+            (ModuleType::DictionaryPageHeader, None)
+        } else {
+            (ModuleType::DataPageHeader, Some(self.data_pages))
+        }
+    }
 }
 
 impl PageReader {
@@ -289,7 +319,24 @@ impl PageReader {
             failed: false,
             total_values: None,
             values_read: 0,
+            pages_decoded: 0,
+            pages_skipped: 0,
+            scratch: Vec::new(),
+            decryption: None,
         }
+    }
+
+    /// Decrypts every page header and body with `decryptor` (an encrypted column
+    /// chunk). `dictionary_first` says whether the chunk starts with a dictionary page,
+    /// as its metadata's `dictionary_page_offset` does: the first header's module type
+    /// (and so its AAD) depends on it.
+    pub fn with_decryptor(mut self, decryptor: ColumnDecryptor, dictionary_first: bool) -> Self {
+        self.decryption = Some(PageDecryption {
+            decryptor,
+            dictionary_first,
+            data_pages: 0,
+        });
+        self
     }
 
     /// Stops after data pages holding `num_values` values (the chunk metadata's
@@ -309,6 +356,29 @@ impl PageReader {
     /// Index (in the chunk, counting every page) of the page the next call returns.
     pub fn page_index(&self) -> usize {
         self.page_index
+    }
+
+    /// Pages handed out by [`PageReader::next_page`] so far: the pages whose bytes were
+    /// checked and decompressed.
+    pub fn pages_decoded(&self) -> usize {
+        self.pages_decoded
+    }
+
+    /// Pages stepped over by [`PageReader::skip_page`] so far, never decompressed.
+    pub fn pages_skipped(&self) -> usize {
+        self.pages_skipped
+    }
+
+    /// Hands back the buffer of a page the caller is done with: when nothing else
+    /// shares it (a decompressed page whose values were copied out), the next page is
+    /// decompressed into it instead of a fresh allocation.
+    pub fn recycle(&mut self, page: Bytes) {
+        if let Ok(buffer) = page.try_into_mut() {
+            let buffer = Vec::from(buffer);
+            if buffer.capacity() > self.scratch.capacity() {
+                self.scratch = buffer;
+            }
+        }
     }
 
     /// File offset (see [`PageReader::with_base_offset`]) of the next page's header.
@@ -355,13 +425,44 @@ impl PageReader {
             return Ok(());
         }
         let rest = self.chunk.slice(self.position..);
-        let mut reader = CompactReader::from_bytes(&rest).with_base_offset(self.offset());
-        let header = PageHeader::read(&mut reader)?;
-        let header_len = reader.position();
-        let compressed_len = non_negative(header.compressed_page_size, "compressed_page_size")?;
+        let (header, header_len) = match &self.decryption {
+            None => {
+                let mut reader = CompactReader::from_bytes(&rest).with_base_offset(self.offset());
+                let header = PageHeader::read(&mut reader)?;
+                (header, reader.position())
+            }
+            Some(decryption) => {
+                let (module, ordinal) = decryption.header_module(self.page_index);
+                let (plain, module_len) = decryption
+                    .decryptor
+                    .decrypt_prefix(module, ordinal, &rest)?;
+                let plain = Bytes::from(plain);
+                let mut reader = CompactReader::from_bytes(&plain);
+                let header = PageHeader::read(&mut reader)
+                    .map_err(|e| Error::from(e).context(format!("decrypted {module}")))?;
+                (header, module_len)
+            }
+        };
+        let mut compressed_len = non_negative(header.compressed_page_size, "compressed_page_size")?;
         let uncompressed_len =
             non_negative(header.uncompressed_page_size, "uncompressed_page_size")?;
         let available = rest.len() - header_len;
+        // DuckDB 2.0's compressed_page_size counts the plaintext, not the module stored:
+        // the module's own length field sizes the body.
+        if let Some(decryption) = &self.decryption
+            && decryption.decryptor.is_empty_aad()
+        {
+            let module = match header.type_ {
+                PageType::DICTIONARY_PAGE => Some(ModuleType::DictionaryPage),
+                PageType::DATA_PAGE | PageType::DATA_PAGE_V2 => Some(ModuleType::DataPage),
+                _ => None,
+            };
+            if let Some(module) = module {
+                compressed_len = decryption
+                    .decryptor
+                    .module_size(module, &rest[header_len..])?;
+            }
+        }
         if compressed_len > available {
             return Err(Error::corrupt(format!(
                 "compressed_page_size {compressed_len} exceeds the {available} bytes left in the column chunk"
@@ -391,7 +492,9 @@ impl PageReader {
         let pending = self.pending.take().expect("peek_header loaded a header");
         self.position += pending.header_len + pending.compressed_len;
         self.page_index += 1;
+        self.pages_skipped += 1;
         let header = pending.header;
+        self.count_encrypted_page(&header);
         let data_values = match header.type_ {
             PageType::DATA_PAGE => header.data_page_header.as_ref().map(|h| h.num_values),
             PageType::DATA_PAGE_V2 => header.data_page_header_v2.as_ref().map(|h| h.num_values),
@@ -414,12 +517,22 @@ impl PageReader {
                 .chunk
                 .slice(body_start..body_start + pending.compressed_len);
             self.position = body_start + pending.compressed_len;
+            let page_ordinal = self.decryption.as_ref().map(|d| d.data_pages);
             self.page_index += 1;
+            self.count_encrypted_page(&pending.header);
+            let body = match self.decrypt_body(&pending.header, page_ordinal, body) {
+                Ok(body) => body,
+                Err(e) => {
+                    self.failed = true;
+                    return Err(e.context(location));
+                }
+            };
             match self.decode_page(&pending, body) {
                 Ok(Some(page)) => {
                     if !page.is_dictionary() {
                         self.values_read += page.num_values() as u64;
                     }
+                    self.pages_decoded += 1;
                     return Ok(Some(page));
                 }
                 Ok(None) => continue,
@@ -431,7 +544,48 @@ impl PageReader {
         }
     }
 
-    fn decode_page(&self, pending: &PendingHeader, body: Bytes) -> Result<Option<Page>> {
+    /// Counts a data page of an encrypted chunk (data page AADs carry its ordinal).
+    fn count_encrypted_page(&mut self, header: &PageHeader) {
+        if let Some(decryption) = &mut self.decryption
+            && matches!(header.type_, PageType::DATA_PAGE | PageType::DATA_PAGE_V2)
+        {
+            decryption.data_pages += 1;
+        }
+    }
+
+    /// The plaintext body of a page: `body` itself, or its decryption in an encrypted
+    /// chunk. The CRC (checked later) covers the bytes as stored, so it is checked on the
+    /// encrypted body here.
+    fn decrypt_body(
+        &self,
+        header: &PageHeader,
+        page_ordinal: Option<usize>,
+        body: Bytes,
+    ) -> Result<Bytes> {
+        let Some(decryption) = &self.decryption else {
+            return Ok(body);
+        };
+        let is_dictionary = header.type_ == PageType::DICTIONARY_PAGE;
+        if !is_dictionary && !matches!(header.type_, PageType::DATA_PAGE | PageType::DATA_PAGE_V2) {
+            return Ok(body);
+        }
+        if self.options.verify_crc
+            && let Some(expected) = header.crc
+        {
+            crc::verify_page_crc(&body, expected)
+                .map_err(|e| e.context(format!("{:?}", header.type_)))?;
+        }
+        let (module, ordinal) = if is_dictionary {
+            (ModuleType::DictionaryPage, None)
+        } else {
+            (ModuleType::DataPage, page_ordinal)
+        };
+        Ok(Bytes::from(
+            decryption.decryptor.decrypt(module, ordinal, &body)?,
+        ))
+    }
+
+    fn decode_page(&mut self, pending: &PendingHeader, body: Bytes) -> Result<Option<Page>> {
         let header = &pending.header;
         let page_type = header.type_;
         let is_data_or_dictionary = matches!(
@@ -442,6 +596,7 @@ impl PageReader {
             return Ok(None);
         }
         if self.options.verify_crc
+            && self.decryption.is_none()
             && let Some(expected) = header.crc
         {
             crc::verify_page_crc(&body, expected)
@@ -474,8 +629,21 @@ impl PageReader {
         }
     }
 
+    /// Decompresses `input` into the recycled buffer (or a new one).
+    fn decompress(&mut self, input: &[u8], uncompressed_len: usize) -> Result<Bytes> {
+        let mut out = std::mem::take(&mut self.scratch);
+        out.clear();
+        self.codec.decompress_with_limit(
+            input,
+            uncompressed_len,
+            self.options.max_page_size,
+            &mut out,
+        )?;
+        Ok(Bytes::from(out))
+    }
+
     /// Decompresses a whole page body (v1 and dictionary pages).
-    fn decompress_body(&self, body: Bytes, uncompressed_len: usize) -> Result<Bytes> {
+    fn decompress_body(&mut self, body: Bytes, uncompressed_len: usize) -> Result<Bytes> {
         if self.codec == Codec::Uncompressed {
             if body.len() != uncompressed_len {
                 return Err(Error::corrupt(format!(
@@ -485,18 +653,11 @@ impl PageReader {
             }
             return Ok(body);
         }
-        let mut out = Vec::new();
-        self.codec.decompress_with_limit(
-            &body,
-            uncompressed_len,
-            self.options.max_page_size,
-            &mut out,
-        )?;
-        Ok(Bytes::from(out))
+        self.decompress(&body, uncompressed_len)
     }
 
     fn dictionary_page(
-        &self,
+        &mut self,
         dict: &DictionaryPageHeader,
         body: Bytes,
         uncompressed_len: usize,
@@ -511,7 +672,7 @@ impl PageReader {
     }
 
     fn data_page_v1(
-        &self,
+        &mut self,
         data: &DataPageHeader,
         body: Bytes,
         uncompressed_len: usize,
@@ -528,7 +689,7 @@ impl PageReader {
     }
 
     fn data_page_v2(
-        &self,
+        &mut self,
         data: &DataPageHeaderV2,
         body: Bytes,
         uncompressed_len: usize,
@@ -565,14 +726,7 @@ impl PageReader {
             }
             stored_values
         } else {
-            let mut out = Vec::new();
-            self.codec.decompress_with_limit(
-                &stored_values,
-                values_len,
-                self.options.max_page_size,
-                &mut out,
-            )?;
-            Bytes::from(out)
+            self.decompress(&stored_values, values_len)?
         };
         Ok(Page::DataV2 {
             rep_levels,
@@ -719,6 +873,17 @@ pub struct PageWriter {
     rows_written: u64,
     scratch: Vec<u8>,
     compressed: Vec<u8>,
+    encryption: Option<PageEncryption>,
+}
+
+/// An encrypted chunk's page output: the column's encryptor, the next data page
+/// ordinal and a buffer for the encrypted body.
+#[derive(Debug)]
+struct PageEncryption {
+    encryptor: ColumnEncryptor,
+    data_pages: usize,
+    body: Vec<u8>,
+    header: Vec<u8>,
 }
 
 impl PageWriter {
@@ -730,7 +895,21 @@ impl PageWriter {
             rows_written: 0,
             scratch: Vec::new(),
             compressed: Vec::new(),
+            encryption: None,
         }
+    }
+
+    /// Encrypts every page header and body with `encryptor` (an encrypted column
+    /// chunk): each becomes a module with its own AAD, and `compressed_page_size` counts
+    /// the encrypted body.
+    pub fn with_encryptor(mut self, encryptor: ColumnEncryptor) -> Self {
+        self.encryption = Some(PageEncryption {
+            encryptor,
+            data_pages: 0,
+            body: Vec::new(),
+            header: Vec::new(),
+        });
+        self
     }
 
     /// Whether to store each page's CRC32 in its header.
@@ -892,6 +1071,17 @@ impl PageWriter {
         num_rows: Option<usize>,
         encoding: Encoding,
     ) -> Result<WrittenPage> {
+        if self.encryption.is_some() {
+            return self.append_encrypted(
+                sink,
+                header,
+                sections,
+                uncompressed_page_size,
+                num_values,
+                num_rows,
+                encoding,
+            );
+        }
         let crc = self.write_crc.then(|| crc::page_crc_of_sections(sections));
         header.crc = crc.map(crc::crc_header_value);
         let offset = sink.len();
@@ -904,6 +1094,97 @@ impl PageWriter {
             sink.extend_from_slice(section);
             compressed_page_size += section.len();
         }
+        self.record(
+            offset,
+            header_size,
+            compressed_page_size,
+            &header,
+            uncompressed_page_size,
+            num_values,
+            num_rows,
+            encoding,
+            crc,
+        )
+    }
+
+    /// [`PageWriter::append`] for an encrypted chunk: the body is encrypted first (its
+    /// size goes in the header, and the CRC covers it as stored), then the header.
+    #[allow(clippy::too_many_arguments)]
+    fn append_encrypted(
+        &mut self,
+        sink: &mut Vec<u8>,
+        mut header: PageHeader,
+        sections: &[&[u8]],
+        uncompressed_page_size: usize,
+        num_values: usize,
+        num_rows: Option<usize>,
+        encoding: Encoding,
+    ) -> Result<WrittenPage> {
+        let encryption = self.encryption.as_mut().expect("checked by the caller");
+        let (header_module, body_module, ordinal) = if header.type_ == PageType::DICTIONARY_PAGE {
+            (
+                ModuleType::DictionaryPageHeader,
+                ModuleType::DictionaryPage,
+                None,
+            )
+        } else {
+            let ordinal = encryption.data_pages;
+            (
+                ModuleType::DataPageHeader,
+                ModuleType::DataPage,
+                Some(ordinal),
+            )
+        };
+        encryption.body.clear();
+        let body_len =
+            encryption
+                .encryptor
+                .encrypt(body_module, ordinal, sections, &mut encryption.body)?;
+        header.compressed_page_size = header_size(body_len, "compressed_page_size")?;
+        let crc = self
+            .write_crc
+            .then(|| crc::page_crc_of_sections(&[&encryption.body]));
+        header.crc = crc.map(crc::crc_header_value);
+        let mut writer = CompactWriter::from_vec(std::mem::take(&mut encryption.header));
+        header.write(&mut writer);
+        encryption.header = writer.into_inner();
+        let offset = sink.len();
+        let header_size =
+            encryption
+                .encryptor
+                .encrypt(header_module, ordinal, &[&encryption.header], sink)?;
+        encryption.header.clear();
+        sink.extend_from_slice(&encryption.body);
+        if ordinal.is_some() {
+            encryption.data_pages += 1;
+        }
+        self.record(
+            offset,
+            header_size,
+            body_len,
+            &header,
+            uncompressed_page_size,
+            num_values,
+            num_rows,
+            encoding,
+            crc,
+        )
+    }
+
+    /// Counts the rows of a written page and describes it.
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &mut self,
+        offset: usize,
+        header_size: usize,
+        compressed_page_size: usize,
+        header: &PageHeader,
+        uncompressed_page_size: usize,
+        num_values: usize,
+        num_rows: Option<usize>,
+        encoding: Encoding,
+        crc: Option<u32>,
+    ) -> Result<WrittenPage> {
         let first_row_index = num_rows.map(|rows| {
             let first = self.rows_written;
             self.rows_written += rows as u64;

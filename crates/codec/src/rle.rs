@@ -37,6 +37,7 @@
 
 use crate::bitpack::{self, BitPackable};
 use crate::error::{Error, Result};
+use crate::source::ByteSource;
 
 /// The largest bit width a stream may declare (values are handed out as `u64`).
 pub const MAX_BIT_WIDTH: usize = 64;
@@ -174,19 +175,43 @@ enum State {
     },
 }
 
-/// Decoder of the RLE / bit-packing hybrid over a borrowed buffer.
+/// Decoder of the RLE / bit-packing hybrid over a [`ByteSource`]: a borrowed slice
+/// ([`RleDecoder::new`]) or a shared [`bytes::Bytes`] it owns
+/// ([`RleDecoder::from_source`]), which lets a streaming reader keep the decoder from one
+/// batch to the next.
 #[derive(Debug, Clone)]
-pub struct RleDecoder<'a> {
-    data: &'a [u8],
+pub struct RleDecoder<S: ByteSource> {
+    data: S,
     pos: usize,
     bit_width: usize,
     state: State,
 }
 
-impl<'a> RleDecoder<'a> {
+impl<'a> RleDecoder<&'a [u8]> {
     /// A decoder over `data`, which holds runs only (no length prefix): v2 page levels,
     /// or the runs after a prefix the caller has already read.
     pub fn new(data: &'a [u8], bit_width: usize) -> Result<Self> {
+        Self::from_source(data, bit_width)
+    }
+
+    /// A decoder over a stream that starts with its 4-byte little-endian byte length
+    /// (v1 page levels, RLE booleans). Returns the decoder and the number of bytes the
+    /// prefixed stream occupies in `data` (4 + length), so the caller can find what
+    /// follows it.
+    pub fn with_length_prefix(data: &'a [u8], bit_width: usize) -> Result<(Self, usize)> {
+        Self::from_source_with_length_prefix(data, bit_width)
+    }
+
+    /// A decoder over dictionary indices: one byte of bit width (at most 32) followed
+    /// by runs that extend to the end of `data`.
+    pub fn for_dictionary_indices(data: &'a [u8]) -> Result<Self> {
+        Self::from_source_for_dictionary_indices(data)
+    }
+}
+
+impl<S: ByteSource> RleDecoder<S> {
+    /// [`RleDecoder::new`] over any [`ByteSource`].
+    pub fn from_source(data: S, bit_width: usize) -> Result<Self> {
         if bit_width > MAX_BIT_WIDTH {
             return Err(Error::corrupt(format!(
                 "RLE bit width {bit_width} exceeds {MAX_BIT_WIDTH}"
@@ -200,31 +225,29 @@ impl<'a> RleDecoder<'a> {
         })
     }
 
-    /// A decoder over a stream that starts with its 4-byte little-endian byte length
-    /// (v1 page levels, RLE booleans). Returns the decoder and the number of bytes the
-    /// prefixed stream occupies in `data` (4 + length), so the caller can find what
-    /// follows it.
-    pub fn with_length_prefix(data: &'a [u8], bit_width: usize) -> Result<(Self, usize)> {
-        let Some(prefix) = data.get(..4) else {
+    /// [`RleDecoder::with_length_prefix`] over any [`ByteSource`].
+    pub fn from_source_with_length_prefix(data: S, bit_width: usize) -> Result<(Self, usize)> {
+        let bytes = data.as_ref();
+        let Some(prefix) = bytes.get(..4) else {
             return Err(Error::corrupt(format!(
                 "RLE length prefix truncated: {} bytes present, 4 needed",
-                data.len()
+                bytes.len()
             )));
         };
         let len = u32::from_le_bytes(prefix.try_into().expect("4 bytes")) as usize;
-        if len > data.len() - 4 {
+        if len > bytes.len() - 4 {
             return Err(Error::corrupt(format!(
                 "RLE length prefix says {len} bytes, {} present",
-                data.len() - 4
+                bytes.len() - 4
             )));
         }
-        Ok((Self::new(&data[4..4 + len], bit_width)?, 4 + len))
+        let runs = data.slice_range(4..4 + len);
+        Ok((Self::from_source(runs, bit_width)?, 4 + len))
     }
 
-    /// A decoder over dictionary indices: one byte of bit width (at most 32) followed
-    /// by runs that extend to the end of `data`.
-    pub fn for_dictionary_indices(data: &'a [u8]) -> Result<Self> {
-        let Some(&width) = data.first() else {
+    /// [`RleDecoder::for_dictionary_indices`] over any [`ByteSource`].
+    pub fn from_source_for_dictionary_indices(data: S) -> Result<Self> {
+        let Some(&width) = data.as_ref().first() else {
             return Err(Error::corrupt(
                 "dictionary indices: missing the bit-width byte",
             ));
@@ -234,7 +257,8 @@ impl<'a> RleDecoder<'a> {
                 "dictionary indices: bit width {width} exceeds {MAX_INDEX_BIT_WIDTH}"
             )));
         }
-        Self::new(&data[1..], usize::from(width))
+        let len = data.as_ref().len();
+        Self::from_source(data.slice_range(1..len), usize::from(width))
     }
 
     /// Bit width of the values.
@@ -244,13 +268,14 @@ impl<'a> RleDecoder<'a> {
 
     /// Loads the next non-empty run; `false` at the end of the data.
     fn load_run(&mut self) -> Result<bool> {
+        let data = self.data.as_ref();
         loop {
-            if self.pos >= self.data.len() {
+            if self.pos >= data.len() {
                 self.state = State::Empty;
                 return Ok(false);
             }
             let header_pos = self.pos;
-            let header = read_uleb128(self.data, &mut self.pos, "RLE run header")?;
+            let header = read_uleb128(data, &mut self.pos, "RLE run header")?;
             let count = header >> 1;
             if header & 1 == 1 {
                 let values = count
@@ -261,7 +286,7 @@ impl<'a> RleDecoder<'a> {
                             "RLE bit-packed run of {count} groups at byte {header_pos} is too long"
                         ))
                     })?;
-                let remaining = self.data.len() - self.pos;
+                let remaining = data.len() - self.pos;
                 let (values, len) = if self.bit_width == 0 {
                     (values, 0)
                 } else {
@@ -295,10 +320,10 @@ impl<'a> RleDecoder<'a> {
                     ))
                 })?;
                 let value_bytes = self.bit_width.div_ceil(8);
-                let Some(bytes) = self.data.get(self.pos..self.pos + value_bytes) else {
+                let Some(bytes) = data.get(self.pos..self.pos + value_bytes) else {
                     return Err(Error::corrupt(format!(
                         "RLE repeated run at byte {header_pos}: value truncated ({value_bytes} bytes needed, {} present)",
-                        self.data.len() - self.pos
+                        data.len() - self.pos
                     )));
                 };
                 let mut buf = [0u8; 8];
@@ -332,7 +357,7 @@ impl<'a> RleDecoder<'a> {
 
     /// The next run, cut to at most `max` values (`max > 0`), or `None` at the end
     /// of the data. The decoder advances past the values returned.
-    pub fn next_run(&mut self, max: usize) -> Result<Option<Run<'a>>> {
+    pub fn next_run(&mut self, max: usize) -> Result<Option<Run<'_>>> {
         if max == 0 || !self.ensure_run()? {
             return Ok(None);
         }
@@ -353,7 +378,7 @@ impl<'a> RleDecoder<'a> {
             } => {
                 let count = max.min(*end - *next);
                 let run = PackedRun {
-                    data: &self.data[*start..*start + *len],
+                    data: &self.data.as_ref()[*start..*start + *len],
                     bit_width: self.bit_width,
                     first: *next,
                     count,
@@ -392,6 +417,37 @@ impl<'a> RleDecoder<'a> {
         Ok(filled)
     }
 
+    /// Appends up to `n` values to `out`; returns how many (fewer only at the end of
+    /// the data). Nothing is zero-filled first: a repeated run is one fill of new
+    /// elements, a bit-packed run is unpacked through a small buffer on the stack.
+    pub fn append<T: BitPackable>(&mut self, n: usize, out: &mut Vec<T>) -> Result<usize> {
+        if self.bit_width > T::BITS {
+            return Err(Error::invalid_argument(format!(
+                "RLE bit width {} does not fit a {}-bit output",
+                self.bit_width,
+                T::BITS
+            )));
+        }
+        let mut scratch = [T::default(); 1024];
+        let mut done = 0;
+        while done < n {
+            match self.next_run((n - done).min(scratch.len()))? {
+                None => break,
+                Some(Run::Repeated { value, count }) => {
+                    out.extend(std::iter::repeat_n(T::from_u64(value), count));
+                    done += count;
+                }
+                Some(Run::BitPacked(run)) => {
+                    let chunk = &mut scratch[..run.len()];
+                    run.unpack_into(chunk)?;
+                    out.extend_from_slice(chunk);
+                    done += chunk.len();
+                }
+            }
+        }
+        Ok(done)
+    }
+
     /// Skips up to `n` values; returns how many were skipped (fewer only at the end of
     /// the data). Costs one step per run, not per value.
     pub fn skip(&mut self, n: usize) -> Result<usize> {
@@ -412,12 +468,7 @@ impl<'a> RleDecoder<'a> {
         dictionary: &[V],
         out: &mut [V],
     ) -> Result<usize> {
-        if self.bit_width > MAX_INDEX_BIT_WIDTH {
-            return Err(Error::invalid_argument(format!(
-                "bit width {} too wide for dictionary indices",
-                self.bit_width
-            )));
-        }
+        self.check_index_width()?;
         let mut indices = [0u32; 1024];
         let mut filled = 0;
         while filled < out.len() {
@@ -441,6 +492,65 @@ impl<'a> RleDecoder<'a> {
         }
         Ok(filled)
     }
+
+    /// Appends `dictionary[index]` for each of up to `n` dictionary indices to `out`
+    /// (no zero-fill first); an index outside the dictionary is an error. Returns how
+    /// many were appended (fewer only at the end of the data).
+    pub fn append_with_dictionary<V: Copy>(
+        &mut self,
+        dictionary: &[V],
+        n: usize,
+        out: &mut Vec<V>,
+    ) -> Result<usize> {
+        self.check_index_width()?;
+        let mut indices = [0u32; 1024];
+        let mut done = 0;
+        while done < n {
+            match self.next_run((n - done).min(indices.len()))? {
+                None => break,
+                Some(Run::Repeated { value, count }) => {
+                    let Some(&v) = dictionary.get(value as usize) else {
+                        return Err(index_error(value, dictionary.len()));
+                    };
+                    out.extend(std::iter::repeat_n(v, count));
+                    done += count;
+                }
+                Some(Run::BitPacked(run)) => {
+                    let indices = &mut indices[..run.len()];
+                    run.unpack_into(indices)?;
+                    append_gathered(dictionary, indices, out)?;
+                    done += indices.len();
+                }
+            }
+        }
+        Ok(done)
+    }
+
+    fn check_index_width(&self) -> Result<()> {
+        if self.bit_width > MAX_INDEX_BIT_WIDTH {
+            return Err(Error::invalid_argument(format!(
+                "bit width {} too wide for dictionary indices",
+                self.bit_width
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Appends `dictionary[i]` for each of `indices`; an index outside the dictionary is
+/// an error (and nothing is appended).
+pub(crate) fn append_gathered<V: Copy>(
+    dictionary: &[V],
+    indices: &[u32],
+    out: &mut Vec<V>,
+) -> Result<()> {
+    // One vectorised pass for the largest index replaces a bounds check per value.
+    let max = indices.iter().copied().fold(0u32, u32::max);
+    if !indices.is_empty() && max as usize >= dictionary.len() {
+        return Err(index_error(u64::from(max), dictionary.len()));
+    }
+    out.extend(indices.iter().map(|&i| dictionary[i as usize]));
+    Ok(())
 }
 
 /// Writes `dictionary[indices[k]]` to `out[k]` for every `k` (`out.len() ==

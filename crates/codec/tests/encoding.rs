@@ -15,7 +15,7 @@ use parquet::encodings::encoding::{DeltaBitPackEncoder, Encoder};
 use proptest::prelude::*;
 
 fn dbp_decode<T: DeltaInt>(bytes: &[u8]) -> Vec<T> {
-    let mut decoder = DeltaBinaryPackedDecoder::<T>::new(bytes).unwrap();
+    let mut decoder = DeltaBinaryPackedDecoder::<T, _>::new(bytes).unwrap();
     let mut out = vec![T::default(); decoder.len()];
     assert_eq!(decoder.decode(&mut out).unwrap(), out.len());
     out
@@ -231,7 +231,7 @@ fn delta_binary_packed_arbitrary_trailing_widths_and_padding() {
     page.extend_from_slice(&[0x02, 1, 0xFF, 200, 65]);
     // min delta 1, deltas relative 1, 0 at 1 bit, padding bits set to 1.
     page.extend_from_slice(&[0b1111_1101, 0xFF, 0xFF, 0xFF]);
-    let mut decoder = DeltaBinaryPackedDecoder::<i64>::new(&page).unwrap();
+    let mut decoder = DeltaBinaryPackedDecoder::<i64, _>::new(&page).unwrap();
     let mut out = [0i64; 3];
     assert_eq!(decoder.decode(&mut out).unwrap(), 3);
     assert_eq!(out, [1, 3, 4]);
@@ -240,15 +240,15 @@ fn delta_binary_packed_arbitrary_trailing_widths_and_padding() {
     let mut bad = page.clone();
     bad[6] = 65;
     assert!(
-        DeltaBinaryPackedDecoder::<i64>::new(&bad)
+        DeltaBinaryPackedDecoder::<i64, _>::new(&bad)
             .unwrap()
             .decode(&mut out)
             .is_err()
     );
     // Headers the specification forbids.
-    assert!(DeltaBinaryPackedDecoder::<i32>::new(&[0, 1, 1, 0]).is_err());
-    assert!(DeltaBinaryPackedDecoder::<i32>::new(&[128, 1, 3, 1, 0]).is_err());
-    assert!(DeltaBinaryPackedDecoder::<i32>::new(&[128, 1]).is_err());
+    assert!(DeltaBinaryPackedDecoder::<i32, _>::new(&[0, 1, 1, 0]).is_err());
+    assert!(DeltaBinaryPackedDecoder::<i32, _>::new(&[128, 1, 3, 1, 0]).is_err());
+    assert!(DeltaBinaryPackedDecoder::<i32, _>::new(&[128, 1]).is_err());
 }
 
 #[test]
@@ -310,7 +310,7 @@ proptest! {
         prop_assert_eq!(dbp_decode::<i64>(&arrow_bytes), values.clone());
         // Skip then read equals read then drop.
         let skip = skip.min(values.len());
-        let mut decoder = DeltaBinaryPackedDecoder::<i64>::new(&ours).unwrap();
+        let mut decoder = DeltaBinaryPackedDecoder::<i64, _>::new(&ours).unwrap();
         prop_assert_eq!(decoder.skip(skip).unwrap(), skip);
         let mut rest = vec![0i64; values.len() - skip];
         prop_assert_eq!(decoder.decode(&mut rest).unwrap(), rest.len());
@@ -446,12 +446,12 @@ proptest! {
         let _ = PlainDecoder::new(&bytes).decode_flba(width, n, &mut data);
         let _ = PlainDecoder::new(&bytes).decode_fixed(&mut vec![0i64; n]);
         let _ = PlainBooleanDecoder::new(&bytes).decode(&mut vec![false; n]);
-        if let Ok(mut d) = DeltaBinaryPackedDecoder::<i32>::new(&bytes) {
+        if let Ok(mut d) = DeltaBinaryPackedDecoder::<i32, _>::new(&bytes) {
             let _ = d.end_offset();
             let _ = d.decode(&mut vec![0; n]);
             let _ = d.skip(n);
         }
-        if let Ok(mut d) = DeltaBinaryPackedDecoder::<i64>::new(&bytes) {
+        if let Ok(mut d) = DeltaBinaryPackedDecoder::<i64, _>::new(&bytes) {
             let _ = d.skip(n / 2);
             let _ = d.decode(&mut vec![0; n]);
         }
@@ -507,7 +507,7 @@ fn delta_binary_packed_int32_with_a_33_bit_miniblock_wraps() {
     page.push(width as u8);
     herringbone_codec::bitpack::pack(&packed, width, &mut page).unwrap();
     assert_eq!(dbp_decode::<i32>(&page), values);
-    let mut decoder = DeltaBinaryPackedDecoder::<i32>::new(&page).unwrap();
+    let mut decoder = DeltaBinaryPackedDecoder::<i32, _>::new(&page).unwrap();
     assert_eq!(decoder.skip(5).unwrap(), 5);
     let mut rest = [0i32; 3];
     assert_eq!(decoder.decode(&mut rest).unwrap(), 3);

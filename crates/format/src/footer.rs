@@ -16,9 +16,13 @@
 //! assert_eq!(read_metadata(&Bytes::from(file)).unwrap(), meta);
 //! ```
 
+mod reader;
+
 use std::ops::Range;
 
 use bytes::Bytes;
+
+pub use reader::{Footer, FooterReader, PageIndex, UndecodedFooter};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::metadata::{
@@ -140,6 +144,11 @@ impl FooterOptions {
         self
     }
 
+    /// The file offset of the footer buffer.
+    pub fn base_offset(&self) -> u64 {
+        self.base_offset
+    }
+
     /// Whether statistics are skipped.
     pub fn skip_statistics(&self) -> bool {
         self.skip_statistics
@@ -184,15 +193,19 @@ pub fn read_metadata(bytes: &Bytes) -> Result<FileMetaData> {
     read_metadata_with_options(bytes, &FooterOptions::default())
 }
 
-/// Reads the footer of a whole file held in memory, decoding what `options` asks for.
+/// Reads the footer of a whole file held in memory, decoding what `options` asks for
+/// (the [`FooterReader`] over the whole file at once).
 pub fn read_metadata_with_options(bytes: &Bytes, options: &FooterOptions) -> Result<FileMetaData> {
-    let range = footer_range(bytes)?;
-    let options = options.clone().with_base_offset(range.start as u64);
-    decode_file_metadata(bytes.slice(range), &options)
+    let len = bytes.len() as u64;
+    let footer = FooterReader::new(len)?
+        .with_options(options.clone())
+        .with_prefetch(len)
+        .read_with(|range| Ok(bytes.slice(range.start as usize..range.end as usize)))?;
+    Ok(footer.metadata)
 }
 
 /// Where the footer metadata lies in a whole file: checks the size, the magic at both
-/// ends and the length in the tail.
+/// ends and the length in the tail (the checks of [`FooterReader`]).
 pub fn footer_range(file: &[u8]) -> Result<Range<usize>> {
     let len = file.len();
     if len < MAGIC.len() + FOOTER_TAIL_LEN {
@@ -202,23 +215,8 @@ pub fn footer_range(file: &[u8]) -> Result<Range<usize>> {
     }
     let mut tail = [0u8; FOOTER_TAIL_LEN];
     tail.copy_from_slice(&file[len - FOOTER_TAIL_LEN..]);
-    let metadata_len = parse_footer_tail(&tail).map_err(|e| e.shift_offset((len - 8) as u64))?;
-    if file[..4] != MAGIC {
-        return Err(Error::invalid(format!(
-            "not a Parquet file: leading magic is {:02x?}, expected \"PAR1\"",
-            &file[..4]
-        ))
-        .with_offset(0));
-    }
-    let available = len - FOOTER_TAIL_LEN - MAGIC.len();
-    if metadata_len > available {
-        return Err(Error::invalid(format!(
-            "footer length {metadata_len} exceeds the {available} bytes between the magic numbers"
-        ))
-        .with_offset((len - FOOTER_TAIL_LEN) as u64));
-    }
-    let end = len - FOOTER_TAIL_LEN;
-    Ok(end - metadata_len..end)
+    let (range, _) = reader::locate_metadata(Some(&file[..MAGIC.len()]), &tail, len as u64, false)?;
+    Ok(range.start as usize..range.end as usize)
 }
 
 /// Appends the encoded footer metadata, its length and `PAR1` to `out`.
@@ -235,7 +233,7 @@ pub fn encode_footer(metadata: &FileMetaData, out: &mut Vec<u8>) {
 // ---------------------------------------------------------------------------------------
 // Selective decode
 
-fn read_file_metadata_selected(
+pub(crate) fn read_file_metadata_selected(
     r: &mut CompactReader<'_>,
     options: &FooterOptions,
 ) -> Result<FileMetaData> {

@@ -7,6 +7,7 @@
 
 mod chunk;
 pub mod compact;
+pub mod crypto;
 pub mod error;
 pub mod footer;
 pub mod metadata;

@@ -12,7 +12,17 @@
 //! | [`write`] | [`ArrowWriter`] and [`WriterProperties`]: codecs, encodings, dictionary, page versions and limits, statistics, Bloom filters, CRC |
 //! | [`schema`] | the Parquet <-> Arrow type mapping and its options ([`SchemaOptions`]), the Parquet schema tree ([`schema::SchemaDescriptor`]) and its text form |
 //! | [`metadata`] | the file metadata: row groups, column chunks, statistics, page indexes, key-value metadata |
-//! | [`variant`] | the Variant binary encoding: decode, encode, JSON |
+//! | [`variant`] | the Variant binary encoding (decode, encode, JSON) and the Arrow kernels over Variant columns (shred, unshred, `variant_get`) |
+//! | [`encryption`] | Parquet modular encryption: [`encryption::FileDecryptionProperties`], [`encryption::FileEncryptionProperties`], key tools (KMS, key material, wrapping) |
+//! | [`statistics`] | row-group and page statistics as typed Arrow arrays ([`statistics::StatisticsConverter`]) |
+//! | [`predicate`] | filter expressions ([`predicate::Predicate`]) over columns: parse, bind, evaluate on batches |
+//! | [`prune`] | skipping row groups and pages by statistics, page indexes and Bloom filters |
+//! | [`scan`] | a filtered read: prune, then read and filter ([`scan::ScanBuilder`]) |
+//! | `async_read` | (feature `async`, `object_store`) the reader over an async source: `AsyncFileReader`, `ParquetRecordBatchStream` |
+//! | [`layout`] | walking the pages of a column chunk, CRC status |
+//! | [`verify`] | checking a file against the specification ([`verify::verify`]) |
+//! | [`recover`] | rebuilding the footer of a truncated file from its pages |
+//! | [`merge`] | concatenating files with one schema, copying pages where it can |
 //!
 //! The entry points are also at the top level. Every fallible call returns
 //! [`Result`]`<T>` with one [`Error`] type whose [`ErrorKind`] says what kind of failure
@@ -75,19 +85,32 @@
 //! # Cargo features
 //!
 //! The compression codecs are features, all on by default: `snappy`, `gzip`, `brotli`,
-//! `lz4` (LZ4 and LZ4_RAW) and `zstd`. With `default-features = false` and only the ones
+//! `lz4` (LZ4 and LZ4_RAW), `zstd` and `lzo`. With `default-features = false` and only the ones
 //! you need, a file that uses a codec left out is an [`ErrorKind::Unsupported`] error,
 //! "codec SNAPPY not compiled in (feature `snappy`)"; [`Codec::is_compiled_in`] tells in
-//! advance.
+//! advance. `async` adds the async reader, `object_store` a source over
+//! `object_store` 0.13. Encryption is always compiled in.
 //!
 //! [`RecordBatch`]: arrow_array::RecordBatch
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "async")]
+pub mod async_read;
+pub mod encryption;
+pub mod layout;
+pub mod merge;
 pub mod metadata;
+pub mod predicate;
+pub mod prune;
 pub mod read;
+pub mod recover;
+pub mod scan;
 pub mod schema;
+mod shared;
+pub mod statistics;
 pub mod variant;
+pub mod verify;
 pub mod write;
 
 pub use herringbone_arrow_bridge::error::{Error, ErrorKind, Result};

@@ -12,9 +12,9 @@
 //! value from a newer writer is carried rather than rejected. Statistics bounds are the
 //! raw PLAIN-encoded bytes, to be read in the column's physical and logical type.
 //!
-//! Statistics as typed Arrow arrays (one row per row group or page, for pruning) belong
-//! to the statistics module of `herringbone-arrow-bridge`; they will be re-exported
-//! here, beside the raw structures.
+//! Statistics as typed Arrow arrays (one row per row group or page, for pruning) are
+//! [`crate::statistics`]; the page headers ([`PageHeader`]) are what
+//! [`crate::layout`] walks.
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -46,8 +46,9 @@ pub use herringbone_format::footer::{
     decode_column_index, decode_offset_index, read_column_index, read_offset_index,
 };
 pub use herringbone_format::metadata::{
-    BoundaryOrder, ColumnChunk, ColumnIndex, ColumnMetaData, ColumnOrder, CompressionCodec,
-    ConvertedType, EdgeInterpolationAlgorithm, Encoding, FieldRepetitionType, FileMetaData,
-    GeospatialStatistics, KeyValue, LogicalType, OffsetIndex, PageEncodingStats, PageLocation,
-    PageType, RowGroup, SchemaElement, SizeStatistics, SortingColumn, Statistics, TimeUnit, Type,
+    BloomFilterHeader, BoundaryOrder, ColumnChunk, ColumnIndex, ColumnMetaData, ColumnOrder,
+    CompressionCodec, ConvertedType, DataPageHeader, DataPageHeaderV2, DictionaryPageHeader,
+    EdgeInterpolationAlgorithm, Encoding, FieldRepetitionType, FileMetaData, GeospatialStatistics,
+    KeyValue, LogicalType, OffsetIndex, PageEncodingStats, PageHeader, PageLocation, PageType,
+    RowGroup, SchemaElement, SizeStatistics, SortingColumn, Statistics, TimeUnit, Type,
 };

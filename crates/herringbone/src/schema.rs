@@ -37,9 +37,10 @@
 //! ```
 
 pub use herringbone_arrow_bridge::schema::{
-    ARROW_SCHEMA_META_KEY, BinaryRepresentation, DEFAULT_UTC_TIME_ZONE, EXTENSION_METADATA_KEY,
-    EXTENSION_NAME_KEY, IntervalRepresentation, PARQUET_FIELD_ID_META_KEY, SchemaOptions,
-    StringRepresentation, parquet_to_arrow_schema,
+    ARROW_SCHEMA_META_KEY, ArrowSchemaMapping, BinaryRepresentation, DEFAULT_UTC_TIME_ZONE,
+    EXTENSION_METADATA_KEY, EXTENSION_NAME_KEY, IntervalRepresentation, PARQUET_FIELD_ID_META_KEY,
+    ParquetField, ParquetFieldKind, SchemaOptions, StringRepresentation, parquet_to_arrow,
+    parquet_to_arrow_schema,
 };
 pub use herringbone_arrow_bridge::write::{ArrowToParquetOptions, ParquetSchema, arrow_to_parquet};
 pub use herringbone_format::schema::{

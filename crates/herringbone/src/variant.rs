@@ -1,6 +1,11 @@
 //! The Variant binary encoding (Parquet `VariantEncoding.md`): a metadata dictionary of
 //! field names plus a self-describing value, decoded without copying, encoded, rendered
-//! to and built from JSON, and addressed by path (`$.a.b[2]`).
+//! to and built from JSON, and addressed by path (`$.a.b[2]`); and the Arrow kernels
+//! over Variant columns (an Arrow struct `{metadata, value, typed_value?}` with the
+//! extension type [`VARIANT_EXTENSION_NAME`]): [`shred`] / [`unshred`] /
+//! [`infer_shredding`] by a [`ShreddedType`], [`variant_get`] one path of every row,
+//! [`variant_to_json`] / [`json_to_variant`], [`variants_as_json`] for display, and
+//! [`VariantShredding`], how the writer stores a Variant column.
 //!
 //! Reading a Variant column returns its `metadata` and `value` binaries; these types
 //! decode them. Errors are the codec's (`herringbone_codec::Error`) and convert into
@@ -19,6 +24,14 @@
 //! # }
 //! ```
 
+pub use herringbone_arrow_bridge::variant::{
+    BinaryColumn, DEFAULT_INFERENCE_ROWS, JSON_EXTENSION_NAME, MAX_SHAPE_DEPTH, PrimitiveType,
+    ShreddedType, VARIANT_EXTENSION_NAME, VariantParts, VariantShredding, describe_variant_columns,
+    infer_shredding, is_variant_field, json_to_variant, shred, unshred, unshred_batch,
+    unshredded_schema, unshredded_type, variant_extension_metadata, variant_field, variant_get,
+    variant_path_columns, variant_to_json, variants_as_json, variants_as_json_schema,
+    with_variant_extension,
+};
 pub use herringbone_codec::variant::{
     EncodedVariant, JsonValue, MAX_DEPTH, MetadataBuilder, PathElement, Variant, VariantArray,
     VariantMetadata, VariantObject, VariantPath, VariantValue,

@@ -30,6 +30,7 @@ use arrow_array::builder::{
 use arrow_array::types::{Int8Type, Int32Type};
 use arrow_array::*;
 use arrow_schema::{DataType, Field, Fields, Schema, TimeUnit};
+use herringbone::metadata::SortingColumn;
 use herringbone::write::{
     ArrowWriter, BloomFilterPosition, DataPageVersion, StatisticsLevel, WriterProperties,
     WriterPropertiesBuilder,
@@ -69,6 +70,34 @@ fn run(out: &Path) -> Result<(), BoxError> {
             }));
         }
     }
+    // Rows sorted by two columns, declared as sorting_columns (the writer checks them).
+    let sorted_set = PropertySet {
+        name: "sorted",
+        crc: true,
+        statistics: StatisticsLevel::Page,
+        bloom: false,
+        build: |_, _| {
+            base()
+                .set_max_row_group_rows(100)
+                .set_sorting_columns(Some(vec![
+                    SortingColumn {
+                        column_idx: 0,
+                        descending: false,
+                        nulls_first: false,
+                    },
+                    SortingColumn {
+                        column_idx: 1,
+                        descending: true,
+                        nulls_first: true,
+                    },
+                ]))
+                .build()
+        },
+    };
+    let batch = sorted()?;
+    let props = (sorted_set.build)("sorted", batch.schema().as_ref());
+    write_case(out, "sorted", &batch, props, &sorted_set)?;
+    files.push(json!({ "name": "sorted", "table": "sorted", "properties": "sorted" }));
     let matrix = json!({ "rows": ROWS, "files": files });
     std::fs::write(
         out.join("matrix.json"),
@@ -310,6 +339,18 @@ fn write_case(
     props: WriterProperties,
     set: &PropertySet,
 ) -> Result<(), BoxError> {
+    let sorting: Vec<Value> = props
+        .sorting_columns()
+        .unwrap_or_default()
+        .iter()
+        .map(|c| {
+            json!({
+                "column_idx": c.column_idx,
+                "descending": c.descending,
+                "nulls_first": c.nulls_first,
+            })
+        })
+        .collect();
     let parquet = File::create(out.join(format!("{name}.parquet")))?;
     let mut writer = ArrowWriter::try_new(BufWriter::new(parquet), batch.schema(), Some(props))
         .map_err(|e| format!("{name}: {e}"))?;
@@ -341,6 +382,8 @@ fn write_case(
         "offset_index": true,
         "column_index": set.statistics == StatisticsLevel::Page,
         "bloom_filters": blooms,
+        // Declared on every row group (empty: none).
+        "sorting_columns": sorting,
     });
     std::fs::write(
         out.join(format!("{name}.json")),
@@ -817,6 +860,23 @@ fn scalars() -> Result<RecordBatch, BoxError> {
     columns.extend(more);
     let (fields, arrays): (Vec<Field>, Vec<ArrayRef>) = columns.into_iter().unzip();
     Ok(RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays)?)
+}
+
+/// `k` ascending with nulls last (ten rows per value), `s` descending with nulls first
+/// within each `k`, and a payload: the order the `sorted` file declares.
+fn sorted() -> Result<RecordBatch, BoxError> {
+    let k: Int32Array = (0..ROWS)
+        .map(|i| (i < 250).then_some((i / 10) as i32))
+        .collect();
+    let s: StringArray = (0..ROWS)
+        .map(|i| (i % 10 != 0).then(|| format!("name-{:02}", 10 - i % 10)))
+        .collect();
+    let v = Float64Array::from_iter_values((0..ROWS).map(|i| mix(i) as f64 / 1e6));
+    Ok(RecordBatch::try_from_iter_with_nullable(vec![
+        ("k", Arc::new(k) as ArrayRef, true),
+        ("s", Arc::new(s) as ArrayRef, true),
+        ("v", Arc::new(v) as ArrayRef, false),
+    ])?)
 }
 
 fn nested() -> Result<RecordBatch, BoxError> {

@@ -91,118 +91,20 @@ pub(crate) fn utf8_views(
     })
 }
 
-/// Appends the views of the values at `positions` (start, length) of `data`, which is
-/// buffer `buffer` of the array. The positions must lie within `data`.
-pub(crate) fn push_views(data: &[u8], positions: &[(u32, u32)], buffer: u32, out: &mut Vec<u128>) {
-    out.reserve(positions.len());
-    out.extend(positions.iter().map(|&(start, len)| {
-        let (start, end) = (start as usize, start as usize + len as usize);
-        make_view(&data[start..end], buffer, start as u32)
-    }));
-}
-
-/// The views of the values at `positions` of `data` (buffer 0); `None` when `utf8` is
-/// asked for and some value is not UTF-8 (see [`utf8_at`]).
-pub(crate) fn checked_views(
-    data: &[u8],
-    positions: &[(u32, u32)],
-    utf8: bool,
-) -> Option<Vec<u128>> {
-    if utf8 && !utf8_at(data, positions) {
-        return None;
-    }
-    let mut views = Vec::new();
-    push_views(data, positions, 0, &mut views);
-    Some(views)
-}
-
-/// The (start, length) of each value of BYTE_ARRAY offsets (which start at 0, rise and
-/// fit in `u32`: the caller checked the data's length).
-pub(crate) fn offset_positions(offsets: &[i64]) -> Vec<(u32, u32)> {
-    offsets
-        .windows(2)
-        .map(|w| (w[0] as u32, (w[1] - w[0]) as u32))
-        .collect()
-}
-
-/// Whether every value at `positions` of `data` is valid UTF-8.
-///
-/// One pass over the span from the first value to the end of the last, plus a look at
-/// the first and last byte of each value, instead of one validation call per value:
-/// when the span is valid UTF-8 and no value starts or ends inside a character, every
-/// value is valid on its own. Bytes between values (PLAIN's length prefixes) are part of
-/// the span, so a span that fails may still hold only valid values; that case is
-/// settled value by value.
-pub(crate) fn utf8_at(data: &[u8], positions: &[(u32, u32)]) -> bool {
-    let (Some(first), Some(last)) = (positions.first(), positions.last()) else {
-        return true;
-    };
-    let span_start = first.0 as usize;
-    let span_end = last.0 as usize + last.1 as usize;
-    if span_start <= span_end && span_end <= data.len() {
-        let span = &data[span_start..span_end];
-        // A continuation byte is 0b10xx_xxxx: never the first byte of a character.
-        let starts_char = |i: usize| i >= span.len() || (span[i] as i8) >= -0x40;
-        if std::str::from_utf8(span).is_ok()
-            && positions.iter().all(|&(start, len)| {
-                // Positions come in order; one that does not is settled below.
-                (start as usize)
-                    .checked_sub(span_start)
-                    .is_some_and(|start| {
-                        let end = start + len as usize;
-                        end <= span.len() && starts_char(start) && starts_char(end)
-                    })
-            })
-        {
-            return true;
-        }
-    }
-    positions.iter().all(|&(start, len)| {
-        std::str::from_utf8(&data[start as usize..start as usize + len as usize]).is_ok()
-    })
-}
-
 /// Whether views `a` and `b` refer to the same memory.
 fn same_buffer(a: &Buffer, b: &Buffer) -> bool {
     a.as_ptr() == b.as_ptr() && a.len() == b.len()
 }
 
-/// Appends `views` (which index into `from`) to `out_views`, adding the buffers of
-/// `from` that `out_buffers` does not hold yet and renumbering the views' buffer
-/// indices accordingly.
-pub(crate) fn append_views(
-    out_views: &mut Vec<u128>,
-    out_buffers: &mut Vec<Buffer>,
-    views: &[u128],
-    from: &[Buffer],
-) {
-    let map = buffer_map(out_buffers, from);
-    if map.iter().enumerate().all(|(i, &to)| i as u32 == to) {
-        out_views.extend_from_slice(views);
-    } else {
-        out_views.extend(views.iter().map(|&view| renumber(view, &map)));
-    }
-}
-
-/// Appends the views `dictionary[i]` for each of `indices` (checked against the
-/// dictionary's length), renumbering buffers as [`append_views`] does.
-pub(crate) fn gather_views(
-    out_views: &mut Vec<u128>,
-    out_buffers: &mut Vec<Buffer>,
-    dictionary: &[u128],
-    dictionary_buffers: &[Buffer],
-    indices: &[u32],
-) {
-    let map = buffer_map(out_buffers, dictionary_buffers);
-    out_views.reserve(indices.len());
-    if map.iter().enumerate().all(|(i, &to)| i as u32 == to) {
-        out_views.extend(indices.iter().map(|&i| dictionary[i as usize]));
-    } else {
-        out_views.extend(
-            indices
-                .iter()
-                .map(|&i| renumber(dictionary[i as usize], &map)),
-        );
+/// Makes `views`, which index into `from`, index into `out` instead: the buffers of
+/// `from` that `out` does not hold yet are added, and the views renumbered unless every
+/// buffer kept its index.
+pub(crate) fn adopt_buffers(views: &mut [u128], out: &mut Vec<Buffer>, from: &[Buffer]) {
+    let map = buffer_map(out, from);
+    if map.iter().enumerate().any(|(i, &to)| i as u32 != to) {
+        for view in views {
+            *view = renumber(*view, &map);
+        }
     }
 }
 
@@ -257,9 +159,10 @@ mod tests {
     #[test]
     fn views_inline_short_values_and_point_at_long_ones() {
         let data = b"abcthirteen bytesxy";
-        let positions = [(0, 3), (3, 14), (17, 2)];
-        let mut views = Vec::new();
-        push_views(data, &positions, 0, &mut views);
+        let views: Vec<u128> = [(0, 3), (3, 14), (17, 2)]
+            .iter()
+            .map(|&(start, len)| make_view(&data[start..start + len], 0, start as u32))
+            .collect();
         let buffers = [Buffer::from(data.to_vec())];
         assert_eq!(text(&views, &buffers), ["abc", "thirteen bytes", "xy"]);
         assert_eq!(views[1] >> 96, 3, "offset of the long value");
@@ -299,58 +202,23 @@ mod tests {
     }
 
     #[test]
-    fn appending_renumbers_buffers_the_target_did_not_hold() {
+    fn adopting_renumbers_buffers_the_target_did_not_hold() {
         let first = Buffer::from(b"first buffer, long value".to_vec());
         let second = Buffer::from(b"second buffer, long value".to_vec());
-        let mut a = Vec::new();
-        push_views(first.as_slice(), &[(0, 24)], 0, &mut a);
-        let mut b = Vec::new();
-        push_views(second.as_slice(), &[(0, 25), (0, 6)], 0, &mut b);
-        let mut views = Vec::new();
-        let mut buffers = Vec::new();
-        append_views(&mut views, &mut buffers, &a, std::slice::from_ref(&first));
-        append_views(&mut views, &mut buffers, &b, std::slice::from_ref(&second));
-        // The same buffer again is not added twice.
-        append_views(&mut views, &mut buffers, &a, std::slice::from_ref(&first));
+        let view = |buffer: &Buffer, len: usize| make_view(&buffer[..len], 0, 0);
+        let mut buffers = vec![first.clone()];
+        // Views of `second` (its buffer 0) land after `first`: renumbered to 1.
+        let mut views = [view(&second, 25), view(&second, 6), view(&second, 13)];
+        adopt_buffers(&mut views, &mut buffers, std::slice::from_ref(&second));
         assert_eq!(buffers.len(), 2);
         assert_eq!(
             text(&views, &buffers),
-            [
-                "first buffer, long value",
-                "second buffer, long value",
-                "second",
-                "first buffer, long value"
-            ]
+            ["second buffer, long value", "second", "second buffer"]
         );
-        let mut gathered = Vec::new();
-        let mut gathered_buffers = vec![first.clone()];
-        gather_views(
-            &mut gathered,
-            &mut gathered_buffers,
-            &b,
-            std::slice::from_ref(&second),
-            &[1, 0, 0],
-        );
-        assert_eq!(
-            text(&gathered, &gathered_buffers),
-            [
-                "second",
-                "second buffer, long value",
-                "second buffer, long value"
-            ]
-        );
-    }
-
-    #[test]
-    fn utf8_is_checked_per_value_not_per_span() {
-        // "é" is two bytes: a value ending inside it is invalid although the span is not.
-        let data = "aé".as_bytes();
-        assert!(utf8_at(data, &[(0, 1), (1, 2)]));
-        assert!(!utf8_at(data, &[(0, 2), (2, 1)]));
-        // Non-UTF-8 bytes between the values (a PLAIN length prefix) do not matter.
-        let data = [b'a', 0xff, 0x80, 0x00, b'b'];
-        assert!(utf8_at(&data, &[(0, 1), (4, 1)]));
-        assert!(!utf8_at(&data, &[(0, 2), (4, 1)]));
-        assert!(utf8_at(&data, &[]));
+        // A buffer already held is not added again; views of `first` keep index 0.
+        let mut views = [view(&first, 24)];
+        adopt_buffers(&mut views, &mut buffers, std::slice::from_ref(&first));
+        assert_eq!(buffers.len(), 2);
+        assert_eq!(text(&views, &buffers), ["first buffer, long value"]);
     }
 }

@@ -13,7 +13,7 @@
 //! Their hash is a bijection of the 64-bit key (the murmur3 finalizer), so equal hashes
 //! mean equal keys and a probe compares hashes only.
 
-use super::column::Values;
+use super::values::Values;
 
 /// murmur3's 64-bit finalizer: a bijection on `u64` that spreads every input bit over
 /// the low bits the table indexes by.
@@ -240,6 +240,12 @@ impl Table {
         }
     }
 
+    /// Removes every entry, keeping the buckets.
+    fn clear(&mut self) {
+        self.buckets.fill(EMPTY_BUCKET);
+        self.hashes.clear();
+    }
+
     /// Doubles the buckets (eight at first) and places every entry again from its hash.
     fn grow(&mut self) {
         let size = (self.buckets.len() * 2).max(8);
@@ -280,6 +286,12 @@ impl Dictionary {
         }
     }
 
+    /// Removes every entry, keeping the buffers for the next column chunk.
+    pub fn clear(&mut self) {
+        self.table.clear();
+        self.values.clear();
+    }
+
     /// Dictionary index of a number keyed by its 64-bit pattern; `push` appends the
     /// value to `self.values` when it is new.
     #[inline]
@@ -308,7 +320,7 @@ impl Dictionary {
 
     /// Looks up (adding as needed) the BYTE_ARRAY values `start..end` of Arrow offsets
     /// and data, and appends their dictionary indices to `out`: straight from the Arrow
-    /// buffers, with the dictionary's own offsets and bytes borrowed once for the run.
+    /// buffers.
     pub fn insert_byte_run<O: ByteOffset>(
         &mut self,
         offsets: &[O],
@@ -317,21 +329,36 @@ impl Dictionary {
         end: usize,
         out: &mut Vec<u32>,
     ) {
+        out.reserve(end.saturating_sub(start));
+        self.insert_byte_values(
+            offsets[start..=end]
+                .windows(2)
+                .map(|w| &data[w[0].to_usize()..w[1].to_usize()]),
+            out,
+        );
+    }
+
+    /// Looks up (adding as needed) byte array values and appends their dictionary
+    /// indices to `out`, with the dictionary's own offsets and bytes borrowed once for
+    /// all of them.
+    pub fn insert_byte_values<'v>(
+        &mut self,
+        values: impl Iterator<Item = &'v [u8]>,
+        out: &mut Vec<u32>,
+    ) {
         let Values::Bytes {
             offsets: dict_offsets,
             data: dict_data,
         } = &mut self.values
         else {
             // Not a BYTE_ARRAY dictionary: one value at a time through `bytes`.
-            for w in offsets[start..=end].windows(2) {
-                let index = self.bytes(&data[w[0].to_usize()..w[1].to_usize()]);
+            for value in values {
+                let index = self.bytes(value);
                 out.push(index);
             }
             return;
         };
-        out.reserve(end.saturating_sub(start));
-        for w in offsets[start..=end].windows(2) {
-            let value = &data[w[0].to_usize()..w[1].to_usize()];
+        for value in values {
             let (index, new) = self.table.find_or_insert(hash_bytes(value), |e| {
                 let e = e as usize;
                 bytes_eq(&dict_data[dict_offsets[e]..dict_offsets[e + 1]], value)

@@ -13,6 +13,7 @@
 
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, FixedSizeListArray, MapArray};
+use arrow_buffer::NullBuffer;
 use arrow_buffer::bit_iterator::BitSliceIterator;
 use arrow_schema::DataType;
 
@@ -21,47 +22,149 @@ use crate::error::{Error, Result};
 
 /// The levels and values of one leaf column for one batch.
 #[derive(Debug, Clone)]
-pub struct LeafLevels {
-    /// Definition level of every slot.
-    pub def: Vec<i16>,
-    /// Repetition level of every slot.
-    pub rep: Vec<i16>,
-    /// Index in [`LeafLevels::values`] of every present value, in slot order.
-    pub indices: Vec<usize>,
-    /// The leaf array the indices point into (a dictionary array stays one: the column
+pub(crate) struct LeafLevels {
+    /// The leaf array the values come from (a dictionary array stays one: the column
     /// writer uses its keys).
     pub values: ArrayRef,
-    /// `indices` is exactly `0..values.len()` (a top-level column without nulls): the
-    /// column writer copies the values as one slice.
-    pub(crate) contiguous: bool,
-    /// Logical validity of `values` (a dictionary's null values and a `Null` array's
-    /// slots count as null).
-    nulls: Option<arrow_buffer::NullBuffer>,
+    /// Where the levels and the present values are.
+    pub layout: Layout,
+}
+
+/// The levels of a [`LeafLevels`] and where its present values are.
+#[derive(Debug, Clone)]
+pub(crate) enum Layout {
+    /// A top-level leaf: slot `i` is slot `i` of the array, and holds a value unless
+    /// `nulls` says it is null. No level is materialised.
+    Flat {
+        /// Logical validity of the array (a dictionary's null values count as null),
+        /// when it has nulls.
+        nulls: Option<NullBuffer>,
+    },
+    /// A leaf under lists or structs: its levels, one per slot, and its present
+    /// values in slot order.
+    Nested {
+        /// Definition level of every slot.
+        def: Vec<i16>,
+        /// Repetition level of every slot.
+        rep: Vec<i16>,
+        /// Where the present values are in the array.
+        selection: Selection,
+    },
+}
+
+/// Where the present values of a nested leaf are in its array.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Selection {
+    /// Value `k` is slot `first + k`: one run of the array (lists of a null-free leaf
+    /// that follow each other).
+    Contiguous(usize),
+    /// Value `k` is slot `indices[k]`.
+    Indices(Vec<usize>),
 }
 
 impl LeafLevels {
+    /// Definition levels, repetition levels and value slots of every slot, however
+    /// they are held (`max_def`: the leaf's maximum definition level).
+    #[cfg(test)]
+    pub fn materialize(&self, max_def: i16) -> (Vec<i16>, Vec<i16>, Vec<usize>) {
+        match &self.layout {
+            Layout::Flat { nulls } => {
+                let n = self.values.len();
+                let valid = |i: usize| nulls.as_ref().is_none_or(|b| b.is_valid(i));
+                (
+                    (0..n).map(|i| if valid(i) { max_def } else { 0 }).collect(),
+                    vec![0; n],
+                    (0..n).filter(|&i| valid(i)).collect(),
+                )
+            }
+            Layout::Nested {
+                def,
+                rep,
+                selection,
+            } => {
+                let present = def.iter().filter(|&&d| d == max_def).count();
+                let indices = match selection {
+                    Selection::Contiguous(first) => (*first..first + present).collect(),
+                    Selection::Indices(indices) => indices.clone(),
+                };
+                (def.clone(), rep.clone(), indices)
+            }
+        }
+    }
+}
+
+/// A nested leaf's levels and value indices as the walker builds them.
+#[derive(Debug)]
+struct LeafBuilder {
+    def: Vec<i16>,
+    rep: Vec<i16>,
+    indices: Vec<usize>,
+    values: ArrayRef,
+    /// Logical validity of `values` (a dictionary's null values and a `Null` array's
+    /// slots count as null).
+    nulls: Option<NullBuffer>,
+}
+
+impl LeafBuilder {
     fn new(values: ArrayRef) -> Self {
         Self {
             def: Vec::new(),
             rep: Vec::new(),
             indices: Vec::new(),
-            contiguous: false,
             nulls: values.logical_nulls(),
             values,
+        }
+    }
+
+    /// The finished levels: indices that are one ascending run become a range.
+    fn finish(self) -> LeafLevels {
+        let selection = match (self.indices.first(), self.indices.last()) {
+            (Some(&first), Some(&last))
+                if last.checked_sub(first) == Some(self.indices.len() - 1)
+                    && self.indices.windows(2).all(|w| w[1] == w[0] + 1) =>
+            {
+                Selection::Contiguous(first)
+            }
+            (None, _) => Selection::Contiguous(0),
+            _ => Selection::Indices(self.indices),
+        };
+        LeafLevels {
+            values: self.values,
+            layout: Layout::Nested {
+                def: self.def,
+                rep: self.rep,
+                selection,
+            },
         }
     }
 }
 
 /// Levels of every leaf under `field` for all rows of `array` (one top-level column of a
-/// batch). `leaf_base` is the index of the field's first leaf: the result holds one entry
-/// per leaf under the field, in order.
+/// batch): one entry per leaf under the field, in order.
 pub(crate) fn compute_levels(field: &WriteField, array: &ArrayRef) -> Result<Vec<LeafLevels>> {
+    if let WriteKind::Leaf(_) = field.kind {
+        // A top-level leaf: the levels are the validity, no slot walk.
+        let nulls = array.logical_nulls().filter(|n| n.null_count() > 0);
+        if let Some(nulls) = &nulls
+            && !field.nullable
+        {
+            return Err(Error::invalid_argument(format!(
+                "a non-nullable field of type {} holds {} nulls",
+                array.data_type(),
+                nulls.null_count()
+            )));
+        }
+        return Ok(vec![LeafLevels {
+            values: array.clone(),
+            layout: Layout::Flat { nulls },
+        }]);
+    }
     let mut leaves = Vec::new();
     field.leaves(&mut leaves);
     let base = leaves.first().copied().unwrap_or(0);
-    let mut out: Vec<Option<LeafLevels>> = (0..leaves.len()).map(|_| None).collect();
+    let mut out: Vec<Option<LeafBuilder>> = (0..leaves.len()).map(|_| None).collect();
     collect_arrays(field, array, base, &mut out)?;
-    let mut out: Vec<LeafLevels> = out
+    let mut out: Vec<LeafBuilder> = out
         .into_iter()
         .map(|l| l.ok_or_else(|| Error::invalid_argument("a leaf column has no array")))
         .collect::<Result<_>>()?;
@@ -70,34 +173,9 @@ pub(crate) fn compute_levels(field: &WriteField, array: &ArrayRef) -> Result<Vec
         l.rep.reserve(array.len());
         l.indices.reserve(array.len());
     }
-    if let WriteKind::Leaf(_) = field.kind {
-        // A top-level leaf: levels straight from the validity, no slot walk.
-        let leaf = &mut out[0];
-        let n = array.len();
-        leaf.rep.resize(n, 0);
-        match &leaf.nulls {
-            None => {
-                leaf.def.resize(n, i16::from(field.nullable));
-                leaf.indices.extend(0..n);
-                leaf.contiguous = true;
-            }
-            Some(nulls) => {
-                if !field.nullable && nulls.null_count() > 0 {
-                    return Err(Error::invalid_argument(format!(
-                        "a non-nullable field of type {} holds {} nulls",
-                        array.data_type(),
-                        nulls.null_count()
-                    )));
-                }
-                leaf.def.extend(nulls.iter().map(i16::from));
-                leaf.indices.extend(nulls.valid_indices());
-            }
-        }
-        return Ok(out);
-    }
     let mut walker = Walker { base, out };
     walker.visit_range(field, array.as_ref(), 0, array.len(), 0, 0, 0, 0)?;
-    Ok(walker.out)
+    Ok(walker.out.into_iter().map(LeafBuilder::finish).collect())
 }
 
 /// Finds the leaf arrays (list values are taken whole: offsets index into them).
@@ -105,11 +183,11 @@ fn collect_arrays(
     field: &WriteField,
     array: &ArrayRef,
     base: usize,
-    out: &mut [Option<LeafLevels>],
+    out: &mut [Option<LeafBuilder>],
 ) -> Result<()> {
     match &field.kind {
         WriteKind::Leaf(k) => {
-            out[k - base] = Some(LeafLevels::new(array.clone()));
+            out[k - base] = Some(LeafBuilder::new(array.clone()));
         }
         WriteKind::Struct(children) => {
             let s = array
@@ -232,7 +310,7 @@ impl ListRanges<'_> {
 
 struct Walker {
     base: usize,
-    out: Vec<LeafLevels>,
+    out: Vec<LeafBuilder>,
 }
 
 impl Walker {
@@ -735,10 +813,12 @@ mod tests {
     fn levels(array: ArrayRef, nullable: bool) -> Vec<(Vec<i16>, Vec<i16>, Vec<usize>)> {
         let schema = Schema::new(vec![Field::new("c", array.data_type().clone(), nullable)]);
         let parquet = arrow_to_parquet(&schema, ArrowToParquetOptions::default()).unwrap();
+        let descriptor = &parquet.descriptor;
         compute_levels(&parquet.fields[0], &array)
             .unwrap()
             .into_iter()
-            .map(|l| (l.def, l.rep, l.indices))
+            .enumerate()
+            .map(|(i, l)| l.materialize(descriptor.column(i).unwrap().max_def_level()))
             .collect()
     }
 

@@ -3,7 +3,10 @@
 use std::collections::HashMap;
 
 use herringbone_codec::compression::Codec;
+use herringbone_codec::crypto::FileEncryptionProperties;
 use herringbone_format::metadata::{Encoding, KeyValue, SortingColumn};
+
+use crate::variant::VariantShredding;
 
 /// Default target size of a data page, in uncompressed bytes.
 pub const DEFAULT_PAGE_SIZE: usize = 1024 * 1024;
@@ -94,14 +97,18 @@ pub struct WriterProperties {
     data_page_row_limit: usize,
     statistics: StatisticsLevel,
     statistics_truncate_length: Option<usize>,
+    write_page_header_statistics: bool,
     write_crc: bool,
     bloom_filter_position: BloomFilterPosition,
     write_arrow_schema: bool,
     key_value_metadata: Vec<KeyValue>,
     sorting_columns: Option<Vec<SortingColumn>>,
     created_by: String,
+    threads: usize,
     default_column: ColumnProperties,
     columns: HashMap<String, ColumnProperties>,
+    encryption: Option<FileEncryptionProperties>,
+    variant_shredding: HashMap<String, VariantShredding>,
 }
 
 impl Default for WriterProperties {
@@ -117,14 +124,18 @@ impl Default for WriterProperties {
             data_page_row_limit: DEFAULT_DATA_PAGE_ROW_LIMIT,
             statistics: StatisticsLevel::Page,
             statistics_truncate_length: Some(DEFAULT_STATISTICS_TRUNCATE_LENGTH),
+            write_page_header_statistics: false,
             write_crc: false,
             bloom_filter_position: BloomFilterPosition::AfterRowGroup,
             write_arrow_schema: true,
             key_value_metadata: Vec::new(),
             sorting_columns: None,
             created_by: CREATED_BY.to_string(),
+            threads: 1,
             default_column: ColumnProperties::default(),
             columns: HashMap::new(),
+            encryption: None,
+            variant_shredding: HashMap::new(),
         }
     }
 }
@@ -212,6 +223,17 @@ impl WriterProperties {
         self.statistics_truncate_length
     }
 
+    /// Whether data page headers carry the page's statistics (with
+    /// [`StatisticsLevel::Page`]; the column index has them either way).
+    pub fn write_page_header_statistics(&self) -> bool {
+        self.write_page_header_statistics
+    }
+
+    /// Threads the columns of a row group are encoded on (1: the caller's thread only).
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
     /// Whether page headers carry a CRC32.
     pub fn write_crc(&self) -> bool {
         self.write_crc
@@ -237,9 +259,20 @@ impl WriterProperties {
         self.sorting_columns.as_deref()
     }
 
+    /// The encryption keys and settings, when the file is encrypted.
+    pub fn encryption(&self) -> Option<&FileEncryptionProperties> {
+        self.encryption.as_ref()
+    }
+
     /// The `created_by` string.
     pub fn created_by(&self) -> &str {
         &self.created_by
+    }
+
+    /// How each Variant column is stored, by its dotted Arrow path (columns not listed:
+    /// [`VariantShredding::AsIs`]).
+    pub fn variant_shredding(&self) -> &HashMap<String, VariantShredding> {
+        &self.variant_shredding
     }
 
     fn column(&self, column: &str) -> Option<&ColumnProperties> {
@@ -311,6 +344,29 @@ impl WriterPropertiesBuilder {
     /// Truncation length of min/max byte arrays (`None`: keep them whole).
     pub fn set_statistics_truncate_length(mut self, length: Option<usize>) -> Self {
         self.props.statistics_truncate_length = length.map(|l| l.max(1));
+        self
+    }
+
+    /// Whether data page headers also carry each page's statistics at
+    /// [`StatisticsLevel::Page`] (the column index holds them either way; readers that
+    /// prune pages read the column index). Off by default, as in arrow-rs: the page
+    /// headers stay small and the file no larger than arrow-rs's at its defaults.
+    pub fn set_write_page_header_statistics(mut self, on: bool) -> Self {
+        self.props.write_page_header_statistics = on;
+        self
+    }
+
+    /// Threads to encode the columns of each batch on (levels, dictionary, encoding,
+    /// compression; 1, the default, is the caller's thread alone). The file is the same,
+    /// byte for byte, whatever the number.
+    ///
+    /// ```
+    /// use herringbone_arrow_bridge::write::WriterProperties;
+    /// let props = WriterProperties::builder().set_threads(4).build();
+    /// assert_eq!(props.threads(), 4);
+    /// ```
+    pub fn set_threads(mut self, threads: usize) -> Self {
+        self.props.threads = threads.max(1);
         self
     }
 
@@ -387,15 +443,49 @@ impl WriterPropertiesBuilder {
         self
     }
 
-    /// Sorting columns declared on every row group.
+    /// Declares the rows sorted by these columns (leaf column indices, each ascending
+    /// or descending, nulls first or last): every row group records them in the
+    /// footer, and every batch is checked first; rows out of that order are an error
+    /// naming the column and the row.
     pub fn set_sorting_columns(mut self, columns: Option<Vec<SortingColumn>>) -> Self {
         self.props.sorting_columns = columns;
+        self
+    }
+
+    /// How the Variant column at `column` (its dotted Arrow path: `v`, or `s.v` inside
+    /// struct `s`) is stored: as it comes, unshredded, shredded to a shape, or shredded
+    /// to a shape inferred from the first rows. Naming a column that is not a Variant
+    /// is an error when the writer is created.
+    ///
+    /// ```
+    /// use herringbone_arrow_bridge::variant::{ShreddedType, VariantShredding};
+    /// use herringbone_arrow_bridge::WriterProperties;
+    /// let props = WriterProperties::builder()
+    ///     .set_variant_shredding("event", VariantShredding::Shape(ShreddedType::parse("ts:timestamp,kind:string").unwrap()))
+    ///     .set_variant_shredding("payload", VariantShredding::Auto)
+    ///     .build();
+    /// assert_eq!(props.variant_shredding().len(), 2);
+    /// ```
+    pub fn set_variant_shredding(
+        mut self,
+        column: impl Into<String>,
+        shredding: VariantShredding,
+    ) -> Self {
+        self.props
+            .variant_shredding
+            .insert(column.into(), shredding);
         self
     }
 
     /// The `created_by` string (default `herringbone version X`).
     pub fn set_created_by(mut self, created_by: impl Into<String>) -> Self {
         self.props.created_by = created_by.into();
+        self
+    }
+
+    /// Encrypts the file (modular encryption) with these keys.
+    pub fn set_encryption(mut self, encryption: FileEncryptionProperties) -> Self {
+        self.props.encryption = Some(encryption);
         self
     }
 

@@ -25,6 +25,7 @@
 //! | `FixedSizeBinary(n)` | `FIXED_LEN_BYTE_ARRAY(n)`, `UUID` for `arrow.uuid` |
 //! | `Dictionary(_, V)` | as `V` |
 //! | `Struct` | group |
+//! | `Struct` with extension `arrow.parquet.variant` | group `VARIANT(1)` (`TIME` inside it without UTC adjustment, as shredding wants; see [`crate::variant`] for how the writer shapes it) |
 //! | `List`, `LargeList`, `FixedSizeList`, `ListView`, `LargeListView` | 3-level `LIST` |
 //! | `Map` | `MAP` with a repeated group named like the Arrow entries |
 //!
@@ -41,7 +42,9 @@ use herringbone_format::schema::{SchemaDescriptor, converted_type_from_logical};
 use herringbone_format::thrift::Text;
 
 use crate::error::{Error, Result};
-use crate::schema::{EXTENSION_METADATA_KEY, EXTENSION_NAME_KEY, PARQUET_FIELD_ID_META_KEY};
+use crate::schema::{
+    EXTENSION_METADATA_KEY, EXTENSION_NAME_KEY, PARQUET_FIELD_ID_META_KEY, VARIANT_EXTENSION_NAME,
+};
 
 /// Deepest Arrow nesting the writer follows (bounds the recursion).
 const MAX_DEPTH: usize = 64;
@@ -301,16 +304,35 @@ impl Builder {
                         "field {name}: a struct without fields has no Parquet representation"
                     )));
                 }
+                let is_variant = field.metadata().get(EXTENSION_NAME_KEY).map(String::as_str)
+                    == Some(VARIANT_EXTENSION_NAME);
+                let start = self.elements.len();
                 self.elements.push(SchemaElement {
                     name: Text::from(name),
                     repetition_type: Some(repetition(nullable)),
                     num_children: Some(to_i32(children.len(), "field count")?),
                     field_id,
+                    logical_type: is_variant.then_some(LogicalType::Variant {
+                        specification_version: Some(1),
+                    }),
                     ..SchemaElement::default()
                 });
                 let mut out = Vec::with_capacity(children.len());
                 for child in children {
                     out.push(self.field(child, child.name(), child.is_nullable(), depth + 1)?);
+                }
+                if is_variant {
+                    // A shredded Variant time is TIME(false, MICROS) (no time zone).
+                    for element in &mut self.elements[start + 1..] {
+                        if let Some(LogicalType::Time { unit, .. }) = element.logical_type {
+                            let time = LogicalType::Time {
+                                is_adjusted_to_utc: false,
+                                unit,
+                            };
+                            element.converted_type = converted_type_from_logical(&time);
+                            element.logical_type = Some(time);
+                        }
+                    }
                 }
                 Ok(WriteField {
                     nullable,

@@ -10,9 +10,9 @@
 use std::cmp::Ordering;
 
 use half::f16;
-use herringbone_format::metadata::{ConvertedType, LogicalType, Type};
+use herringbone_format::metadata::{ConvertedType, LogicalType, Statistics, Type};
 
-use super::column::Values;
+use super::values::Values;
 
 /// How the values of a column compare.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,6 +105,30 @@ fn float_bounds<T: Copy + PartialOrd>(
 fn int_bounds<T: Copy + Ord>(mut values: impl Iterator<Item = T>) -> Option<(T, T)> {
     let first = values.next()?;
     Some(values.fold((first, first), |(lo, hi), x| (lo.min(x), hi.max(x))))
+}
+
+/// [`int_bounds`] of a slice in eight independent lanes: one running fold is a chain of
+/// dependent compare-and-selects; eight chains run side by side and vectorise.
+fn int_slice_bounds<T: Copy + Ord>(values: &[T]) -> Option<(T, T)> {
+    const LANES: usize = 8;
+    let first = *values.first()?;
+    let mut lo = [first; LANES];
+    let mut hi = [first; LANES];
+    let chunks = values.chunks_exact(LANES);
+    let tail = chunks.remainder();
+    for chunk in chunks {
+        let chunk: &[T; LANES] = chunk.try_into().expect("chunks_exact");
+        lo = std::array::from_fn(|k| lo[k].min(chunk[k]));
+        hi = std::array::from_fn(|k| hi[k].max(chunk[k]));
+    }
+    let (lo, hi) = lo
+        .into_iter()
+        .zip(hi)
+        .fold((first, first), |(l, h), (a, b)| (l.min(a), h.max(b)));
+    Some(
+        tail.iter()
+            .fold((lo, hi), |(l, h), &x| (l.min(x), h.max(x))),
+    )
 }
 
 /// The IEEE minimum / maximum of a float type (`f32::min`, `f64::max`, ...): of a NaN
@@ -224,7 +248,7 @@ pub(crate) fn min_max(values: &Values, order: SortOrder) -> Option<MinMax> {
                 let (lo, hi) = int_bounds(v.iter().map(|&x| x as u32))?;
                 (lo as i32, hi as i32)
             } else {
-                int_bounds(v.iter().copied())?
+                int_slice_bounds(v)?
             };
             pack(lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec())
         }
@@ -233,7 +257,7 @@ pub(crate) fn min_max(values: &Values, order: SortOrder) -> Option<MinMax> {
                 let (lo, hi) = int_bounds(v.iter().map(|&x| x as u64))?;
                 (lo as i64, hi as i64)
             } else {
-                int_bounds(v.iter().copied())?
+                int_slice_bounds(v)?
             };
             pack(lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec())
         }
@@ -404,6 +428,103 @@ pub(crate) fn merge(physical: Type, order: SortOrder, acc: &mut Option<MinMax>, 
     }
 }
 
+/// How the bounds of one column are compared and written: its physical type and sort
+/// order, and how byte array bounds are truncated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BoundsFormat {
+    /// Physical type of the column.
+    pub physical: Type,
+    /// Sort order of its values.
+    pub order: SortOrder,
+    /// Length byte array bounds are cut to (`None`: kept whole).
+    pub truncate: Option<usize>,
+    /// The bytes are UTF-8 text (truncation cuts at a character boundary).
+    pub is_text: bool,
+}
+
+impl BoundsFormat {
+    /// Compares two bounds of this column.
+    pub fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
+        compare(self.physical, self.order, a, b)
+    }
+
+    /// Merges `other` into `acc` (the bounds of both).
+    pub fn merge(&self, acc: &mut Option<MinMax>, other: &MinMax) {
+        merge(self.physical, self.order, acc, other)
+    }
+
+    /// The bounds as written: byte arrays truncated (the minimum cut, the maximum cut
+    /// and incremented), with whether each is exact.
+    pub fn truncated(&self, mm: &MinMax) -> (Vec<u8>, bool, Vec<u8>, bool) {
+        match self.truncate {
+            Some(len) if self.physical == Type::BYTE_ARRAY => {
+                let (min, min_exact) = truncate_min(&mm.min, len, self.is_text);
+                let (max, max_exact) = truncate_max(&mm.max, len, self.is_text);
+                (min, min_exact, max, max_exact)
+            }
+            _ => (mm.min.clone(), true, mm.max.clone(), true),
+        }
+    }
+
+    /// Thrift statistics from bounds (truncated) and a null count.
+    pub fn statistics(&self, min_max: Option<&MinMax>, null_count: i64) -> Statistics {
+        let mut stats = Statistics {
+            null_count: Some(null_count),
+            ..Statistics::default()
+        };
+        if let Some(mm) = min_max {
+            let (min, min_exact, max, max_exact) = self.truncated(mm);
+            stats.min_value = Some(min.into());
+            stats.max_value = Some(max.into());
+            stats.is_min_value_exact = Some(min_exact);
+            stats.is_max_value_exact = Some(max_exact);
+        }
+        stats
+    }
+}
+
+/// Bounds of a dictionary page's values from the dictionary entries its `indices` use:
+/// the minimum and maximum over the distinct values equal those over all values, and a
+/// page of 20,000 values often uses only a few hundred entries. Each used entry is
+/// marked once, then the marked entries are gathered (in dictionary order) and bounded.
+pub(crate) fn dictionary_min_max(
+    dictionary: &Values,
+    indices: &[u32],
+    order: SortOrder,
+) -> Option<MinMax> {
+    let len = dictionary.len();
+    let mut distinct = Values::empty_like(dictionary);
+    if len <= indices.len() * 4 {
+        let mut used = vec![false; len];
+        for &i in indices {
+            if let Some(u) = used.get_mut(i as usize) {
+                *u = true;
+            }
+        }
+        let mut i = 0;
+        while i < len {
+            if used[i] {
+                let start = i;
+                while i < len && used[i] {
+                    i += 1;
+                }
+                distinct.extend_range(dictionary, start, i);
+            } else {
+                i += 1;
+            }
+        }
+    } else {
+        // A large dictionary and a small page: the page's own values.
+        for &i in indices {
+            let i = i as usize;
+            if i < len {
+                distinct.extend_range(dictionary, i, i + 1);
+            }
+        }
+    }
+    min_max(&distinct, order)
+}
+
 /// `min` cut to at most `len` bytes (at a character boundary for text): still a lower
 /// bound. Returns the bytes and whether they are exact.
 pub(crate) fn truncate_min(min: &[u8], len: usize, is_text: bool) -> (Vec<u8>, bool) {
@@ -472,6 +593,23 @@ fn next_char(c: char) -> Option<char> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lane_bounds_of_integers_equal_one_fold() {
+        assert_eq!(int_slice_bounds::<i64>(&[]), None);
+        // Every length around the lane width, the extremes at every position.
+        for len in 1..40usize {
+            for at in 0..len {
+                let mut v: Vec<i64> = (0..len as i64).map(|i| (i * 7919) % 101 - 50).collect();
+                v[at] = i64::MIN;
+                v[(at + 3) % len] = i64::MAX;
+                let want = int_bounds(v.iter().copied());
+                assert_eq!(int_slice_bounds(&v), want, "len {len} at {at}");
+                let w: Vec<i32> = v.iter().map(|&x| x.clamp(-9, 9) as i32).collect();
+                assert_eq!(int_slice_bounds(&w), int_bounds(w.iter().copied()));
+            }
+        }
+    }
 
     #[test]
     fn float_zero_rules_and_nan() {

@@ -1,6 +1,6 @@
 //! `hb cat FILE`: the rows of a Parquet file as a table, CSV or JSON lines, every Arrow
 //! type printed as [`super::render`] says (maps with any key type, nested lists and
-//! structs, Variant as JSON, decimals, intervals, binaries).
+//! structs, Variant as JSON, shredded or not, decimals, intervals, binaries).
 //!
 //! Output streams batch by batch. The table shows the first [`TABLE_ROWS`] rows unless
 //! told otherwise (`--limit N`, `--all`) and says how many rows it left out; its column
@@ -16,7 +16,7 @@ use arrow_schema::{ArrowError, DataType, Field, Schema};
 use herringbone::metadata::LogicalType;
 
 use super::reading::{Batches, ReadArgs, is_broken_pipe};
-use super::render::Row;
+use super::render::{Row, variants_as_json};
 
 /// Rows the table shows when neither `--limit` nor `--all` is given.
 pub const TABLE_ROWS: usize = 20;
@@ -46,9 +46,11 @@ pub enum Rows {
     All,
 }
 
+/// Prints the rows from `offset` on, as many as `rows` says.
 pub fn run(
     path: &Path,
     args: &ReadArgs,
+    offset: usize,
     rows: Rows,
     format: Format,
     out: &mut dyn Write,
@@ -58,13 +60,21 @@ pub fn run(
         (Rows::Default, Format::Table) => Some(TABLE_ROWS),
         (Rows::Default, _) | (Rows::All, _) => None,
     };
-    let batches = Batches::open(path, args, |b| match limit {
-        Some(limit) => b.with_limit(limit),
-        None => b,
+    // The table reads one row past its limit to tell whether rows were left out.
+    let read_limit = match format {
+        Format::Table => limit.map(|n| n.saturating_add(1)),
+        _ => limit,
+    };
+    let batches = Batches::open(path, args, |b| {
+        let b = b.with_offset(offset);
+        match read_limit {
+            Some(limit) => b.with_limit(limit),
+            None => b,
+        }
     })?;
     let variants = variant_columns(&batches);
     let written = match format {
-        Format::Table => write_table(batches, &variants, out),
+        Format::Table => write_table(batches, &variants, offset, limit, out),
         Format::Csv => write_csv(batches, &variants, out),
         Format::Jsonl => write_jsonl(batches, &variants, out),
     };
@@ -107,7 +117,9 @@ impl From<std::io::Error> for Failure {
 fn write_jsonl(batches: Batches, variants: &[String], out: &mut dyn Write) -> Result<(), Failure> {
     let mut line = String::new();
     for batch in batches {
-        let batch = batch.map_err(Failure::Read)?;
+        let batch = batch
+            .and_then(|b| variants_as_json(&b))
+            .map_err(Failure::Read)?;
         let row = Row::new(&batch, variants).map_err(Failure::Read)?;
         for i in 0..batch.num_rows() {
             line.clear();
@@ -124,7 +136,9 @@ fn write_csv(batches: Batches, variants: &[String], out: &mut dyn Write) -> Resu
     let mut writer = arrow_csv::WriterBuilder::new().with_header(true).build(out);
     let mut written = false;
     for batch in batches {
-        let batch = batch.map_err(Failure::Read)?;
+        let batch = batch
+            .and_then(|b| variants_as_json(&b))
+            .map_err(Failure::Read)?;
         writer.write(&as_text(&batch, variants).map_err(Failure::Read)?)?;
         written = true;
     }
@@ -162,33 +176,51 @@ fn text_schema(schema: &Schema) -> Arc<Schema> {
     Arc::new(Schema::new(fields))
 }
 
-fn write_table(batches: Batches, variants: &[String], out: &mut dyn Write) -> Result<(), Failure> {
+/// The table of at most `limit` rows (the reader was asked for one more, to know
+/// whether rows were left out), then how many were left out: exact without a filter
+/// (the file's rows past `offset`), else only that more rows match.
+fn write_table(
+    batches: Batches,
+    variants: &[String],
+    offset: usize,
+    limit: Option<usize>,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
     let header: Vec<String> = batches
         .schema()
         .fields()
         .iter()
         .map(|f| f.name().clone())
         .collect();
-    let total = batches.selected_rows();
+    let available = (!batches.filtered()).then(|| batches.selected_rows().saturating_sub(offset));
     let mut table = TableWriter::new(header);
     let mut shown = 0usize;
-    for batch in batches {
-        let batch = batch.map_err(Failure::Read)?;
+    let mut left_out = false;
+    'batches: for batch in batches {
+        let batch = batch
+            .and_then(|b| variants_as_json(&b))
+            .map_err(Failure::Read)?;
         let row = Row::new(&batch, variants).map_err(Failure::Read)?;
         for i in 0..batch.num_rows() {
+            if limit.is_some_and(|limit| shown >= limit) {
+                left_out = true;
+                break 'batches;
+            }
             let cells = row.cells(i).map_err(Failure::Read)?;
             table.push(cells, out)?;
             shown += 1;
         }
     }
     table.finish(out)?;
-    if total > shown {
-        let more = total - shown;
-        let s = if more == 1 { "" } else { "s" };
-        writeln!(
-            out,
-            "... {more} more row{s} (--limit N or --all to print more)"
-        )?;
+    let hint = "(--limit N or --all to print more)";
+    match available {
+        Some(total) if total > shown => {
+            let more = total - shown;
+            let s = if more == 1 { "" } else { "s" };
+            writeln!(out, "... {more} more row{s} {hint}")?;
+        }
+        None if left_out => writeln!(out, "... more matching rows {hint}")?,
+        _ => {}
     }
     Ok(())
 }

@@ -24,7 +24,8 @@ use super::cat::as_text;
 use super::ipc_dictionaries::GrowingDictionaries;
 use super::progress::Progress;
 use super::reading::{Batches, ReadArgs};
-use super::render::Row;
+use super::render::{Row, variants_as_json};
+use super::variant_input::{VariantJsonLines, variant_batch, variant_schema};
 use super::writing::WriteArgs;
 
 /// Rows read to infer the schema of a CSV or JSON lines input.
@@ -52,12 +53,16 @@ const EXTENSIONS: &[(&str, Kind)] = &[
     ("ndjson", Kind::Jsonl),
 ];
 
-/// Options of `hb convert` that concern CSV input.
+/// Options of `hb convert` that concern the input's columns.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct CsvArgs {
     /// The CSV input has no header line (columns are named column_1, column_2, ...).
     #[arg(long)]
     pub no_header: bool,
+    /// Read a column as a Variant: from JSON lines, the member's whole JSON value; from
+    /// CSV, Parquet or Arrow IPC, a text column of JSON; repeatable.
+    #[arg(long = "variant", value_name = "COL")]
+    pub variant: Vec<String>,
 }
 
 fn kind_of(path: &Path, role: &str) -> Result<Kind, String> {
@@ -85,6 +90,7 @@ pub fn run(
     output: &Path,
     args: &ReadArgs,
     write_args: &WriteArgs,
+    encrypt: &super::keys::EncryptArgs,
     csv: &CsvArgs,
     out: &mut dyn Write,
 ) -> Result<(), String> {
@@ -98,6 +104,23 @@ pub fn run(
             return Err("--int96-unit applies only to Parquet input".to_string());
         }
     }
+    // The key options decrypt a Parquet input and encrypt a Parquet output.
+    if args.keys.any() && in_kind != Kind::Parquet && out_kind != Kind::Parquet {
+        return Err(
+            "--footer-key, --column-key and --aad-prefix apply only to Parquet files".to_string(),
+        );
+    }
+    let encryption = if out_kind == Kind::Parquet {
+        args.keys.encryption(encrypt)?
+    } else {
+        if encrypt.encryption_algorithm.is_some()
+            || encrypt.plaintext_footer
+            || encrypt.store_aad_prefix
+        {
+            return Err("--encryption-algorithm, --plaintext-footer and --store-aad-prefix apply only to Parquet output".to_string());
+        }
+        None
+    };
     if csv.no_header && in_kind != Kind::Csv {
         return Err("--no-header applies only to CSV input".to_string());
     }
@@ -109,9 +132,9 @@ pub fn run(
     }
     // The input is opened (footer or schema inference, projection checked) before the
     // output is created, so a bad input leaves no empty output behind.
-    let source = Source::open(input, in_kind, args, csv)?;
+    let source = Source::open(input, in_kind, args, csv)?.with_variants(&csv.variant)?;
     let properties = if out_kind == Kind::Parquet {
-        Some(write_args.properties(source.rows_hint.max(1))?)
+        Some(write_args.properties(source.rows_hint.max(1), encryption)?)
     } else {
         None
     };
@@ -176,6 +199,27 @@ struct Source {
 }
 
 impl Source {
+    /// The source with the `--variant` text columns parsed into Variants (JSON lines
+    /// inputs have them already).
+    fn with_variants(self, names: &[String]) -> Result<Self, String> {
+        if names.is_empty() {
+            return Ok(self);
+        }
+        let (schema, indices) = variant_schema(&self.schema, names)?;
+        if indices.is_empty() {
+            return Ok(self);
+        }
+        let output = schema.clone();
+        let batches = self
+            .batches
+            .map(move |b| b.and_then(|b| variant_batch(&b, &indices, &output)));
+        Ok(Self {
+            schema,
+            batches: Box::new(batches),
+            ..self
+        })
+    }
+
     fn open(path: &Path, kind: Kind, args: &ReadArgs, csv: &CsvArgs) -> Result<Self, String> {
         let name = path.display().to_string();
         let named = move |e: &dyn std::fmt::Display| format!("{name}: {e}");
@@ -218,6 +262,32 @@ impl Source {
             });
         }
         let rows_hint = estimate_lines(&mut file, size).map_err(|e| named(&e))?;
+        if kind == Kind::Jsonl && !csv.variant.is_empty() {
+            let sample = BufReader::new(File::open(path).map_err(|e| named(&e))?);
+            let consumed = Rc::new(Cell::new(0u64));
+            let counting = Counting {
+                inner: file,
+                count: consumed.clone(),
+            };
+            let reader = VariantJsonLines::try_new(
+                sample,
+                BufReader::new(counting),
+                &csv.variant,
+                INFER_ROWS,
+                BATCH_ROWS,
+            )
+            .map_err(|e| named(&e))?;
+            let named = named.clone();
+            return Ok(Self {
+                schema: reader.schema(),
+                variants: Vec::new(),
+                batches: Box::new(reader.map(move |b| b.map_err(|e| named(&e)))),
+                rows_hint,
+                fraction: Box::new(move |_| {
+                    (size > 0).then(|| consumed.get() as f64 / size as f64)
+                }),
+            });
+        }
         let schema = match kind {
             Kind::Csv => csv_format(csv)
                 .infer_schema(BufReader::new(&mut file), Some(INFER_ROWS))
@@ -229,6 +299,27 @@ impl Source {
         if schema.fields().is_empty() {
             return Err(named(&"no columns found"));
         }
+        // A --variant column of a CSV is JSON text, whatever it looks like.
+        let schema = match kind {
+            Kind::Csv => arrow_schema::Schema::new(
+                schema
+                    .fields()
+                    .iter()
+                    .map(|f| {
+                        if csv.variant.contains(f.name()) {
+                            Arc::new(
+                                f.as_ref()
+                                    .clone()
+                                    .with_data_type(arrow_schema::DataType::Utf8),
+                            )
+                        } else {
+                            f.clone()
+                        }
+                    })
+                    .collect::<Vec<_>>(),
+            ),
+            _ => schema,
+        };
         let schema = Arc::new(schema);
         file.seek(SeekFrom::Start(0)).map_err(|e| named(&e))?;
         let consumed = Rc::new(Cell::new(0u64));
@@ -298,7 +389,7 @@ impl<R: Read> Read for Counting<R> {
 
 /// An output being written.
 enum Sink {
-    Parquet(ArrowWriter<BufWriter<File>>),
+    Parquet(Box<ArrowWriter<BufWriter<File>>>),
     Ipc(FileWriter<BufWriter<File>>, GrowingDictionaries),
     Csv(arrow_csv::Writer<BufWriter<File>>, Vec<String>),
     Jsonl(BufWriter<File>, Vec<String>),
@@ -313,10 +404,10 @@ impl Sink {
         properties: Option<herringbone::WriterProperties>,
     ) -> Result<Self, ArrowError> {
         Ok(match kind {
-            Kind::Parquet => Sink::Parquet(
+            Kind::Parquet => Sink::Parquet(Box::new(
                 ArrowWriter::try_new(file, schema, properties)
                     .map_err(|e| ArrowError::ExternalError(Box::new(e)))?,
-            ),
+            )),
             // Each Parquet row group brings its own dictionaries; the file keeps one per
             // column and extends it.
             Kind::Ipc => Sink::Ipc(
@@ -345,10 +436,12 @@ impl Sink {
             Sink::Ipc(w, dictionaries) => w.write(&dictionaries.rebase(batch)?),
             // The same text `hb cat --format csv|jsonl` prints.
             Sink::Csv(w, variants) => {
-                w.write(&as_text(batch, variants).map_err(ArrowError::ComputeError)?)
+                let batch = as_json(batch)?;
+                w.write(&as_text(&batch, variants).map_err(ArrowError::ComputeError)?)
             }
             Sink::Jsonl(w, variants) => {
-                let row = Row::new(batch, variants).map_err(ArrowError::ComputeError)?;
+                let batch = as_json(batch)?;
+                let row = Row::new(&batch, variants).map_err(ArrowError::ComputeError)?;
                 let mut line = String::new();
                 for i in 0..batch.num_rows() {
                     line.clear();
@@ -366,7 +459,7 @@ impl Sink {
         let io = |e: std::io::Error| ArrowError::IoError(e.to_string(), e);
         let mut file = match self {
             Sink::Parquet(w) => {
-                let mut w = w;
+                let mut w = *w;
                 w.finish()
                     .map_err(|e| ArrowError::ExternalError(Box::new(e)))?;
                 w.into_inner()
@@ -380,6 +473,11 @@ impl Sink {
         };
         file.flush().map_err(io)
     }
+}
+
+/// Variant columns as JSON text, for the text outputs.
+fn as_json(batch: &RecordBatch) -> Result<RecordBatch, ArrowError> {
+    variants_as_json(batch).map_err(ArrowError::ComputeError)
 }
 
 /// Whether both paths name the same existing file.

@@ -4,7 +4,8 @@ use std::io::Write;
 use std::path::Path;
 
 use herringbone::metadata::{
-    ColumnChunk, FileMetaData, KeyValue, LogicalType, RowGroup, Statistics, TimeUnit, Type,
+    ColumnChunk, FileMetaData, GeospatialStatistics, KeyValue, LogicalType, RowGroup, Statistics,
+    TimeUnit, Type,
 };
 use herringbone::schema::{ColumnDescriptor, SchemaDescriptor};
 use serde_json::{Value, json};
@@ -13,12 +14,25 @@ use herringbone_codec::variant::text::{
     format_date, format_decimal, format_time_of_day, format_timestamp, format_uuid,
 };
 
-use super::ParquetFile;
+use super::reading::FileFooter;
 
-pub fn run(path: &Path, as_json: bool, out: &mut dyn Write) -> Result<(), String> {
-    let file = ParquetFile::open(path)?;
+pub fn run(
+    path: &Path,
+    as_json: bool,
+    keys: &super::keys::KeyArgs,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    let file = FileFooter::open(path, keys)?;
     if as_json {
-        let value = metadata_json(&file.metadata, &file.schema);
+        let mut value = metadata_json(&file.metadata, &file.schema);
+        let variants = file.variant_columns();
+        if !variants.is_empty() {
+            value["variant_columns"] = variants
+                .into_iter()
+                .map(|(path, shredding)| json!({"path": path, "shredding": shredding}))
+                .collect::<Vec<_>>()
+                .into();
+        }
         let text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
         writeln!(out, "{text}").map_err(|e| e.to_string())
     } else {
@@ -109,7 +123,56 @@ fn column_json(chunk: &ColumnChunk, descr: Option<&ColumnDescriptor>) -> Value {
         "bloom_filter_offset": meta.bloom_filter_offset,
         "bloom_filter_length": meta.bloom_filter_length,
         "statistics": meta.statistics.as_ref().map(|s| statistics_json(s, descr)),
+        "geospatial_statistics": meta.geospatial_statistics.as_deref().map(geo_json),
     })
+}
+
+/// `GeospatialStatistics` as JSON: the box's bounds (null where absent; non-finite
+/// bounds as strings, which JSON numbers cannot hold) and the type codes.
+fn geo_json(geo: &GeospatialStatistics) -> Value {
+    let num = |v: Option<f64>| match v {
+        Some(v) if v.is_finite() => json!(v),
+        Some(v) => json!(v.to_string()),
+        None => Value::Null,
+    };
+    json!({
+        "bbox": geo.bbox.as_ref().map(|b| json!({
+            "xmin": num(Some(b.xmin)), "xmax": num(Some(b.xmax)),
+            "ymin": num(Some(b.ymin)), "ymax": num(Some(b.ymax)),
+            "zmin": num(b.zmin), "zmax": num(b.zmax),
+            "mmin": num(b.mmin), "mmax": num(b.mmax),
+        })),
+        "geospatial_types": geo.geospatial_types,
+    })
+}
+
+/// `GeospatialStatistics` as one line: `x [a, b] y [c, d] (z, m) types [1, 3]`;
+/// `xmin > xmax` wraps the antimeridian.
+fn geo_text(geo: &GeospatialStatistics) -> String {
+    let mut out = String::new();
+    match &geo.bbox {
+        Some(b) => {
+            out.push_str(&format!(
+                "x [{}, {}] y [{}, {}]",
+                b.xmin, b.xmax, b.ymin, b.ymax
+            ));
+            if let (Some(lo), Some(hi)) = (b.zmin, b.zmax) {
+                out.push_str(&format!(" z [{lo}, {hi}]"));
+            }
+            if let (Some(lo), Some(hi)) = (b.mmin, b.mmax) {
+                out.push_str(&format!(" m [{lo}, {hi}]"));
+            }
+            if b.xmin > b.xmax {
+                out.push_str(" (wraps the antimeridian)");
+            }
+        }
+        None => out.push_str("no bounding box"),
+    }
+    match &geo.geospatial_types {
+        Some(types) => out.push_str(&format!(" types {types:?}")),
+        None => out.push_str(" no type list"),
+    }
+    out
 }
 
 fn statistics_json(stats: &Statistics, descr: Option<&ColumnDescriptor>) -> Value {
@@ -280,9 +343,9 @@ fn f16_to_f64(bits: u16) -> f64 {
     }
 }
 
-pub fn run_tables(file: &ParquetFile, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn run_tables(file: &FileFooter, out: &mut dyn Write) -> std::io::Result<()> {
     let meta = &file.metadata;
-    writeln!(out, "file size:       {} bytes", file.bytes.len())?;
+    writeln!(out, "file size:       {} bytes", file.file_len)?;
     writeln!(
         out,
         "created by:      {}",
@@ -292,6 +355,13 @@ pub fn run_tables(file: &ParquetFile, out: &mut dyn Write) -> std::io::Result<()
     writeln!(out, "rows:            {}", meta.num_rows)?;
     writeln!(out, "row groups:      {}", meta.row_groups.len())?;
     writeln!(out, "leaf columns:    {}", file.schema.num_columns())?;
+    let variants = file.variant_columns();
+    if !variants.is_empty() {
+        writeln!(out, "variant columns:")?;
+        for (path, shredding) in variants {
+            writeln!(out, "  {path}: {shredding}")?;
+        }
+    }
     if let Some(kvs) = &meta.key_value_metadata {
         writeln!(out, "key-value metadata:")?;
         for kv in kvs {
@@ -330,6 +400,21 @@ pub fn run_tables(file: &ParquetFile, out: &mut dyn Write) -> std::io::Result<()
             .map(|(c, chunk)| column_row(chunk, file.schema.column(c)))
             .collect();
         write_table(out, &header, &rows)?;
+        for (c, chunk) in rg.columns.iter().enumerate() {
+            if let Some(geo) = chunk
+                .meta_data
+                .as_ref()
+                .and_then(|m| m.geospatial_statistics.as_deref())
+            {
+                let path = file.schema.column(c).map(|d| d.path().dotted());
+                writeln!(
+                    out,
+                    "  {} geospatial: {}",
+                    path.unwrap_or_default(),
+                    geo_text(geo)
+                )?;
+            }
+        }
     }
     Ok(())
 }

@@ -1,16 +1,61 @@
 //! What `hb cat`, `hb scan` and `hb convert` share: the reading options (`--columns`,
-//! `--int96-unit`) and opening a file as a stream of Arrow batches.
+//! `--int96-unit`, `--filter`) and opening a file as a stream of Arrow batches; and
+//! reading a file's footer alone (`hb meta`, `hb schema`).
 
 use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{ArrowError, SchemaRef, TimeUnit};
+use herringbone::encryption::read_metadata_with_decryption;
 use herringbone::metadata::FileMetaData;
+use herringbone::predicate::Predicate;
+use herringbone::scan::{Scan, ScanBuilder, ScanMetrics};
 use herringbone::schema::SchemaDescriptor;
-use herringbone::{
-    ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder, Projection, SchemaOptions,
-};
+use herringbone::schema::parquet_to_arrow;
+use herringbone::{Projection, SchemaOptions};
+
+/// A file's footer read alone: the leading magic, the tail and the metadata, a few small
+/// reads whatever the file's size (`hb meta`, `hb schema`).
+pub struct FileFooter {
+    /// The file's size in bytes.
+    pub file_len: u64,
+    /// The decoded metadata.
+    pub metadata: FileMetaData,
+    /// The schema tree.
+    pub schema: SchemaDescriptor,
+}
+
+impl FileFooter {
+    /// Reads the footer of `path` (decrypting it, and the metadata of columns under
+    /// their own keys, with `keys`); errors name the file.
+    pub fn open(path: &Path, keys: &super::keys::KeyArgs) -> Result<Self, String> {
+        let named = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+        let decryption = keys.decryption().map_err(|e| named(&e))?;
+        let file = std::fs::File::open(path).map_err(|e| named(&e))?;
+        let file_len = file.metadata().map_err(|e| named(&e))?.len();
+        let (metadata, _) =
+            read_metadata_with_decryption(&file, decryption.as_ref()).map_err(|e| named(&e))?;
+        let schema = SchemaDescriptor::new(&metadata.schema).map_err(|e| named(&e))?;
+        Ok(Self {
+            file_len,
+            metadata,
+            schema,
+        })
+    }
+
+    /// The file's Variant columns (dotted Arrow path) and how each is shredded (empty
+    /// when the schema does not map to Arrow).
+    pub fn variant_columns(&self) -> Vec<(String, String)> {
+        parquet_to_arrow(
+            &self.schema,
+            self.metadata.key_value_metadata.as_deref(),
+            &SchemaOptions::default(),
+        )
+        .map(|mapping| herringbone::variant::describe_variant_columns(mapping.schema()))
+        .unwrap_or_default()
+    }
+}
 
 /// Options of every command that reads rows.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -23,6 +68,16 @@ pub struct ReadArgs {
     /// or later dates (Spark writes them) need a coarser unit.
     #[arg(long, value_enum, value_name = "UNIT")]
     pub int96_unit: Option<Int96Unit>,
+    /// Keys of an encrypted file.
+    #[command(flatten)]
+    pub keys: super::keys::KeyArgs,
+    /// Only the rows where EXPR is true, e.g. "l_shipdate >= '1998-09-01' AND
+    /// l_returnflag = 'R'": comparisons, IN, IS [NOT] NULL, LIKE, BETWEEN, AND/OR/NOT,
+    /// dotted paths for struct fields, literals read as the column's type. Row groups
+    /// and pages that cannot match are skipped by their statistics, Bloom filters and
+    /// page index.
+    #[arg(long, value_name = "EXPR")]
+    pub filter: Option<String>,
 }
 
 /// `--int96-unit`.
@@ -52,11 +107,15 @@ impl From<Int96Unit> for TimeUnit {
 /// A file opened for reading: the batches in the order `--columns` asked for, and what
 /// the scan statistics need.
 pub struct Batches {
-    reader: ParquetRecordBatchReader,
+    reader: Scan,
     /// Positions of the reader's top-level columns in output order (`None`: as read).
     order: Option<Vec<usize>>,
     schema: SchemaRef,
     path: String,
+    metadata: Arc<FileMetaData>,
+    parquet_schema: Arc<SchemaDescriptor>,
+    leaf_columns: Vec<usize>,
+    filtered: bool,
 }
 
 impl Batches {
@@ -65,9 +124,7 @@ impl Batches {
     pub fn open(
         path: &Path,
         args: &ReadArgs,
-        configure: impl FnOnce(
-            ParquetRecordBatchReaderBuilder<std::fs::File>,
-        ) -> ParquetRecordBatchReaderBuilder<std::fs::File>,
+        configure: impl FnOnce(ScanBuilder<std::fs::File>) -> ScanBuilder<std::fs::File>,
     ) -> Result<Self, String> {
         let name = path.display().to_string();
         let named = |e: &dyn std::fmt::Display| format!("{name}: {}", with_hint(&e.to_string()));
@@ -79,22 +136,41 @@ impl Batches {
         if let Some(unit) = args.int96_unit {
             options = options.with_int96_unit(unit.into());
         }
-        let builder = ParquetRecordBatchReaderBuilder::try_new(file)
-            .map_err(|e| named(&e))?
-            .with_schema_options(options);
+        let mut builder = match args.keys.decryption().map_err(|e| format!("{name}: {e}"))? {
+            Some(keys) => ScanBuilder::try_new_with_decryption(file, &keys),
+            None => ScanBuilder::try_new(file),
+        }
+        .map_err(|e| named(&e))?
+        .with_schema_options(options.clone());
+        if let Some(filter) = &args.filter {
+            let predicate = Predicate::parse(filter).map_err(|e| format!("--{e}"))?;
+            builder = builder.with_predicate(predicate);
+        }
+        // The one mapping of the schema the CLI makes (the scan makes its own): the file's
+        // Arrow schema and the leaf columns a projection reads.
+        let mapping = builder.mapping().map_err(|e| named(&e))?;
+        let file_schema = mapping.schema().clone();
         let (projection, wanted) = match &args.columns {
             None => (Projection::All, Vec::new()),
             Some(names) => {
                 let names = clean_names(names).map_err(|e| named(&e))?;
-                let projection = projection_for(builder.parquet_schema(), &names)
+                let projection = projection_for(builder.parquet_schema(), &file_schema, &names)
                     .map_err(|e| format!("{name}: {e}"))?;
                 (projection, names)
             }
         };
-        // The one mapping of the schema: the reader's, which also knows its leaf columns.
+        let metadata = builder.metadata().clone();
+        let parquet_schema = builder.parquet_schema().clone();
+        let leaf_columns = mapping
+            .project(&projection)
+            .map_err(|e| named(&e))?
+            .leaf_columns();
         let reader = configure(builder.with_projection(projection))
             .build()
-            .map_err(|e| named(&e))?;
+            .map_err(|e| match &args.filter {
+                Some(_) if e.to_string().starts_with("filter: ") => format!("--{e}"),
+                _ => named(&e),
+            })?;
         let read_schema = arrow_array::RecordBatchReader::schema(&reader);
         let order = output_order(&read_schema, &wanted);
         let schema = match &order {
@@ -106,6 +182,10 @@ impl Batches {
             order,
             schema,
             path: name,
+            metadata,
+            parquet_schema,
+            leaf_columns,
+            filtered: args.filter.is_some(),
         })
     }
 
@@ -116,26 +196,38 @@ impl Batches {
 
     /// The file's metadata.
     pub fn metadata(&self) -> &Arc<FileMetaData> {
-        self.reader.metadata()
+        &self.metadata
     }
 
     /// The file's Parquet schema.
     pub fn parquet_schema(&self) -> &Arc<SchemaDescriptor> {
-        self.reader.parquet_schema()
+        &self.parquet_schema
     }
 
-    /// The leaf columns read (indexes into the Parquet schema's columns).
+    /// The leaf columns the projection reads (indexes into the Parquet schema's
+    /// columns; a filter's own columns are not counted).
     pub fn leaf_columns(&self) -> &[usize] {
-        self.reader.leaf_columns()
+        &self.leaf_columns
     }
 
-    /// The rows of the file's row groups (before any limit): what a full read returns.
+    /// The rows of the file's row groups (before any offset, limit or filter): what a
+    /// full read returns.
     pub fn selected_rows(&self) -> usize {
-        self.metadata()
+        self.metadata
             .row_groups
             .iter()
             .map(|g| usize::try_from(g.num_rows).unwrap_or(0))
             .sum()
+    }
+
+    /// Whether a filter selects rows (then [`Self::selected_rows`] is only an upper bound).
+    pub fn filtered(&self) -> bool {
+        self.filtered
+    }
+
+    /// What was pruned and read (rows matched so far).
+    pub fn metrics(&self) -> &ScanMetrics {
+        self.reader.metrics()
     }
 }
 
@@ -172,14 +264,13 @@ fn clean_names(names: &[String]) -> Result<Vec<String>, String> {
 
 /// Top-level field names select whole fields (`Projection::Roots`); as soon as one name
 /// is a dotted leaf path, every name is resolved as a Parquet path
-/// (`Projection::Leaves`), where a top-level name selects all the leaves below it. The
-/// Arrow schema's top-level fields are the Parquet schema's root children, in order.
-fn projection_for(descriptor: &SchemaDescriptor, names: &[String]) -> Result<Projection, String> {
-    let roots: Vec<&str> = descriptor
-        .children(descriptor.root())
-        .map(|node| node.name())
-        .collect();
-    let root_index = |name: &str| roots.iter().position(|r| *r == name);
+/// (`Projection::Leaves`), where a top-level name selects all the leaves below it.
+fn projection_for(
+    descriptor: &SchemaDescriptor,
+    schema: &SchemaRef,
+    names: &[String],
+) -> Result<Projection, String> {
+    let root_index = |name: &str| schema.fields().iter().position(|f| f.name() == name);
     if let Some(roots) = names
         .iter()
         .map(|n| root_index(n))
@@ -196,6 +287,7 @@ fn projection_for(descriptor: &SchemaDescriptor, names: &[String]) -> Result<Pro
             parts.len() >= wanted.len() && parts.iter().zip(&wanted).all(|(a, b)| a == b)
         });
         if !known {
+            let roots: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
             let more = roots.len().saturating_sub(12);
             let shown = &roots[..roots.len().min(12)];
             let suffix = if more > 0 {

@@ -15,6 +15,11 @@
 //! | Variant (unshredded `metadata` + `value`) | the Variant's JSON | the same |
 //! | strings marked `arrow.json` | embedded as JSON | the text |
 //!
+//! Shredded Variant columns (and Variants nested in structs, lists and maps) are first
+//! turned into their JSON text by [`variants_as_json`] (the library's Variant kernel),
+//! then print as `arrow.json` strings; an unshredded one left as it is prints through
+//! the codec's Variant JSON rendering, to the same text.
+//!
 //! A timestamp outside the calendar Arrow can print (an INT96 year 9999 read as
 //! microseconds lands near year 290,000) prints as its raw count of units since the epoch.
 
@@ -33,12 +38,17 @@ use arrow_buffer::NullBuffer;
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use arrow_schema::{DataType, Field, TimeUnit};
 use herringbone::schema::EXTENSION_NAME_KEY;
-use herringbone::variant::{Variant, VariantMetadata};
+use herringbone::variant::{
+    JSON_EXTENSION_NAME as JSON_EXTENSION, VARIANT_EXTENSION_NAME as VARIANT_EXTENSION, Variant,
+    VariantMetadata,
+};
 
-/// The extension name of a column of JSON text (embedded as JSON, not quoted).
-const JSON_EXTENSION: &str = "arrow.json";
-/// The extension name of a Variant column.
-const VARIANT_EXTENSION: &str = "arrow.parquet.variant";
+/// `batch` with every Variant column (shredded or not, at any depth) replaced by its
+/// JSON text, a string column marked `arrow.json`: what every text output prints.
+/// Unchanged without a Variant column.
+pub fn variants_as_json(batch: &RecordBatch) -> Result<RecordBatch, String> {
+    herringbone::variant::variants_as_json(batch).map_err(|e| e.to_string())
+}
 
 /// The columns of one batch, ready to print row by row.
 pub struct Row<'a> {

@@ -20,13 +20,17 @@ pub fn run(
         .len();
     // The clock starts before the footer is read: what a caller opening the file waits.
     let start = Instant::now();
-    let batches = Batches::open(path, args, |b| b.with_batch_size(batch_size))?;
+    let batches = Batches::open(path, args, |b| {
+        b.with_batch_size(batch_size)
+            .with_page_counts(args.filter.is_some())
+    })?;
     let (compressed, uncompressed) = chunk_bytes(&batches);
     let columns = batches.schema().fields().len();
     let total = batches.selected_rows();
     let mut progress = Progress::on_stderr();
     let (mut rows, mut count) = (0usize, 0usize);
-    for batch in batches {
+    let mut batches = batches;
+    for batch in batches.by_ref() {
         let batch = batch?;
         rows += batch.num_rows();
         count += 1;
@@ -52,6 +56,32 @@ pub fn run(
     };
     writeln!(out, "file:          {}", path.display()).map_err(io)?;
     writeln!(out, "rows:          {rows}").map_err(io)?;
+    if let Some(filter) = &args.filter {
+        let m = batches.metrics();
+        writeln!(out, "filter:        {filter}").map_err(io)?;
+        writeln!(
+            out,
+            "row groups:    read {} of {} (skipped: {} by statistics, {} by Bloom filters, {} by the page index)",
+            m.row_groups_read,
+            m.row_groups_total,
+            m.row_groups_pruned_by_statistics,
+            m.row_groups_pruned_by_bloom_filter,
+            m.row_groups_pruned_by_page_index
+        )
+        .map_err(io)?;
+        writeln!(
+            out,
+            "pages:         read {} of {} (pages of the columns read, from the offset index)",
+            m.pages_selected, m.pages_total
+        )
+        .map_err(io)?;
+        writeln!(
+            out,
+            "rows:          matched {} of {} ({} left after pruning)",
+            m.rows_matched, m.rows_total, m.rows_selected
+        )
+        .map_err(io)?;
+    }
     writeln!(out, "batches:       {count} (batch size {batch_size})").map_err(io)?;
     writeln!(out, "columns:       {columns} top-level").map_err(io)?;
     writeln!(out, "file bytes:    {file_bytes}").map_err(io)?;

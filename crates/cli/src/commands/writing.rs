@@ -1,12 +1,16 @@
 //! Writer options shared by the commands that write Parquet (`hb convert`).
 
 use clap::Args;
-use herringbone::write::{Codec, DataPageVersion, Encoding, StatisticsLevel, WriterProperties};
+use herringbone::encryption::FileEncryptionProperties;
+use herringbone::variant::{ShreddedType, VariantShredding};
+use herringbone::write::{
+    Codec, DataPageVersion, Encoding, StatisticsLevel, WriterProperties, WriterPropertiesBuilder,
+};
 
 /// How to write Parquet.
 #[derive(Debug, Clone, Default, Args)]
 pub struct WriteArgs {
-    /// Codec: uncompressed, snappy, gzip[:LEVEL], brotli[:QUALITY], lz4, lz4_raw,
+    /// Codec: uncompressed, snappy, gzip[:LEVEL], brotli[:QUALITY], lz4, lz4_raw, lzo,
     /// zstd[:LEVEL].
     #[arg(long, value_name = "CODEC[:LEVEL]")]
     pub compression: Option<String>,
@@ -35,12 +39,43 @@ pub struct WriteArgs {
     /// Store a CRC32 in every page header.
     #[arg(long)]
     pub crc: bool,
+    /// How to store a Variant column: `COL=auto` (shredded to a shape inferred from the
+    /// first rows), `COL=none` (unshredded), or a shape such as `COL=a:int64,b:string`
+    /// or `COL={a:int64,tags:[string]}`; repeatable.
+    #[arg(long = "shred", value_name = "COL=auto|none|SHAPE")]
+    pub shred: Vec<String>,
 }
 
 impl WriteArgs {
-    /// The writer properties these options ask for; `rows` (the rows to be written)
-    /// sizes the Bloom filters.
-    pub fn properties(&self, rows: u64) -> Result<WriterProperties, String> {
+    /// The writer properties these options ask for, encrypting with `encryption`;
+    /// `rows` (the rows to be written) sizes the Bloom filters.
+    pub fn properties(
+        &self,
+        rows: u64,
+        encryption: Option<FileEncryptionProperties>,
+    ) -> Result<WriterProperties, String> {
+        let mut builder = self.builder(rows)?;
+        if let Some(encryption) = encryption {
+            builder = builder.set_encryption(encryption);
+        }
+        Ok(builder.build())
+    }
+
+    /// Whether any option was given (else the writer's defaults apply).
+    pub fn is_default(&self) -> bool {
+        self.compression.is_none()
+            && self.encodings.is_empty()
+            && self.dictionary.is_none()
+            && self.page_version.is_none()
+            && self.row_group_size.is_none()
+            && self.page_size.is_none()
+            && self.statistics.is_none()
+            && self.bloom_filters.is_empty()
+            && !self.crc
+    }
+
+    /// [`WriteArgs::properties`] still open for more settings.
+    pub fn builder(&self, rows: u64) -> Result<WriterPropertiesBuilder, String> {
         let mut builder = WriterProperties::builder();
         if let Some(codec) = &self.compression {
             builder = builder.set_compression(parse_codec(codec)?);
@@ -101,7 +136,20 @@ impl WriteArgs {
             };
             builder = builder.set_bloom_filter(column, fpp, rows.max(1));
         }
-        Ok(builder.set_write_crc(self.crc).build())
+        for spec in &self.shred {
+            let (column, shape) = spec.split_once('=').ok_or_else(|| {
+                format!("--shred {spec}: expected COL=auto, COL=none or COL=SHAPE")
+            })?;
+            let shredding = match shape.trim() {
+                "auto" => VariantShredding::Auto,
+                "none" => VariantShredding::Unshredded,
+                shape => VariantShredding::Shape(
+                    ShreddedType::parse(shape).map_err(|e| format!("--shred {spec}: {e}"))?,
+                ),
+            };
+            builder = builder.set_variant_shredding(column.trim(), shredding);
+        }
+        Ok(builder.set_write_crc(self.crc))
     }
 }
 
@@ -141,6 +189,7 @@ pub fn parse_codec(spec: &str) -> Result<Codec, String> {
         "uncompressed" | "none" => no_level(Codec::Uncompressed),
         "snappy" => no_level(Codec::Snappy),
         "lz4" => no_level(Codec::Lz4),
+        "lzo" => no_level(Codec::Lzo),
         "lz4_raw" | "lz4-raw" => no_level(Codec::Lz4Raw),
         "gzip" => Ok(Codec::Gzip {
             level: unsigned(6, 9)?,

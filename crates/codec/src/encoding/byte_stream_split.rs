@@ -13,34 +13,44 @@
 
 use super::FixedWidth;
 use crate::error::{Error, Result};
+use crate::source::ByteSource;
 
-/// Decoder of BYTE_STREAM_SPLIT values over a borrowed buffer.
+/// Decoder of BYTE_STREAM_SPLIT values, over a borrowed slice
+/// ([`ByteStreamSplitDecoder::new`]) or a [`ByteSource`] it owns
+/// ([`ByteStreamSplitDecoder::from_source`]).
 #[derive(Debug, Clone)]
-pub struct ByteStreamSplitDecoder<'a> {
-    data: &'a [u8],
+pub struct ByteStreamSplitDecoder<S: ByteSource> {
+    data: S,
     width: usize,
     num_values: usize,
     next: usize,
 }
 
-impl<'a> ByteStreamSplitDecoder<'a> {
+impl<'a> ByteStreamSplitDecoder<&'a [u8]> {
     /// A decoder of values `width` bytes wide; `data.len()` must be a multiple of it.
     pub fn new(data: &'a [u8], width: usize) -> Result<Self> {
+        Self::from_source(data, width)
+    }
+}
+
+impl<S: ByteSource> ByteStreamSplitDecoder<S> {
+    /// [`ByteStreamSplitDecoder::new`] over any [`ByteSource`].
+    pub fn from_source(data: S, width: usize) -> Result<Self> {
         if width == 0 {
             return Err(Error::invalid_argument(
                 "BYTE_STREAM_SPLIT value width must be positive",
             ));
         }
-        if !data.len().is_multiple_of(width) {
+        let len = data.as_ref().len();
+        if !len.is_multiple_of(width) {
             return Err(Error::corrupt(format!(
-                "BYTE_STREAM_SPLIT: {} bytes are not whole {width}-byte values",
-                data.len()
+                "BYTE_STREAM_SPLIT: {len} bytes are not whole {width}-byte values"
             )));
         }
         Ok(Self {
             data,
             width,
-            num_values: data.len() / width,
+            num_values: len / width,
             next: 0,
         })
     }
@@ -80,7 +90,7 @@ impl<'a> ByteStreamSplitDecoder<'a> {
     fn gather<T: FixedWidth, const W: usize>(&self, out: &mut [T]) {
         let n = out.len();
         let streams: [&[u8]; W] =
-            std::array::from_fn(|k| &self.data[k * self.num_values + self.next..][..n]);
+            std::array::from_fn(|k| &self.data.as_ref()[k * self.num_values + self.next..][..n]);
         let blocks = n / 8;
         for (b, chunk) in out[..blocks * 8].chunks_exact_mut(8).enumerate() {
             let lanes: [[u8; 8]; W] =
@@ -101,11 +111,29 @@ impl<'a> ByteStreamSplitDecoder<'a> {
         out.resize(start + n * self.width, 0);
         let dst = &mut out[start..];
         for k in 0..self.width {
-            let stream = &self.data[k * self.num_values + self.next..][..n];
+            let stream = &self.data.as_ref()[k * self.num_values + self.next..][..n];
             for (i, &b) in stream.iter().enumerate() {
                 dst[i * self.width + k] = b;
             }
         }
+    }
+
+    /// Appends up to `n` values of a fixed-width type whose size is the width to `out`;
+    /// returns how many.
+    pub fn append_fixed<T: FixedWidth>(&mut self, n: usize, out: &mut Vec<T>) -> Result<usize> {
+        let n = n.min(self.remaining());
+        let start = out.len();
+        // Decoded through a block on the stack: the output is not zero-filled first.
+        let mut block = [T::default(); 256];
+        let mut done = 0;
+        while done < n {
+            let k = (n - done).min(block.len());
+            self.decode_fixed(&mut block[..k])?;
+            out.extend_from_slice(&block[..k]);
+            done += k;
+        }
+        debug_assert_eq!(out.len(), start + n);
+        Ok(n)
     }
 
     /// Appends up to `n` values' bytes (FIXED_LEN_BYTE_ARRAY or any width) to `out`.

@@ -11,7 +11,7 @@
 //! use herringbone_codec::encoding::delta_binary_packed::{self, DeltaBinaryPackedDecoder};
 //! let mut page = Vec::new();
 //! delta_binary_packed::encode(&[7i32, 5, 3, 1, 2, 3, 4, 5], &mut page);
-//! let mut decoder = DeltaBinaryPackedDecoder::<i32>::new(&page).unwrap();
+//! let mut decoder = DeltaBinaryPackedDecoder::<i32, _>::new(&page).unwrap();
 //! decoder.skip(2).unwrap();
 //! let mut out = [0i32; 6];
 //! assert_eq!(decoder.decode(&mut out).unwrap(), 6);
@@ -23,6 +23,7 @@ use std::marker::PhantomData;
 use crate::bitpack::{self, BitPackable};
 use crate::error::{Error, Result};
 use crate::rle::{read_uleb128, write_uleb128};
+use crate::source::ByteSource;
 
 /// Block size the reference writers use.
 pub const BLOCK_SIZE: usize = 128;
@@ -79,10 +80,12 @@ fn read_usize(data: &[u8], pos: &mut usize, what: &str) -> Result<usize> {
     usize::try_from(v).map_err(|_| Error::corrupt(format!("{what} {v} too large")))
 }
 
-/// Decoder of a DELTA_BINARY_PACKED stream over a borrowed buffer.
+/// Decoder of a DELTA_BINARY_PACKED stream, over a borrowed slice
+/// ([`DeltaBinaryPackedDecoder::new`]) or a [`ByteSource`] it owns
+/// ([`DeltaBinaryPackedDecoder::from_source`]).
 #[derive(Debug, Clone)]
-pub struct DeltaBinaryPackedDecoder<'a, T: DeltaInt> {
-    data: &'a [u8],
+pub struct DeltaBinaryPackedDecoder<T: DeltaInt, S: ByteSource> {
+    data: S,
     pos: usize,
     miniblocks_per_block: usize,
     values_per_miniblock: usize,
@@ -105,14 +108,22 @@ pub struct DeltaBinaryPackedDecoder<'a, T: DeltaInt> {
     _type: PhantomData<T>,
 }
 
-impl<'a, T: DeltaInt> DeltaBinaryPackedDecoder<'a, T> {
+impl<'a, T: DeltaInt> DeltaBinaryPackedDecoder<T, &'a [u8]> {
     /// Reads and validates the header at the start of `data`.
     pub fn new(data: &'a [u8]) -> Result<Self> {
+        Self::from_source(data)
+    }
+}
+
+impl<T: DeltaInt, S: ByteSource> DeltaBinaryPackedDecoder<T, S> {
+    /// [`DeltaBinaryPackedDecoder::new`] over any [`ByteSource`].
+    pub fn from_source(data: S) -> Result<Self> {
+        let bytes = data.as_ref();
         let mut pos = 0;
-        let block_size = read_usize(data, &mut pos, "DELTA_BINARY_PACKED block size")?;
-        let miniblocks = read_usize(data, &mut pos, "DELTA_BINARY_PACKED miniblock count")?;
-        let total = read_usize(data, &mut pos, "DELTA_BINARY_PACKED value count")?;
-        let first = read_zigzag(data, &mut pos, "DELTA_BINARY_PACKED first value")?;
+        let block_size = read_usize(bytes, &mut pos, "DELTA_BINARY_PACKED block size")?;
+        let miniblocks = read_usize(bytes, &mut pos, "DELTA_BINARY_PACKED miniblock count")?;
+        let total = read_usize(bytes, &mut pos, "DELTA_BINARY_PACKED value count")?;
+        let first = read_zigzag(bytes, &mut pos, "DELTA_BINARY_PACKED first value")?;
         // The specification asks for blocks of a multiple of 128 values and miniblocks of a
         // multiple of 32; decoding only needs miniblocks to end on a byte boundary, so
         // reading accepts multiples of 8 (as in the specification's own examples).
@@ -164,25 +175,23 @@ impl<'a, T: DeltaInt> DeltaBinaryPackedDecoder<'a, T> {
 
     /// Loads the next miniblock holding values (reading a block header when needed).
     fn load_miniblock(&mut self) -> Result<()> {
+        let data = self.data.as_ref();
         if self.miniblock == self.miniblocks_per_block {
             let block_at = self.pos;
-            self.min_delta = read_zigzag(
-                self.data,
-                &mut self.pos,
-                "DELTA_BINARY_PACKED block min delta",
-            )? as u64;
-            if self.data.len() - self.pos < self.miniblocks_per_block {
+            self.min_delta =
+                read_zigzag(data, &mut self.pos, "DELTA_BINARY_PACKED block min delta")? as u64;
+            if data.len() - self.pos < self.miniblocks_per_block {
                 return Err(Error::corrupt(format!(
                     "DELTA_BINARY_PACKED block at byte {block_at}: {} miniblock bit widths expected, {} bytes present",
                     self.miniblocks_per_block,
-                    self.data.len() - self.pos
+                    data.len() - self.pos
                 )));
             }
             self.widths_at = self.pos;
             self.pos += self.miniblocks_per_block;
             self.miniblock = 0;
         }
-        let width = usize::from(self.data[self.widths_at + self.miniblock]);
+        let width = usize::from(data[self.widths_at + self.miniblock]);
         if width > 64 {
             return Err(Error::corrupt(format!(
                 "DELTA_BINARY_PACKED miniblock bit width {width} exceeds 64"
@@ -190,7 +199,7 @@ impl<'a, T: DeltaInt> DeltaBinaryPackedDecoder<'a, T> {
         }
         let values = self.values_per_miniblock.min(self.unloaded);
         let full_bytes = self.values_per_miniblock * width / 8;
-        let available = self.data.len() - self.pos;
+        let available = data.len() - self.pos;
         let bytes = if full_bytes <= available {
             full_bytes
         } else if values < self.values_per_miniblock
@@ -242,7 +251,7 @@ impl<'a, T: DeltaInt> DeltaBinaryPackedDecoder<'a, T> {
             }
             let k = (n - done).min(self.mb_len - self.mb_next).min(buf.len());
             let chunk = &mut buf[..k];
-            let packed = &self.data[self.mb_start..self.pos];
+            let packed = &self.data.as_ref()[self.mb_start..self.pos];
             if self.mb_width <= W::BITS {
                 bitpack::unpack_from(packed, self.mb_width, self.mb_next, chunk)?;
             } else {
@@ -284,6 +293,21 @@ impl<'a, T: DeltaInt> DeltaBinaryPackedDecoder<'a, T> {
                 for (o, &v) in out[at..at + values.len()].iter_mut().zip(values) {
                     *o = T::from_u64(v);
                 }
+            })
+        }
+    }
+
+    /// Appends up to `n` values to `out` (no zero-fill first); returns how many (fewer
+    /// only at the end).
+    pub fn append(&mut self, n: usize, out: &mut Vec<T>) -> Result<usize> {
+        out.reserve(n.min(self.remaining));
+        if T::BITS == 32 {
+            self.run::<u32>(n, |_, values| {
+                out.extend(values.iter().map(|&v| T::from_u64(u64::from(v))));
+            })
+        } else {
+            self.run::<u64>(n, |_, values| {
+                out.extend(values.iter().map(|&v| T::from_u64(v)));
             })
         }
     }

@@ -14,27 +14,40 @@
 
 use super::delta_binary_packed::{self, DeltaBinaryPackedDecoder};
 use super::delta_length_byte_array::{self, DeltaLengthByteArrayDecoder};
-use super::{OffsetSize, start_offsets};
+use super::{OffsetSize, check_room, start_offsets};
 use crate::error::{Error, Result};
+use crate::source::ByteSource;
 
 const CHUNK: usize = 256;
 
-/// Decoder of DELTA_BYTE_ARRAY values over a borrowed buffer.
+/// Decoder of DELTA_BYTE_ARRAY values, over a borrowed slice
+/// ([`DeltaByteArrayDecoder::new`]) or a [`ByteSource`] it owns
+/// ([`DeltaByteArrayDecoder::from_source`]).
+///
+/// A value can repeat most of the previous one in a few bits, so what it rebuilds can
+/// be far larger than the page: the appending methods take a byte limit.
 #[derive(Debug, Clone)]
-pub struct DeltaByteArrayDecoder<'a> {
-    data: &'a [u8],
-    prefixes: DeltaBinaryPackedDecoder<'a, i32>,
-    suffixes: DeltaLengthByteArrayDecoder<'a>,
-    suffixes_at: usize,
+pub struct DeltaByteArrayDecoder<S: ByteSource> {
+    prefixes: DeltaBinaryPackedDecoder<i32, S>,
+    suffixes: DeltaLengthByteArrayDecoder<S>,
     previous: Vec<u8>,
 }
 
-impl<'a> DeltaByteArrayDecoder<'a> {
+impl<'a> DeltaByteArrayDecoder<&'a [u8]> {
     /// Reads both headers; the prefix and suffix counts must agree.
     pub fn new(data: &'a [u8]) -> Result<Self> {
-        let prefixes = DeltaBinaryPackedDecoder::<i32>::new(data)?;
+        Self::from_source(data)
+    }
+}
+
+impl<S: ByteSource> DeltaByteArrayDecoder<S> {
+    /// [`DeltaByteArrayDecoder::new`] over any [`ByteSource`].
+    pub fn from_source(data: S) -> Result<Self> {
+        let prefixes = DeltaBinaryPackedDecoder::<i32, S>::from_source(data.clone())?;
         let suffixes_at = prefixes.end_offset()?;
-        let suffixes = DeltaLengthByteArrayDecoder::new(&data[suffixes_at..])?;
+        let len = data.as_ref().len();
+        let suffixes =
+            DeltaLengthByteArrayDecoder::from_source(data.slice_range(suffixes_at..len))?;
         if suffixes.remaining() != prefixes.len() {
             return Err(Error::corrupt(format!(
                 "DELTA_BYTE_ARRAY: {} prefix lengths but {} suffixes",
@@ -43,10 +56,8 @@ impl<'a> DeltaByteArrayDecoder<'a> {
             )));
         }
         Ok(Self {
-            data,
             prefixes,
             suffixes,
-            suffixes_at,
             previous: Vec::new(),
         })
     }
@@ -56,23 +67,32 @@ impl<'a> DeltaByteArrayDecoder<'a> {
         self.prefixes.remaining()
     }
 
-    /// Reconstructs up to `n` values, handing each to `sink`.
-    fn for_each(&mut self, n: usize, mut sink: impl FnMut(&[u8]) -> Result<()>) -> Result<usize> {
+    /// Rebuilds up to `n` values, handing each to `sink` (a value is only valid during
+    /// the call: the next one is built in the same buffer); returns how many.
+    pub fn decode_with(
+        &mut self,
+        n: usize,
+        mut sink: impl FnMut(&[u8]) -> Result<()>,
+    ) -> Result<usize> {
         let mut done = 0;
         let mut prefixes = [0i32; CHUNK];
-        let mut views = Vec::with_capacity(CHUNK.min(n));
-        let suffix_data = &self.data[self.suffixes_at..];
+        let mut positions = [(0usize, 0usize); CHUNK];
         while done < n {
             let k = (n - done).min(CHUNK);
             let got = self.prefixes.decode(&mut prefixes[..k])?;
             if got == 0 {
                 break;
             }
-            views.clear();
-            if self.suffixes.decode_views(got, &mut views)? != got {
+            let mut walked = 0;
+            self.suffixes.byte_array_positions(got, |start, len| {
+                positions[walked] = (start, len);
+                walked += 1;
+            })?;
+            if walked != got {
                 return Err(Error::corrupt("DELTA_BYTE_ARRAY: suffixes end early"));
             }
-            for (&prefix, &(start, len)) in prefixes[..got].iter().zip(&views) {
+            let suffix_data = self.suffixes.data().as_ref();
+            for (&prefix, &(start, len)) in prefixes[..got].iter().zip(&positions[..got]) {
                 let prefix = usize::try_from(prefix)
                     .ok()
                     .filter(|&p| p <= self.previous.len())
@@ -83,9 +103,8 @@ impl<'a> DeltaByteArrayDecoder<'a> {
                         ))
                     })?;
                 self.previous.truncate(prefix);
-                let start = start as usize;
                 self.previous
-                    .extend_from_slice(&suffix_data[start..start + len as usize]);
+                    .extend_from_slice(&suffix_data[start..start + len]);
                 sink(&self.previous)?;
             }
             done += got;
@@ -101,24 +120,53 @@ impl<'a> DeltaByteArrayDecoder<'a> {
         offsets: &mut Vec<O>,
         values: &mut Vec<u8>,
     ) -> Result<usize> {
+        self.append_byte_arrays(n, usize::MAX, offsets, values)
+    }
+
+    /// [`Self::decode`] with `values` bounded by `max_bytes`
+    /// ([`ErrorKind::LimitExceeded`](crate::ErrorKind)), checked before each copy.
+    pub fn append_byte_arrays<O: OffsetSize>(
+        &mut self,
+        n: usize,
+        max_bytes: usize,
+        offsets: &mut Vec<O>,
+        values: &mut Vec<u8>,
+    ) -> Result<usize> {
         start_offsets(offsets, values)?;
-        self.for_each(n, |value| {
+        offsets.reserve(n.min(self.remaining()));
+        let done = self.decode_with(n, |value| {
+            check_room(values.len(), value.len(), max_bytes)?;
             values.extend_from_slice(value);
-            offsets.push(O::from_usize(values.len())?);
+            offsets.push(O::from_position(values.len()));
             Ok(())
-        })
+        })?;
+        O::check_position(values.len())?;
+        Ok(done)
     }
 
     /// Decodes up to `n` FIXED_LEN_BYTE_ARRAY values of `width` bytes, appending them
     /// to `out`; a value of another length is an error.
     pub fn decode_fixed(&mut self, width: usize, n: usize, out: &mut Vec<u8>) -> Result<usize> {
-        self.for_each(n, |value| {
+        self.append_fixed_bytes(width, n, usize::MAX, out)
+    }
+
+    /// [`Self::decode_fixed`] with `out` bounded by `max_bytes`
+    /// ([`ErrorKind::LimitExceeded`](crate::ErrorKind)).
+    pub fn append_fixed_bytes(
+        &mut self,
+        width: usize,
+        n: usize,
+        max_bytes: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<usize> {
+        self.decode_with(n, |value| {
             if value.len() != width {
                 return Err(Error::corrupt(format!(
                     "DELTA_BYTE_ARRAY: value of {} bytes in a FIXED_LEN_BYTE_ARRAY({width}) column",
                     value.len()
                 )));
             }
+            check_room(out.len(), width, max_bytes)?;
             out.extend_from_slice(value);
             Ok(())
         })
@@ -126,7 +174,7 @@ impl<'a> DeltaByteArrayDecoder<'a> {
 
     /// Skips up to `n` values (each is still rebuilt, as the next depends on it).
     pub fn skip(&mut self, n: usize) -> Result<usize> {
-        self.for_each(n, |_| Ok(()))
+        self.decode_with(n, |_| Ok(()))
     }
 }
 

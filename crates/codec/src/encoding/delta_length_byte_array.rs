@@ -12,32 +12,41 @@
 //! ```
 
 use super::delta_binary_packed::{self, DeltaBinaryPackedDecoder};
-use super::{OffsetSize, start_offsets};
+use super::{OffsetSize, check_room, start_offsets};
 use crate::error::{Error, Result};
+use crate::source::ByteSource;
 
 const CHUNK: usize = 256;
 
-/// Decoder of DELTA_LENGTH_BYTE_ARRAY values over a borrowed buffer.
+/// Decoder of DELTA_LENGTH_BYTE_ARRAY values, over a borrowed slice
+/// ([`DeltaLengthByteArrayDecoder::new`]) or a [`ByteSource`] it owns
+/// ([`DeltaLengthByteArrayDecoder::from_source`]).
 #[derive(Debug, Clone)]
-pub struct DeltaLengthByteArrayDecoder<'a> {
-    data: &'a [u8],
-    lengths: DeltaBinaryPackedDecoder<'a, i32>,
+pub struct DeltaLengthByteArrayDecoder<S: ByteSource> {
+    data: S,
+    lengths: DeltaBinaryPackedDecoder<i32, S>,
     /// Byte offset of the next value's bytes in `data`.
     pos: usize,
-    end: usize,
 }
 
-impl<'a> DeltaLengthByteArrayDecoder<'a> {
+impl<'a> DeltaLengthByteArrayDecoder<&'a [u8]> {
     /// Reads the lengths' header and locates the value bytes after them.
     pub fn new(data: &'a [u8]) -> Result<Self> {
-        let lengths = DeltaBinaryPackedDecoder::new(data)?;
+        Self::from_source(data)
+    }
+}
+
+impl<S: ByteSource> DeltaLengthByteArrayDecoder<S> {
+    /// [`DeltaLengthByteArrayDecoder::new`] over any [`ByteSource`].
+    pub fn from_source(data: S) -> Result<Self> {
+        let lengths = DeltaBinaryPackedDecoder::from_source(data.clone())?;
         let pos = lengths.end_offset()?;
-        Ok(Self {
-            data,
-            lengths,
-            pos,
-            end: data.len(),
-        })
+        Ok(Self { data, lengths, pos })
+    }
+
+    /// The bytes the decoder reads.
+    pub fn data(&self) -> &S {
+        &self.data
     }
 
     /// Byte offset just past the last value's bytes, once every value has been read;
@@ -51,13 +60,15 @@ impl<'a> DeltaLengthByteArrayDecoder<'a> {
         self.lengths.remaining()
     }
 
-    /// Decodes up to `n` values' (start, len) positions in the data, chunk by chunk,
-    /// checking lengths against the bytes present.
-    fn for_each(
+    /// Decodes up to `n` values' lengths, a chunk at a time, checking them against the
+    /// bytes present, and hands each chunk's `(start of the first value, lengths)` to
+    /// `sink`; the values of a chunk lie back to back from that start.
+    fn for_each_chunk(
         &mut self,
         n: usize,
-        mut sink: impl FnMut(usize, usize) -> Result<()>,
+        mut sink: impl FnMut(usize, &[i32]) -> Result<()>,
     ) -> Result<usize> {
+        let end = self.data.as_ref().len();
         let mut done = 0;
         let mut lengths = [0i32; CHUNK];
         while done < n {
@@ -66,19 +77,29 @@ impl<'a> DeltaLengthByteArrayDecoder<'a> {
             if got == 0 {
                 break;
             }
-            for &len in &lengths[..got] {
-                let len = usize::try_from(len).map_err(|_| {
-                    Error::corrupt(format!("DELTA_LENGTH_BYTE_ARRAY: negative length {len}"))
-                })?;
-                if len > self.end - self.pos {
-                    return Err(Error::corrupt(format!(
-                        "DELTA_LENGTH_BYTE_ARRAY: value of {len} bytes at byte {} runs past the end ({} bytes)",
-                        self.pos, self.end
-                    )));
-                }
-                sink(self.pos, len)?;
-                self.pos += len;
+            let chunk = &lengths[..got];
+            // No branch per value: the sign bits are gathered and the sum checked once
+            // per chunk (it cannot overflow 64 bits).
+            let mut signs = 0i32;
+            let mut sum = 0u64;
+            for &len in chunk {
+                signs |= len;
+                sum += u64::from(len as u32);
             }
+            if signs < 0 {
+                let len = chunk.iter().find(|&&l| l < 0).copied().unwrap_or(-1);
+                return Err(Error::corrupt(format!(
+                    "DELTA_LENGTH_BYTE_ARRAY: negative length {len}"
+                )));
+            }
+            if sum > (end - self.pos) as u64 {
+                return Err(Error::corrupt(format!(
+                    "DELTA_LENGTH_BYTE_ARRAY: {got} values of {sum} bytes at byte {} run past the end ({end} bytes)",
+                    self.pos
+                )));
+            }
+            sink(self.pos, chunk)?;
+            self.pos += sum as usize;
             done += got;
         }
         Ok(done)
@@ -92,35 +113,66 @@ impl<'a> DeltaLengthByteArrayDecoder<'a> {
         offsets: &mut Vec<O>,
         values: &mut Vec<u8>,
     ) -> Result<usize> {
+        self.append_byte_arrays(n, usize::MAX, offsets, values)
+    }
+
+    /// [`Self::decode`] with `values` bounded by `max_bytes`
+    /// ([`ErrorKind::LimitExceeded`](crate::ErrorKind)). The values lie back to back in
+    /// the page: each chunk of them is one copy, and its offsets a prefix sum.
+    pub fn append_byte_arrays<O: OffsetSize>(
+        &mut self,
+        n: usize,
+        max_bytes: usize,
+        offsets: &mut Vec<O>,
+        values: &mut Vec<u8>,
+    ) -> Result<usize> {
         start_offsets(offsets, values)?;
-        let data = self.data;
-        let first = self.pos;
-        let base = values.len();
-        let mut last_end = first;
-        let done = self.for_each(n, |start, len| {
-            last_end = start + len;
-            offsets.push(O::from_usize(base + last_end - first)?);
+        offsets.reserve(n.min(self.remaining()));
+        let data = self.data.clone();
+        let done = self.for_each_chunk(n, |start, lengths| {
+            let bytes: usize = lengths.iter().map(|&l| l as usize).sum();
+            check_room(values.len(), bytes, max_bytes)?;
+            O::check_position(values.len() + bytes)?;
+            let mut end = values.len();
+            offsets.extend(lengths.iter().map(|&l| {
+                end += l as usize;
+                O::from_position(end)
+            }));
+            values.extend_from_slice(&data.as_ref()[start..start + bytes]);
             Ok(())
         })?;
-        // The values are contiguous: one copy for the whole batch.
-        values.extend_from_slice(&data[first..last_end]);
         Ok(done)
     }
 
-    /// Decodes up to `n` values as `(start, len)` views into the data given to `new`.
-    pub fn decode_views(&mut self, n: usize, views: &mut Vec<(u32, u32)>) -> Result<usize> {
-        self.for_each(n, |start, len| {
-            let start = u32::try_from(start).map_err(|_| {
-                Error::invalid_argument("page data beyond 4 GiB cannot be viewed with u32")
-            })?;
-            views.push((start, len as u32));
+    /// Walks up to `n` values, handing each one's `(start, len)` in the data to `sink`
+    /// (zero-copy views of the values, which lie back to back); returns how many.
+    pub fn byte_array_positions(
+        &mut self,
+        n: usize,
+        mut sink: impl FnMut(usize, usize),
+    ) -> Result<usize> {
+        self.for_each_chunk(n, |mut start, lengths| {
+            for &len in lengths {
+                sink(start, len as usize);
+                start += len as usize;
+            }
             Ok(())
         })
     }
 
-    /// Skips up to `n` values.
+    /// Decodes up to `n` values as `(start, len)` views into the data given to `new`.
+    pub fn decode_views(&mut self, n: usize, views: &mut Vec<(u32, u32)>) -> Result<usize> {
+        if u32::try_from(self.data.as_ref().len()).is_err() {
+            return Err(Error::invalid_argument(
+                "page data beyond 4 GiB cannot be viewed with u32",
+            ));
+        }
+        self.byte_array_positions(n, |start, len| views.push((start as u32, len as u32)))
+    }
+
+    /// Skips up to `n` values (their lengths are still decoded and checked).
     pub fn skip(&mut self, n: usize) -> Result<usize> {
-        self.for_each(n, |_, _| Ok(()))
+        self.for_each_chunk(n, |_, _| Ok(()))
     }
 }
 
@@ -146,7 +198,7 @@ pub fn value_ends(data: &[u8], n: usize) -> Result<(usize, Vec<u32>)> {
             "DELTA_LENGTH_BYTE_ARRAY data of 4 GiB or more",
         ));
     }
-    let mut lengths = DeltaBinaryPackedDecoder::<i32>::new(data)?;
+    let mut lengths = DeltaBinaryPackedDecoder::<i32, _>::new(data)?;
     if lengths.len() < n {
         return Err(Error::corrupt(format!(
             "DELTA_LENGTH_BYTE_ARRAY holds {} values where {n} are needed",

@@ -14,8 +14,11 @@
 //! assert_eq!(values, [30, 10, 10, 20]);
 //! ```
 
+use super::plain::copy_value;
+use super::{OffsetSize, check_room, start_offsets};
 use crate::error::{Error, Result};
 use crate::rle::{LengthPrefix, RleDecoder, Run};
+use crate::source::ByteSource;
 
 /// The bit width the reference writers use for a dictionary of `len` values: the bits
 /// of the largest index (0 for a dictionary of 0 or 1 values).
@@ -41,17 +44,26 @@ pub fn check_indices(indices: &[u32], dictionary_len: usize) -> Result<()> {
     Ok(())
 }
 
-/// Decoder of the indices of a dictionary-encoded data page.
+/// Decoder of the indices of a dictionary-encoded data page, over a borrowed slice
+/// ([`DictionaryIndexDecoder::new`]) or a [`ByteSource`] it owns
+/// ([`DictionaryIndexDecoder::from_source`]).
 #[derive(Debug, Clone)]
-pub struct DictionaryIndexDecoder<'a> {
-    rle: RleDecoder<'a>,
+pub struct DictionaryIndexDecoder<S: ByteSource> {
+    rle: RleDecoder<S>,
 }
 
-impl<'a> DictionaryIndexDecoder<'a> {
+impl<'a> DictionaryIndexDecoder<&'a [u8]> {
     /// A decoder over a data page's values section (bit-width byte, then runs).
     pub fn new(data: &'a [u8]) -> Result<Self> {
+        Self::from_source(data)
+    }
+}
+
+impl<S: ByteSource> DictionaryIndexDecoder<S> {
+    /// [`DictionaryIndexDecoder::new`] over any [`ByteSource`].
+    pub fn from_source(data: S) -> Result<Self> {
         Ok(Self {
-            rle: RleDecoder::for_dictionary_indices(data)?,
+            rle: RleDecoder::from_source_for_dictionary_indices(data)?,
         })
     }
 
@@ -72,8 +84,23 @@ impl<'a> DictionaryIndexDecoder<'a> {
         Ok(n)
     }
 
+    /// Appends up to `n` indices to `out`, each checked against `dictionary_len`;
+    /// returns how many (fewer only at the end of the data). On error nothing is
+    /// guaranteed about what was appended.
+    pub fn append_checked(
+        &mut self,
+        n: usize,
+        dictionary_len: usize,
+        out: &mut Vec<u32>,
+    ) -> Result<usize> {
+        let start = out.len();
+        let got = self.rle.append(n, out)?;
+        check_indices(&out[start..], dictionary_len)?;
+        Ok(got)
+    }
+
     /// The next run of indices (at most `max`): a repeated index costs O(1).
-    pub fn next_run(&mut self, max: usize) -> Result<Option<Run<'a>>> {
+    pub fn next_run(&mut self, max: usize) -> Result<Option<Run<'_>>> {
         self.rle.next_run(max)
     }
 
@@ -83,10 +110,151 @@ impl<'a> DictionaryIndexDecoder<'a> {
         self.rle.get_batch_with_dictionary(dictionary, out)
     }
 
-    /// Skips up to `n` indices.
+    /// Appends the dictionary values up to `n` indices address (fixed-width values),
+    /// without zero-filling `out` first; an out-of-range index is an error. Returns how
+    /// many were appended (fewer only at the end of the data).
+    pub fn append_gathered<V: Copy>(
+        &mut self,
+        dictionary: &[V],
+        n: usize,
+        out: &mut Vec<V>,
+    ) -> Result<usize> {
+        self.rle.append_with_dictionary(dictionary, n, out)
+    }
+
+    /// Appends the byte-array dictionary values up to `n` indices address: value `i`
+    /// of the dictionary is `dictionary_data[offsets[i]..offsets[i + 1]]`. Bytes go to
+    /// `values` and end offsets to `offsets` (which gets the start offset first if it
+    /// is empty). A repeated index is one check and `count` copies; `values` may not
+    /// grow past `max_bytes` ([`ErrorKind::LimitExceeded`](crate::ErrorKind), checked
+    /// before the copies are made, so that a few bytes of runs cannot claim unbounded
+    /// memory). Returns how many values were appended (fewer only at the end of the
+    /// data).
+    ///
+    /// Copies are fastest when `dictionary_data` has at least
+    /// [`SHORT_VALUE`](super::plain::SHORT_VALUE) bytes after its last value (padding
+    /// the caller adds once per dictionary).
+    pub fn append_byte_arrays<O: OffsetSize>(
+        &mut self,
+        dictionary_offsets: &[O],
+        dictionary_data: &[u8],
+        n: usize,
+        max_bytes: usize,
+        offsets: &mut Vec<O>,
+        values: &mut Vec<u8>,
+    ) -> Result<usize> {
+        start_offsets(offsets, values)?;
+        let dictionary_len = dictionary_offsets.len().saturating_sub(1);
+        let mut indices = [0u32; 1024];
+        let mut done = 0;
+        offsets.reserve(n.min(1 << 16));
+        while done < n {
+            match self.rle.next_run((n - done).min(indices.len()))? {
+                None => break,
+                Some(Run::Repeated { value, count }) => {
+                    let index = usize::try_from(value)
+                        .ok()
+                        .filter(|&i| i < dictionary_len)
+                        .ok_or_else(|| index_error(value, dictionary_len))?;
+                    let start = dictionary_offsets[index].position();
+                    let len = dictionary_offsets[index + 1].position() - start;
+                    check_room(values.len(), len.saturating_mul(count), max_bytes)?;
+                    values.reserve(len * count);
+                    for _ in 0..count {
+                        copy_value(dictionary_data, start, len, values);
+                        offsets.push(O::from_position(values.len()));
+                    }
+                    done += count;
+                }
+                Some(Run::BitPacked(run)) => {
+                    let indices = &mut indices[..run.len()];
+                    run.unpack_into(indices)?;
+                    check_indices(indices, dictionary_len)?;
+                    let mut total = 0usize;
+                    for &i in indices.iter() {
+                        let i = i as usize;
+                        total +=
+                            dictionary_offsets[i + 1].position() - dictionary_offsets[i].position();
+                    }
+                    check_room(values.len(), total, max_bytes)?;
+                    values.reserve(total);
+                    for &i in indices.iter() {
+                        let i = i as usize;
+                        let start = dictionary_offsets[i].position();
+                        let len = dictionary_offsets[i + 1].position() - start;
+                        copy_value(dictionary_data, start, len, values);
+                        offsets.push(O::from_position(values.len()));
+                    }
+                    done += indices.len();
+                }
+            }
+        }
+        O::check_position(values.len())?;
+        Ok(done)
+    }
+
+    /// Appends the FIXED_LEN_BYTE_ARRAY dictionary values (each `width` bytes, back to
+    /// back in `dictionary`) up to `n` indices address; `out` may not grow past
+    /// `max_bytes` (checked before copying). Returns how many values were appended.
+    pub fn append_fixed_bytes(
+        &mut self,
+        dictionary: &[u8],
+        width: usize,
+        n: usize,
+        max_bytes: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<usize> {
+        if width == 0 {
+            return Err(Error::invalid_argument(
+                "FIXED_LEN_BYTE_ARRAY width must be positive",
+            ));
+        }
+        let dictionary_len = dictionary.len() / width;
+        let mut indices = [0u32; 1024];
+        let mut done = 0;
+        while done < n {
+            match self.rle.next_run((n - done).min(indices.len()))? {
+                None => break,
+                Some(Run::Repeated { value, count }) => {
+                    let index = usize::try_from(value)
+                        .ok()
+                        .filter(|&i| i < dictionary_len)
+                        .ok_or_else(|| index_error(value, dictionary_len))?;
+                    check_room(out.len(), width.saturating_mul(count), max_bytes)?;
+                    let value = &dictionary[index * width..(index + 1) * width];
+                    out.reserve(width * count);
+                    for _ in 0..count {
+                        out.extend_from_slice(value);
+                    }
+                    done += count;
+                }
+                Some(Run::BitPacked(run)) => {
+                    let indices = &mut indices[..run.len()];
+                    run.unpack_into(indices)?;
+                    check_indices(indices, dictionary_len)?;
+                    check_room(out.len(), width * indices.len(), max_bytes)?;
+                    out.reserve(width * indices.len());
+                    for &i in indices.iter() {
+                        let i = i as usize;
+                        out.extend_from_slice(&dictionary[i * width..(i + 1) * width]);
+                    }
+                    done += indices.len();
+                }
+            }
+        }
+        Ok(done)
+    }
+
+    /// Skips up to `n` indices (a run at a time, nothing unpacked).
     pub fn skip(&mut self, n: usize) -> Result<usize> {
         self.rle.skip(n)
     }
+}
+
+fn index_error(index: u64, dictionary_len: usize) -> Error {
+    Error::corrupt(format!(
+        "dictionary index {index} out of range for a dictionary of {dictionary_len} values"
+    ))
 }
 
 /// Appends a data page's dictionary indices: the bit width for `dictionary_len`

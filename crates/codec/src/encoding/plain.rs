@@ -14,24 +14,60 @@
 //! assert_eq!(values, b"there");
 //! ```
 
-use super::{FixedWidth, OffsetSize, start_offsets};
+use super::{FixedWidth, OffsetSize, check_room, start_offsets};
 use crate::error::{Error, Result};
+use crate::source::ByteSource;
 
-/// Decoder of PLAIN values of every type except BOOLEAN (see [`PlainBooleanDecoder`]).
+/// Byte-array values up to this many bytes are copied as one block of this size (when
+/// the source has that many bytes after the value's start) rather than by a copy call
+/// per value; a dictionary padded with this many bytes after its last value copies
+/// every short value that way.
+pub const SHORT_VALUE: usize = 32;
+
+/// Appends `source[start..start + len]` to `out`. A short value with at least
+/// [`SHORT_VALUE`] bytes after its start is copied as one fixed-size block (a couple of
+/// vector moves, not a `memcpy` call) and the bytes past it cut off again.
+#[inline(always)]
+pub(crate) fn copy_value(source: &[u8], start: usize, len: usize, out: &mut Vec<u8>) {
+    let end = out.len() + len;
+    match source.get(start..start + SHORT_VALUE) {
+        Some(block) if len <= SHORT_VALUE => {
+            out.extend_from_slice(block);
+            out.truncate(end);
+        }
+        _ => out.extend_from_slice(&source[start..start + len]),
+    }
+}
+
+/// Decoder of PLAIN values of every type except BOOLEAN (see [`PlainBooleanDecoder`]),
+/// over a borrowed slice ([`PlainDecoder::new`]) or a [`ByteSource`] it owns
+/// ([`PlainDecoder::from_source`]).
 ///
 /// Each method decodes or skips up to the number asked and returns how many values it
 /// handled: fewer only when the data ends. Malformed data (a length running past the
 /// end) is an error.
 #[derive(Debug, Clone)]
-pub struct PlainDecoder<'a> {
-    data: &'a [u8],
+pub struct PlainDecoder<S: ByteSource> {
+    data: S,
     pos: usize,
 }
 
-impl<'a> PlainDecoder<'a> {
+impl<'a> PlainDecoder<&'a [u8]> {
     /// A decoder over the values section of a page.
     pub fn new(data: &'a [u8]) -> Self {
+        Self::from_source(data)
+    }
+}
+
+impl<S: ByteSource> PlainDecoder<S> {
+    /// [`PlainDecoder::new`] over any [`ByteSource`].
+    pub fn from_source(data: S) -> Self {
         Self { data, pos: 0 }
+    }
+
+    /// The bytes the decoder reads.
+    pub fn data(&self) -> &S {
+        &self.data
     }
 
     /// Byte offset of the next value in the data.
@@ -41,13 +77,13 @@ impl<'a> PlainDecoder<'a> {
 
     /// Bytes not yet consumed.
     pub fn remaining_bytes(&self) -> usize {
-        self.data.len() - self.pos
+        self.data.as_ref().len() - self.pos
     }
 
     /// Decodes up to `out.len()` fixed-width values (INT32, INT64, INT96, FLOAT, DOUBLE).
     pub fn decode_fixed<T: FixedWidth>(&mut self, out: &mut [T]) -> Result<usize> {
         let n = out.len().min(self.remaining_bytes() / T::SIZE);
-        let bytes = &self.data[self.pos..self.pos + n * T::SIZE];
+        let bytes = &self.data.as_ref()[self.pos..self.pos + n * T::SIZE];
         for (value, chunk) in out[..n].iter_mut().zip(bytes.chunks_exact(T::SIZE)) {
             *value = T::from_le_slice(chunk);
         }
@@ -60,7 +96,7 @@ impl<'a> PlainDecoder<'a> {
     /// written once, straight after the vector's length.
     pub fn append_fixed<T: FixedWidth>(&mut self, n: usize, out: &mut Vec<T>) -> usize {
         let n = n.min(self.remaining_bytes() / T::SIZE);
-        let bytes = &self.data[self.pos..self.pos + n * T::SIZE];
+        let bytes = &self.data.as_ref()[self.pos..self.pos + n * T::SIZE];
         out.extend(bytes.chunks_exact(T::SIZE).map(T::from_le_slice));
         self.pos += n * T::SIZE;
         n
@@ -74,7 +110,7 @@ impl<'a> PlainDecoder<'a> {
     /// Appends up to `n` FIXED_LEN_BYTE_ARRAY values of `width` bytes to `out`.
     pub fn decode_flba(&mut self, width: usize, n: usize, out: &mut Vec<u8>) -> Result<usize> {
         let n = self.flba_count(width, n)?;
-        out.extend_from_slice(&self.data[self.pos..self.pos + n * width]);
+        out.extend_from_slice(&self.data.as_ref()[self.pos..self.pos + n * width]);
         self.pos += n * width;
         Ok(n)
     }
@@ -95,29 +131,45 @@ impl<'a> PlainDecoder<'a> {
         Ok(n.min(self.remaining_bytes() / width))
     }
 
-    /// Reads the next BYTE_ARRAY value's position: (start, len) in the data.
-    #[inline]
-    fn next_byte_array(&mut self) -> Result<Option<(usize, usize)>> {
-        if self.pos == self.data.len() {
-            return Ok(None);
+    /// Walks up to `n` BYTE_ARRAY values, checking each length against the data and
+    /// handing `(start, len)` in the data to `sink`; returns how many it walked.
+    #[inline(always)]
+    fn walk_byte_arrays(
+        &mut self,
+        n: usize,
+        mut sink: impl FnMut(&[u8], usize, usize) -> Result<()>,
+    ) -> Result<usize> {
+        let data = self.data.as_ref();
+        let mut pos = self.pos;
+        let mut done = 0;
+        while done < n && pos < data.len() {
+            let Some(prefix) = data
+                .get(pos..pos + 4)
+                .and_then(|p| <[u8; 4]>::try_from(p).ok())
+            else {
+                self.pos = pos;
+                return Err(Error::corrupt(format!(
+                    "PLAIN BYTE_ARRAY: length prefix truncated at byte {pos}"
+                )));
+            };
+            let len = u32::from_le_bytes(prefix) as usize;
+            let start = pos + 4;
+            if len > data.len() - start {
+                self.pos = pos;
+                return Err(Error::corrupt(format!(
+                    "PLAIN BYTE_ARRAY: value at byte {pos} has length {len}, only {} bytes remain",
+                    data.len() - start
+                )));
+            }
+            if let Err(e) = sink(data, start, len) {
+                self.pos = pos;
+                return Err(e);
+            }
+            pos = start + len;
+            done += 1;
         }
-        let Some(prefix) = self.data.get(self.pos..self.pos + 4) else {
-            return Err(Error::corrupt(format!(
-                "PLAIN BYTE_ARRAY: length prefix truncated at byte {}",
-                self.pos
-            )));
-        };
-        let len = u32::from_le_bytes(prefix.try_into().expect("4 bytes")) as usize;
-        let start = self.pos + 4;
-        if len > self.data.len() - start {
-            return Err(Error::corrupt(format!(
-                "PLAIN BYTE_ARRAY: value at byte {} has length {len}, only {} bytes remain",
-                self.pos,
-                self.data.len() - start
-            )));
-        }
-        self.pos = start + len;
-        Ok(Some((start, len)))
+        self.pos = pos;
+        Ok(done)
     }
 
     /// Decodes up to `n` BYTE_ARRAY values, appending their bytes to `values` and their
@@ -128,17 +180,48 @@ impl<'a> PlainDecoder<'a> {
         offsets: &mut Vec<O>,
         values: &mut Vec<u8>,
     ) -> Result<usize> {
+        self.append_byte_arrays(n, usize::MAX, offsets, values)
+    }
+
+    /// [`Self::decode_byte_array`] in one pass that checks each length, copies the
+    /// bytes and writes the end offset; `values` may not grow past `max_bytes`
+    /// ([`ErrorKind::LimitExceeded`](crate::ErrorKind)). Room for the bytes is reserved
+    /// from the page's average value size, so the buffer is not regrown value by value.
+    pub fn append_byte_arrays<O: OffsetSize>(
+        &mut self,
+        n: usize,
+        max_bytes: usize,
+        offsets: &mut Vec<O>,
+        values: &mut Vec<u8>,
+    ) -> Result<usize> {
         start_offsets(offsets, values)?;
-        let mut decoded = 0;
-        while decoded < n {
-            let Some((start, len)) = self.next_byte_array()? else {
-                break;
-            };
-            values.extend_from_slice(&self.data[start..start + len]);
-            offsets.push(O::from_usize(values.len())?);
-            decoded += 1;
-        }
-        Ok(decoded)
+        // Every value takes at least its 4-byte length: a count beyond that is not
+        // reserved for.
+        let most = n.min(self.remaining_bytes() / 4);
+        offsets.reserve(most);
+        let estimate = self.remaining_bytes().min(most.saturating_mul(64));
+        values.reserve(estimate.min(max_bytes.saturating_sub(values.len())));
+        let done = self.walk_byte_arrays(n, |data, start, len| {
+            check_room(values.len(), len, max_bytes)?;
+            copy_value(data, start, len, values);
+            offsets.push(O::from_position(values.len()));
+            Ok(())
+        })?;
+        O::check_position(values.len())?;
+        Ok(done)
+    }
+
+    /// Walks up to `n` BYTE_ARRAY values, handing each one's `(start, len)` in the
+    /// data to `sink` (zero-copy views of the values); returns how many.
+    pub fn byte_array_positions(
+        &mut self,
+        n: usize,
+        mut sink: impl FnMut(usize, usize),
+    ) -> Result<usize> {
+        self.walk_byte_arrays(n, |_, start, len| {
+            sink(start, len);
+            Ok(())
+        })
     }
 
     /// Decodes up to `n` BYTE_ARRAY values as `(start, len)` views into the data given
@@ -148,54 +231,63 @@ impl<'a> PlainDecoder<'a> {
         n: usize,
         views: &mut Vec<(u32, u32)>,
     ) -> Result<usize> {
-        let mut decoded = 0;
-        while decoded < n {
-            let Some((start, len)) = self.next_byte_array()? else {
-                break;
-            };
-            let start = u32::try_from(start).map_err(|_| {
-                Error::invalid_argument("page data beyond 4 GiB cannot be viewed with u32")
-            })?;
-            views.push((start, len as u32));
-            decoded += 1;
+        if u32::try_from(self.data.as_ref().len()).is_err() {
+            return Err(Error::invalid_argument(
+                "page data beyond 4 GiB cannot be viewed with u32",
+            ));
         }
-        Ok(decoded)
+        self.byte_array_positions(n, |start, len| views.push((start as u32, len as u32)))
     }
 
-    /// Skips up to `n` BYTE_ARRAY values.
+    /// Skips up to `n` BYTE_ARRAY values (their lengths are still checked).
     pub fn skip_byte_array(&mut self, n: usize) -> Result<usize> {
-        let mut skipped = 0;
-        while skipped < n && self.next_byte_array()?.is_some() {
-            skipped += 1;
-        }
-        Ok(skipped)
+        self.walk_byte_arrays(n, |_, _, _| Ok(()))
     }
 }
 
-/// Decoder of PLAIN BOOLEAN values (bit-packed, LSB first).
+/// Decoder of PLAIN BOOLEAN values (bit-packed, LSB first), over a borrowed slice
+/// ([`PlainBooleanDecoder::new`]) or a [`ByteSource`] it owns.
 #[derive(Debug, Clone)]
-pub struct PlainBooleanDecoder<'a> {
-    data: &'a [u8],
+pub struct PlainBooleanDecoder<S: ByteSource> {
+    data: S,
     bit: usize,
 }
 
-impl<'a> PlainBooleanDecoder<'a> {
+impl<'a> PlainBooleanDecoder<&'a [u8]> {
     /// A decoder over the values section of a page.
     pub fn new(data: &'a [u8]) -> Self {
+        Self::from_source(data)
+    }
+}
+
+impl<S: ByteSource> PlainBooleanDecoder<S> {
+    /// [`PlainBooleanDecoder::new`] over any [`ByteSource`].
+    pub fn from_source(data: S) -> Self {
         Self { data, bit: 0 }
     }
 
     fn available(&self) -> usize {
-        self.data.len() * 8 - self.bit
+        self.data.as_ref().len() * 8 - self.bit
     }
 
     /// Decodes up to `out.len()` values; returns how many.
     pub fn decode(&mut self, out: &mut [bool]) -> usize {
         let n = out.len().min(self.available());
+        let data = self.data.as_ref();
         for (i, value) in out[..n].iter_mut().enumerate() {
             let bit = self.bit + i;
-            *value = self.data[bit / 8] >> (bit % 8) & 1 == 1;
+            *value = data[bit / 8] >> (bit % 8) & 1 == 1;
         }
+        self.bit += n;
+        n
+    }
+
+    /// Appends up to `n` values to `out`; returns how many.
+    pub fn append(&mut self, n: usize, out: &mut Vec<bool>) -> usize {
+        let n = n.min(self.available());
+        let data = self.data.as_ref();
+        let first = self.bit;
+        out.extend((first..first + n).map(|bit| data[bit / 8] >> (bit % 8) & 1 == 1));
         self.bit += n;
         n
     }

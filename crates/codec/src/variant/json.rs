@@ -407,9 +407,12 @@ impl Variant<'_, '_> {
             Variant::Object(object) => {
                 check_depth(depth, 0)?;
                 out.push('{');
-                for (index, field) in object.iter_checked().enumerate() {
-                    let (name, value) = field?;
-                    if index > 0 {
+                // Fields in name order, also for objects a writer left unsorted.
+                let order = object.name_order()?;
+                for position in 0..object.len() {
+                    let index = order.as_ref().map_or(position, |order| order[position]);
+                    let (name, value) = object.field(index)?;
+                    if position > 0 {
                         out.push(',');
                     }
                     write_json_string(out, name);

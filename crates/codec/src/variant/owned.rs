@@ -525,6 +525,80 @@ fn write_string(text: &str, out: &mut Vec<u8>) -> Result<()> {
 }
 
 impl Variant<'_, '_> {
+    /// Appends this value's encoding to `out`: a primitive is encoded as
+    /// [`VariantValue::encode_value`] would encode it (short strings below 64 bytes), an
+    /// object or array is copied as it is stored (its field ids refer to the metadata it
+    /// was decoded with).
+    ///
+    /// ```
+    /// use herringbone_codec::variant::Variant;
+    ///
+    /// let mut out = Vec::new();
+    /// Variant::Int16(1234).write_to(&mut out)?;
+    /// Variant::String("ab").write_to(&mut out)?;
+    /// assert_eq!(out, [0x10, 0xd2, 0x04, 0x09, b'a', b'b']);
+    /// # Ok::<(), herringbone_codec::Error>(())
+    /// ```
+    ///
+    /// Errors: a decimal with more digits than its width allows or a scale above 38, a
+    /// string or binary over the format's 4 GiB limit.
+    pub fn write_to(&self, out: &mut Vec<u8>) -> Result<()> {
+        let fixed = |out: &mut Vec<u8>, type_id: u8, bytes: &[u8]| {
+            out.push(primitive_header(type_id));
+            out.extend_from_slice(bytes);
+        };
+        match *self {
+            Variant::Null => out.push(primitive_header(primitive::NULL)),
+            Variant::Boolean(true) => out.push(primitive_header(primitive::TRUE)),
+            Variant::Boolean(false) => out.push(primitive_header(primitive::FALSE)),
+            Variant::Int8(v) => fixed(out, primitive::INT8, &v.to_le_bytes()),
+            Variant::Int16(v) => fixed(out, primitive::INT16, &v.to_le_bytes()),
+            Variant::Int32(v) => fixed(out, primitive::INT32, &v.to_le_bytes()),
+            Variant::Int64(v) => fixed(out, primitive::INT64, &v.to_le_bytes()),
+            Variant::Double(v) => fixed(out, primitive::DOUBLE, &v.to_le_bytes()),
+            Variant::Float(v) => fixed(out, primitive::FLOAT, &v.to_le_bytes()),
+            Variant::Decimal4 { unscaled, scale } => {
+                check_decimal(i128::from(unscaled), scale, 4)?;
+                fixed(out, primitive::DECIMAL4, &[scale]);
+                out.extend_from_slice(&unscaled.to_le_bytes());
+            }
+            Variant::Decimal8 { unscaled, scale } => {
+                check_decimal(i128::from(unscaled), scale, 8)?;
+                fixed(out, primitive::DECIMAL8, &[scale]);
+                out.extend_from_slice(&unscaled.to_le_bytes());
+            }
+            Variant::Decimal16 { unscaled, scale } => {
+                check_decimal(unscaled, scale, 16)?;
+                fixed(out, primitive::DECIMAL16, &[scale]);
+                out.extend_from_slice(&unscaled.to_le_bytes());
+            }
+            Variant::Date(v) => fixed(out, primitive::DATE, &v.to_le_bytes()),
+            Variant::TimestampMicros(v) => {
+                fixed(out, primitive::TIMESTAMP_MICROS, &v.to_le_bytes())
+            }
+            Variant::TimestampNtzMicros(v) => {
+                fixed(out, primitive::TIMESTAMP_NTZ_MICROS, &v.to_le_bytes())
+            }
+            Variant::TimeNtzMicros(v) => fixed(out, primitive::TIME_NTZ_MICROS, &v.to_le_bytes()),
+            Variant::TimestampNanos(v) => fixed(out, primitive::TIMESTAMP_NANOS, &v.to_le_bytes()),
+            Variant::TimestampNtzNanos(v) => {
+                fixed(out, primitive::TIMESTAMP_NTZ_NANOS, &v.to_le_bytes())
+            }
+            Variant::Uuid(bytes) => fixed(out, primitive::UUID, &bytes),
+            Variant::Binary(bytes) => {
+                let len = length_u32(bytes.len(), "binary")?;
+                fixed(out, primitive::BINARY, &len.to_le_bytes());
+                out.extend_from_slice(bytes);
+            }
+            Variant::String(text) => write_string(text, out)?,
+            Variant::Object(object) => out.extend_from_slice(object.as_bytes()),
+            Variant::Array(array) => out.extend_from_slice(array.as_bytes()),
+        }
+        Ok(())
+    }
+}
+
+impl Variant<'_, '_> {
     /// Converts the whole value to an owned tree, checking every nested value on the way
     /// (like [`validate`](Self::validate)).
     pub fn to_owned_value(&self) -> Result<VariantValue> {
@@ -621,6 +695,76 @@ mod tests {
             round_trip(&VariantValue::String(long.clone())),
             VariantValue::String(long)
         );
+    }
+
+    #[test]
+    fn borrowed_values_write_the_bytes_the_encoder_writes() {
+        let value = VariantValue::Object(vec![
+            ("s".into(), VariantValue::String("x".repeat(70))),
+            ("t".into(), VariantValue::String("short".into())),
+            ("b".into(), VariantValue::Binary(vec![1, 2, 3])),
+            (
+                "d".into(),
+                VariantValue::Decimal16 {
+                    unscaled: -12345678901234567890,
+                    scale: 9,
+                },
+            ),
+            (
+                "e".into(),
+                VariantValue::Decimal8 {
+                    unscaled: 42,
+                    scale: 1,
+                },
+            ),
+            (
+                "f".into(),
+                VariantValue::Decimal4 {
+                    unscaled: -7,
+                    scale: 0,
+                },
+            ),
+            ("g".into(), VariantValue::Uuid([7; 16])),
+            ("h".into(), VariantValue::TimestampNtzNanos(-5)),
+            ("i".into(), VariantValue::TimestampNanos(5)),
+            ("j".into(), VariantValue::TimeNtzMicros(1)),
+            ("k".into(), VariantValue::TimestampMicros(2)),
+            ("l".into(), VariantValue::TimestampNtzMicros(3)),
+            ("m".into(), VariantValue::Date(-1)),
+            ("n".into(), VariantValue::Float(1.5)),
+            ("o".into(), VariantValue::Double(-2.5)),
+            ("p".into(), VariantValue::Int64(i64::MIN)),
+            ("q".into(), VariantValue::Int32(-1)),
+            ("r".into(), VariantValue::Int16(300)),
+            ("u".into(), VariantValue::Int8(-3)),
+            ("v".into(), VariantValue::Boolean(false)),
+            ("w".into(), VariantValue::Boolean(true)),
+            ("x".into(), VariantValue::Null),
+            ("y".into(), VariantValue::Array(vec![VariantValue::Int8(1)])),
+        ]);
+        let encoded = value.encode().unwrap();
+        let metadata = VariantMetadata::try_new(&encoded.metadata).unwrap();
+        let variant = Variant::try_new(metadata, &encoded.value).unwrap();
+        let mut whole = Vec::new();
+        variant.write_to(&mut whole).unwrap();
+        assert_eq!(whole, encoded.value);
+        let object = variant.as_object().unwrap();
+        for index in 0..object.len() {
+            let mut out = Vec::new();
+            object
+                .field_value(index)
+                .unwrap()
+                .write_to(&mut out)
+                .unwrap();
+            assert_eq!(out, object.field_bytes(index).unwrap(), "field {index}");
+        }
+        let err = Variant::Decimal4 {
+            unscaled: 1_000_000_000,
+            scale: 0,
+        }
+        .write_to(&mut Vec::new())
+        .unwrap_err();
+        assert!(err.to_string().contains("more than 9 digits"), "{err}");
     }
 
     #[test]

@@ -690,7 +690,57 @@ impl<'m, 'v> VariantObject<'m, 'v> {
                 Ordering::Equal => return self.field_value(mid).map(Some),
             }
         }
+        // Writers must sort fields by name, but some do not (DuckDB 2.0's unshredded
+        // objects keep their struct order): a miss is confirmed by a scan.
+        for index in 0..self.len {
+            if self.metadata.name_bytes(self.field_id(index)) == Some(name.as_bytes()) {
+                return self.field_value(index).map(Some);
+            }
+        }
         Ok(None)
+    }
+
+    /// The field indices in name order: `None` when the fields are stored sorted (as the
+    /// specification requires), else the order that sorts them (for objects from writers
+    /// that do not sort). Duplicate names are an error.
+    pub fn name_order(&self) -> Result<Option<Vec<usize>>> {
+        let name = |index: usize| {
+            let id = self.field_id(index);
+            self.metadata.name_bytes(id).ok_or_else(|| {
+                corrupt_at(
+                    self.base,
+                    format!(
+                        "object field {index} has field id {id}, out of range for a dictionary of {} strings",
+                        self.metadata.len()
+                    ),
+                )
+            })
+        };
+        let mut sorted = true;
+        for index in 1..self.len {
+            if name(index - 1)? >= name(index)? {
+                sorted = false;
+                break;
+            }
+        }
+        if sorted {
+            return Ok(None);
+        }
+        let mut names = Vec::with_capacity(self.len);
+        for index in 0..self.len {
+            names.push((name(index)?, index));
+        }
+        names.sort_unstable();
+        if let Some(pair) = names.windows(2).find(|pair| pair[0].0 == pair[1].0) {
+            return Err(corrupt_at(
+                self.base,
+                format!(
+                    "object has the field {:?} twice",
+                    String::from_utf8_lossy(pair[0].0)
+                ),
+            ));
+        }
+        Ok(Some(names.into_iter().map(|(_, index)| index).collect()))
     }
 
     /// The fields in stored (name) order.
@@ -892,6 +942,35 @@ mod tests {
         // Path access walks only what it is asked for, so it works at any depth.
         let path = "$".to_owned() + &"[0]".repeat(levels);
         assert_eq!(variant.get_path(&path).unwrap(), Some(Variant::Null));
+    }
+
+    #[test]
+    fn unsorted_objects_still_read_by_name() {
+        // DuckDB 2.0 writes objects in its struct order: fields b, c, a here.
+        let mut builder = crate::variant::MetadataBuilder::new();
+        for name in ["a", "b", "c"] {
+            builder.add(name);
+        }
+        let metadata_bytes = builder.finish_sorted();
+        let metadata = VariantMetadata::try_new(&metadata_bytes).unwrap();
+        let value = [
+            0x02, 3, 1, 2, 0, 0, 2, 4, 6, // header, count, ids b c a, offsets
+            0x0c, 5, 0x0c, 6, 0x0c, 7, // b: 5, c: 6, a: 7
+        ];
+        let variant = Variant::try_new(metadata, &value).unwrap();
+        let object = variant.as_object().unwrap();
+        assert_eq!(object.get("a").unwrap(), Some(Variant::Int8(7)));
+        assert_eq!(object.get("b").unwrap(), Some(Variant::Int8(5)));
+        assert_eq!(object.get("c").unwrap(), Some(Variant::Int8(6)));
+        assert_eq!(object.get("d").unwrap(), None);
+        assert_eq!(object.name_order().unwrap(), Some(vec![2, 0, 1]));
+        assert_eq!(variant.to_json().unwrap(), r#"{"a":7,"b":5,"c":6}"#);
+        // validate() still holds writers to the specification.
+        assert!(variant.validate().is_err());
+        let duplicate = [0x02, 2, 1, 1, 0, 2, 4, 0x0c, 5, 0x0c, 6];
+        let variant = Variant::try_new(metadata, &duplicate).unwrap();
+        let err = variant.to_json().unwrap_err();
+        assert!(err.to_string().contains("the field \"b\" twice"), "{err}");
     }
 
     #[test]

@@ -1,0 +1,584 @@
+//! Async reads: Parquet from any store that serves byte ranges asynchronously (an object
+//! store, a remote file), as a [`Stream`] of `RecordBatch`es.
+//!
+//! The I/O is all here; the decoding is the reader's I/O-free core ([`ReadPlan`],
+//! [`row_group_ranges`], [`RowGroupDecoder`]):
+//!
+//! ```text
+//! footer: one ranged request of the last `size_hint` bytes (a second one only when the
+//!         footer is longer than the hint)
+//! per row group: the projected columns' chunk ranges, coalesced when they lie closer
+//!         than `coalesce_gap`, in one get_byte_ranges call -> RowGroupDecoder, batch by batch
+//!         while the next row group's fetch is already under way
+//! ```
+//!
+//! [`AsyncFileReader`] is the one trait a store implements; with the `object_store` feature
+//! [`ObjectStoreReader`] implements it over `object_store` 0.13 (the version DataFusion 55
+//! uses).
+//!
+//! ```
+//! # futures::executor::block_on(async {
+//! use bytes::Bytes;
+//! use futures::TryStreamExt;
+//! use herringbone_arrow_bridge::async_read::ParquetRecordBatchStreamBuilder;
+//! # use std::sync::Arc;
+//! # use arrow_array::{ArrayRef, Int32Array, RecordBatch};
+//! # let column: ArrayRef = Arc::new(Int32Array::from(vec![1, 2, 3]));
+//! # let batch = RecordBatch::try_from_iter([("a", column)]).unwrap();
+//! # let mut file = Vec::new();
+//! # let mut writer = herringbone_arrow_bridge::ArrowWriter::try_new(&mut file, batch.schema(), None).unwrap();
+//! # writer.write(&batch).unwrap();
+//! # writer.close().unwrap();
+//! let file = Bytes::from(file); // anything implementing AsyncFileReader
+//! let size = file.len() as u64;
+//! let stream = ParquetRecordBatchStreamBuilder::try_new(file, size).await?.build()?;
+//! let batches: Vec<_> = stream.try_collect().await?;
+//! assert_eq!(batches[0].num_rows(), 3);
+//! # Ok::<_, herringbone_arrow_bridge::Error>(()) }).unwrap();
+//! ```
+
+use std::collections::VecDeque;
+use std::ops::Range;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use bytes::Bytes;
+use futures::future::BoxFuture;
+use futures::stream::{BoxStream, Stream};
+use herringbone_codec::page::PageReaderOptions;
+use herringbone_format::footer::{FooterOptions, decode_file_metadata, parse_footer_tail};
+use herringbone_format::metadata::FileMetaData;
+use herringbone_format::schema::SchemaDescriptor;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::read::{DEFAULT_BATCH_SIZE, ReadPlan, RowGroupDecoder, row_group_ranges};
+use crate::schema::{Projection, SchemaOptions, parquet_to_arrow};
+
+#[cfg(feature = "object_store")]
+mod object_store_reader;
+#[cfg(feature = "object_store")]
+pub use object_store_reader::ObjectStoreReader;
+
+/// How many bytes the footer request fetches by default: most footers fit, so the footer
+/// takes one request.
+pub const DEFAULT_FOOTER_SIZE_HINT: u64 = 64 * 1024;
+
+/// Chunks closer than this many bytes are fetched in one request by default.
+pub const DEFAULT_COALESCE_GAP: u64 = 1024 * 1024;
+
+/// A source of a file's bytes by range, asynchronously: what the async reader needs.
+pub trait AsyncFileReader: Send + Sync {
+    /// The bytes of `range`.
+    fn get_bytes(&self, range: Range<u64>) -> BoxFuture<'_, Result<Bytes>>;
+
+    /// The bytes of each of `ranges`, in that order (one request per range unless the
+    /// store does better).
+    fn get_byte_ranges(&self, ranges: Vec<Range<u64>>) -> BoxFuture<'_, Result<Vec<Bytes>>> {
+        Box::pin(async move {
+            let mut out = Vec::with_capacity(ranges.len());
+            for range in ranges {
+                out.push(self.get_bytes(range).await?);
+            }
+            Ok(out)
+        })
+    }
+}
+
+impl AsyncFileReader for Bytes {
+    fn get_bytes(&self, range: Range<u64>) -> BoxFuture<'_, Result<Bytes>> {
+        Box::pin(async move { crate::read::ChunkReader::get_bytes(self, range) })
+    }
+}
+
+impl<T: AsyncFileReader + ?Sized> AsyncFileReader for Arc<T> {
+    fn get_bytes(&self, range: Range<u64>) -> BoxFuture<'_, Result<Bytes>> {
+        (**self).get_bytes(range)
+    }
+
+    fn get_byte_ranges(&self, ranges: Vec<Range<u64>>) -> BoxFuture<'_, Result<Vec<Bytes>>> {
+        (**self).get_byte_ranges(ranges)
+    }
+}
+
+/// Checks that a store returned as many bytes as asked for.
+fn checked(range: &Range<u64>, bytes: Bytes) -> Result<Bytes> {
+    if bytes.len() as u64 != range.end.saturating_sub(range.start) {
+        return Err(Error::new(
+            ErrorKind::Io,
+            format!(
+                "the store returned {} bytes for byte range {range:?}",
+                bytes.len()
+            ),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Reads the footer metadata of a file of `file_size` bytes: one request for the last
+/// `size_hint` bytes (at least the 8-byte tail), and a second one for the rest of the
+/// footer only when it is longer.
+pub async fn read_metadata_async<R: AsyncFileReader + ?Sized>(
+    reader: &R,
+    file_size: u64,
+    size_hint: u64,
+) -> Result<FileMetaData> {
+    if file_size < 12 {
+        return Err(Error::new(
+            ErrorKind::Format,
+            format!("not a Parquet file: {file_size} bytes, at least 12 needed"),
+        ));
+    }
+    let fetched_len = size_hint.clamp(8, file_size);
+    let range = file_size - fetched_len..file_size;
+    let fetched = checked(&range, reader.get_bytes(range.clone()).await?)?;
+    let tail: [u8; 8] = fetched[fetched.len() - 8..]
+        .try_into()
+        .map_err(|_| Error::invalid_argument("short footer tail"))?;
+    let metadata_len = parse_footer_tail(&tail).map_err(|e| {
+        if e.kind() == herringbone_format::ErrorKind::Encrypted {
+            Error::new(
+                ErrorKind::Encrypted,
+                "encrypted: keys required (the file's footer is encrypted)",
+            )
+        } else {
+            Error::from(e)
+        }
+    })? as u64;
+    if metadata_len > file_size - 12 {
+        return Err(Error::new(
+            ErrorKind::Format,
+            format!("footer of {metadata_len} bytes does not fit a file of {file_size} bytes"),
+        ));
+    }
+    let start = file_size - 8 - metadata_len;
+    let footer = if metadata_len + 8 <= fetched_len {
+        let from = (fetched_len - 8 - metadata_len) as usize;
+        fetched.slice(from..fetched.len() - 8)
+    } else {
+        // The footer starts before what the hint fetched: fetch the missing head.
+        let head_range = start..file_size - fetched_len;
+        let head = checked(&head_range, reader.get_bytes(head_range.clone()).await?)?;
+        let mut footer = Vec::with_capacity(metadata_len as usize);
+        footer.extend_from_slice(&head);
+        footer.extend_from_slice(&fetched[..fetched.len() - 8]);
+        Bytes::from(footer)
+    };
+    Ok(decode_file_metadata(
+        footer,
+        &FooterOptions::default().with_base_offset(start),
+    )?)
+}
+
+/// Where an input range lies after [`coalesce_ranges`]: the index of the merged range
+/// holding it and its place inside that range.
+pub type Placement = (usize, Range<usize>);
+
+/// Merges `ranges` lying closer than `gap` bytes (or overlapping) into fewer, larger ones.
+/// Returns the merged ranges, and for each input range the index of the merged range
+/// holding it and its place inside.
+pub fn coalesce_ranges(ranges: &[Range<u64>], gap: u64) -> (Vec<Range<u64>>, Vec<Placement>) {
+    let mut order: Vec<usize> = (0..ranges.len()).collect();
+    order.sort_by_key(|&i| (ranges[i].start, ranges[i].end));
+    let mut merged: Vec<Range<u64>> = Vec::new();
+    let mut place = vec![(0, 0..0); ranges.len()];
+    let mut members: Vec<Vec<usize>> = Vec::new();
+    for i in order {
+        let r = &ranges[i];
+        match merged.last_mut() {
+            Some(last) if r.start <= last.end.saturating_add(gap) => {
+                last.end = last.end.max(r.end);
+                if let Some(m) = members.last_mut() {
+                    m.push(i);
+                }
+            }
+            _ => {
+                merged.push(r.clone());
+                members.push(vec![i]);
+            }
+        }
+    }
+    for (m, indices) in members.iter().enumerate() {
+        for &i in indices {
+            let start = (ranges[i].start - merged[m].start) as usize;
+            let end = (ranges[i].end - merged[m].start) as usize;
+            place[i] = (m, start..end);
+        }
+    }
+    (merged, place)
+}
+
+/// Fetches `ranges` through `reader`, coalesced by `gap`, and slices each out.
+async fn fetch<R: AsyncFileReader + ?Sized>(
+    reader: &R,
+    ranges: &[Range<u64>],
+    gap: u64,
+) -> Result<Vec<Bytes>> {
+    let (merged, place) = coalesce_ranges(ranges, gap);
+    let fetched = reader.get_byte_ranges(merged.clone()).await?;
+    if fetched.len() != merged.len() {
+        return Err(Error::new(
+            ErrorKind::Io,
+            format!(
+                "the store returned {} buffers for {} byte ranges",
+                fetched.len(),
+                merged.len()
+            ),
+        ));
+    }
+    let fetched = merged
+        .iter()
+        .zip(fetched)
+        .map(|(range, bytes)| checked(range, bytes))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(place
+        .into_iter()
+        .map(|(m, inside)| fetched[m].slice(inside))
+        .collect())
+}
+
+/// Builds a [`ParquetRecordBatchStream`]: which columns and row groups to read, in
+/// batches of how many rows, and how to fetch.
+pub struct ParquetRecordBatchStreamBuilder<R> {
+    reader: Arc<R>,
+    file_size: u64,
+    metadata: Arc<FileMetaData>,
+    descriptor: Arc<SchemaDescriptor>,
+    schema_options: SchemaOptions,
+    projection: Projection,
+    row_groups: Option<Vec<usize>>,
+    batch_size: usize,
+    limit: Option<usize>,
+    coalesce_gap: u64,
+    verify_crc: bool,
+}
+
+impl<R> std::fmt::Debug for ParquetRecordBatchStreamBuilder<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParquetRecordBatchStreamBuilder")
+            .field("file_size", &self.file_size)
+            .field("projection", &self.projection)
+            .field("row_groups", &self.row_groups)
+            .field("batch_size", &self.batch_size)
+            .field("limit", &self.limit)
+            .field("coalesce_gap", &self.coalesce_gap)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R: AsyncFileReader + 'static> ParquetRecordBatchStreamBuilder<R> {
+    /// Reads the footer of a file of `file_size` bytes (one request of the last
+    /// [`DEFAULT_FOOTER_SIZE_HINT`] bytes when the footer fits in them).
+    pub async fn try_new(reader: R, file_size: u64) -> Result<Self> {
+        Self::try_new_with_size_hint(reader, file_size, DEFAULT_FOOTER_SIZE_HINT).await
+    }
+
+    /// Like [`Self::try_new`], fetching the last `size_hint` bytes for the footer.
+    pub async fn try_new_with_size_hint(reader: R, file_size: u64, size_hint: u64) -> Result<Self> {
+        let metadata = read_metadata_async(&reader, file_size, size_hint).await?;
+        Self::new_with_metadata(reader, file_size, Arc::new(metadata))
+    }
+
+    /// A builder over metadata already read (for example cached from an earlier read).
+    pub fn new_with_metadata(
+        reader: R,
+        file_size: u64,
+        metadata: Arc<FileMetaData>,
+    ) -> Result<Self> {
+        let descriptor = Arc::new(SchemaDescriptor::new(&metadata.schema)?);
+        Ok(Self {
+            reader: Arc::new(reader),
+            file_size,
+            metadata,
+            descriptor,
+            schema_options: SchemaOptions::default(),
+            projection: Projection::All,
+            row_groups: None,
+            batch_size: DEFAULT_BATCH_SIZE,
+            limit: None,
+            coalesce_gap: DEFAULT_COALESCE_GAP,
+            verify_crc: false,
+        })
+    }
+
+    /// The file's metadata.
+    pub fn metadata(&self) -> &Arc<FileMetaData> {
+        &self.metadata
+    }
+
+    /// The file's Parquet schema.
+    pub fn parquet_schema(&self) -> &Arc<SchemaDescriptor> {
+        &self.descriptor
+    }
+
+    /// The Arrow schema of the whole file (before projection).
+    pub fn schema(&self) -> Result<SchemaRef> {
+        Ok(parquet_to_arrow(
+            &self.descriptor,
+            self.metadata.key_value_metadata.as_deref(),
+            &self.schema_options,
+        )?
+        .schema()
+        .clone())
+    }
+
+    /// Rows per batch (default [`DEFAULT_BATCH_SIZE`]; 0 is read as 1).
+    pub fn with_batch_size(mut self, batch_size: usize) -> Self {
+        self.batch_size = batch_size.max(1);
+        self
+    }
+
+    /// Which fields to read.
+    pub fn with_projection(mut self, projection: Projection) -> Self {
+        self.projection = projection;
+        self
+    }
+
+    /// Which row groups to read, in the order given.
+    pub fn with_row_groups(mut self, row_groups: Vec<usize>) -> Self {
+        self.row_groups = Some(row_groups);
+        self
+    }
+
+    /// Reads at most `limit` rows.
+    pub fn with_limit(mut self, limit: usize) -> Self {
+        self.limit = Some(limit);
+        self
+    }
+
+    /// Chunks of a row group closer than `gap` bytes are fetched in one request (default
+    /// [`DEFAULT_COALESCE_GAP`]; 0 merges only touching chunks).
+    pub fn with_coalesce_gap(mut self, gap: u64) -> Self {
+        self.coalesce_gap = gap;
+        self
+    }
+
+    /// Options of the Parquet -> Arrow type mapping.
+    pub fn with_schema_options(mut self, options: SchemaOptions) -> Self {
+        self.schema_options = options;
+        self
+    }
+
+    /// Whether to check page CRCs where the writer stored them (default `false`).
+    pub fn with_verify_crc(mut self, verify: bool) -> Self {
+        self.verify_crc = verify;
+        self
+    }
+
+    /// The stream.
+    ///
+    /// Errors for a projection or row group out of range, or encrypted columns
+    /// ([`ErrorKind::Encrypted`]).
+    pub fn build(self) -> Result<ParquetRecordBatchStream> {
+        let mapping = parquet_to_arrow(
+            &self.descriptor,
+            self.metadata.key_value_metadata.as_deref(),
+            &self.schema_options,
+        )?
+        .project(&self.projection)?;
+        let num_row_groups = self.metadata.row_groups.len();
+        let row_groups = match self.row_groups {
+            Some(selected) => {
+                if let Some(bad) = selected.iter().find(|&&g| g >= num_row_groups) {
+                    return Err(Error::invalid_argument(format!(
+                        "row group {bad} out of range (the file has {num_row_groups})"
+                    )));
+                }
+                selected
+            }
+            None => (0..num_row_groups).collect(),
+        };
+        let encrypted = self.metadata.encryption_algorithm.is_some()
+            || row_groups.iter().any(|&g| {
+                self.metadata.row_groups[g]
+                    .columns
+                    .iter()
+                    .any(|c| c.crypto_metadata.is_some() || c.encrypted_column_metadata.is_some())
+            });
+        if encrypted {
+            return Err(Error::new(
+                ErrorKind::Encrypted,
+                "encrypted: keys required (the file's columns are encrypted)",
+            ));
+        }
+        let options = PageReaderOptions::default().with_verify_crc(self.verify_crc);
+        let plan = Arc::new(ReadPlan::new(self.descriptor, &mapping, options)?);
+        let schema = plan.schema().clone();
+        let state = StreamState {
+            reader: self.reader,
+            file_size: self.file_size,
+            metadata: self.metadata,
+            plan,
+            row_groups: row_groups.into(),
+            current: None,
+            prefetch: None,
+            batch_size: self.batch_size,
+            rows_left: self.limit,
+            gap: self.coalesce_gap,
+        };
+        let inner = futures::stream::unfold(Some(state), |state| async move {
+            let mut state = state?;
+            match state.next_batch().await {
+                Ok(Some(batch)) => Some((Ok(batch), Some(state))),
+                Ok(None) => None,
+                // After an error the stream ends.
+                Err(e) => Some((Err(e), None)),
+            }
+        });
+        Ok(ParquetRecordBatchStream {
+            schema,
+            inner: Box::pin(inner),
+        })
+    }
+}
+
+/// The fetch of a row group's chunks, started ahead of its decoding.
+enum Prefetch {
+    Pending(usize, BoxFuture<'static, Result<Vec<Bytes>>>),
+    Ready(usize, Result<Vec<Bytes>>),
+}
+
+struct StreamState<R> {
+    reader: Arc<R>,
+    file_size: u64,
+    metadata: Arc<FileMetaData>,
+    plan: Arc<ReadPlan>,
+    row_groups: VecDeque<usize>,
+    current: Option<RowGroupDecoder>,
+    prefetch: Option<Prefetch>,
+    batch_size: usize,
+    rows_left: Option<usize>,
+    gap: u64,
+}
+
+impl<R: AsyncFileReader + 'static> StreamState<R> {
+    async fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        loop {
+            if self.rows_left == Some(0) {
+                return Ok(None);
+            }
+            if let Some(decoder) = &mut self.current
+                && decoder.rows_left() > 0
+            {
+                // Let the next row group's requests progress before decoding.
+                if let Some(Prefetch::Pending(group, future)) = &mut self.prefetch
+                    && let Poll::Ready(result) = futures::poll!(future)
+                {
+                    self.prefetch = Some(Prefetch::Ready(*group, result));
+                }
+                let rows = self
+                    .batch_size
+                    .min(self.rows_left.unwrap_or(usize::MAX))
+                    .min(decoder.rows_left());
+                let batch = decoder.next_batch(rows)?;
+                if let Some(left) = &mut self.rows_left {
+                    *left -= batch.num_rows();
+                }
+                return Ok(Some(batch));
+            }
+            self.current = None;
+            let Some(group) = self.next_group()? else {
+                return Ok(None);
+            };
+            let chunks = match self.prefetch.take() {
+                Some(Prefetch::Ready(g, result)) if g == group => result?,
+                Some(Prefetch::Pending(g, future)) if g == group => future.await?,
+                _ => self.fetch(group)?.await?,
+            };
+            self.current = Some(
+                RowGroupDecoder::new(self.plan.clone(), &self.metadata, group, chunks)
+                    .map_err(|e| e.context(format!("row group {group}")))?,
+            );
+            // Start fetching the next row group while this one decodes.
+            if let Some(&next) = self.row_groups.front() {
+                self.prefetch = Some(Prefetch::Pending(next, self.fetch(next)?));
+            }
+        }
+    }
+
+    /// The next row group with rows.
+    fn next_group(&mut self) -> Result<Option<usize>> {
+        while let Some(group) = self.row_groups.pop_front() {
+            let rows = self.metadata.row_groups[group].num_rows;
+            if rows < 0 {
+                return Err(Error::corrupt(format!(
+                    "row group {group}: num_rows {rows} is negative"
+                )));
+            }
+            if rows > 0 {
+                return Ok(Some(group));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The fetch of row group `group`'s chunks (lazy: it starts when first polled).
+    fn fetch(&self, group: usize) -> Result<BoxFuture<'static, Result<Vec<Bytes>>>> {
+        let ranges = row_group_ranges(&self.metadata, group, self.plan.columns(), self.file_size)?;
+        let reader = self.reader.clone();
+        let gap = self.gap;
+        Ok(Box::pin(async move {
+            fetch(reader.as_ref(), &ranges, gap)
+                .await
+                .map_err(|e| e.context(format!("fetching row group {group}")))
+        }))
+    }
+}
+
+/// A [`Stream`] of `RecordBatch`es read from a Parquet file through an
+/// [`AsyncFileReader`]; built by [`ParquetRecordBatchStreamBuilder`]. After an error it
+/// yields nothing more.
+pub struct ParquetRecordBatchStream {
+    schema: SchemaRef,
+    inner: BoxStream<'static, Result<RecordBatch>>,
+}
+
+impl ParquetRecordBatchStream {
+    /// The schema of the batches.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+}
+
+impl std::fmt::Debug for ParquetRecordBatchStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParquetRecordBatchStream")
+            .field("schema", &self.schema)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Stream for ParquetRecordBatchStream {
+    type Item = Result<RecordBatch>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.inner.as_mut().poll_next(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coalescing_merges_near_ranges_and_keeps_each_place() {
+        let ranges = [100..200, 0..50, 250..300, 5000..5100, 260..270];
+        let (merged, place) = coalesce_ranges(&ranges, 60);
+        assert_eq!(merged, [0..300, 5000..5100]);
+        assert_eq!(
+            place,
+            [
+                (0, 100..200),
+                (0, 0..50),
+                (0, 250..300),
+                (1, 0..100),
+                (0, 260..270)
+            ]
+        );
+        let (merged, _) = coalesce_ranges(&ranges, 0);
+        assert_eq!(merged, [0..50, 100..200, 250..300, 5000..5100]);
+        assert_eq!(coalesce_ranges(&[], 10).0, Vec::<Range<u64>>::new());
+    }
+}

@@ -1,0 +1,405 @@
+//! The I/O-free decoding core: what a reader reads ([`ReadPlan`]), which byte ranges a
+//! row group needs ([`row_group_ranges`]), and the decoder of one row group once they
+//! are fetched ([`RowGroupDecoder`]). The synchronous reader is one adapter over it; an
+//! asynchronous one fetches the same ranges another way.
+
+use std::collections::{HashMap, VecDeque};
+use std::ops::Range;
+use std::sync::Arc;
+
+use arrow_array::{RecordBatch, RecordBatchOptions};
+use arrow_schema::{DataType, SchemaRef};
+use bytes::Bytes;
+use herringbone_codec::compression::Codec;
+use herringbone_codec::crypto::{ColumnDecryptor, FileDecryptor};
+use herringbone_codec::page::{PageReader, PageReaderOptions, column_chunk_range};
+use herringbone_format::metadata::{ColumnMetaData, FileMetaData};
+use herringbone_format::schema::SchemaDescriptor;
+
+use super::assemble::nested;
+use super::budget::{Budget, DEFAULT_BATCH_MEMORY_LIMIT};
+use super::column::{ColumnReader, column_reader};
+use super::selection::RowSelector;
+use crate::error::{Error, ErrorKind, Result};
+use crate::schema::{ArrowSchemaMapping, ParquetField, ParquetFieldKind};
+
+/// The byte ranges a row group's column chunks occupy, one per leaf column of
+/// `columns`, in that order: what an I/O adapter fetches before [`RowGroupDecoder::new`].
+pub fn row_group_ranges(
+    metadata: &FileMetaData,
+    row_group: usize,
+    columns: &[usize],
+    file_len: u64,
+) -> Result<Vec<Range<u64>>> {
+    if row_group >= metadata.row_groups.len() {
+        return Err(Error::invalid_argument(format!(
+            "row group {row_group} out of range"
+        )));
+    }
+    columns
+        .iter()
+        .map(|&c| {
+            let meta = chunk_metadata(metadata, row_group, c)?;
+            column_chunk_range(meta, metadata.created_by.as_deref(), file_len)
+                .map_err(|e| Error::from(e).context(format!("row group {row_group}, column {c}")))
+        })
+        .collect()
+}
+
+fn chunk_metadata(
+    metadata: &FileMetaData,
+    row_group: usize,
+    column: usize,
+) -> Result<&ColumnMetaData> {
+    let chunk = metadata
+        .row_groups
+        .get(row_group)
+        .and_then(|g| g.columns.get(column))
+        .ok_or_else(|| {
+            Error::corrupt(format!(
+                "row group {row_group} has no column chunk for leaf column {column}"
+            ))
+        })?;
+    if chunk.file_path.is_some() {
+        return Err(Error::unsupported(format!(
+            "row group {row_group}, column {column}: column chunks in other files are not supported"
+        )));
+    }
+    chunk.meta_data.as_ref().ok_or_else(|| {
+        if chunk.crypto_metadata.is_some() {
+            Error::new(ErrorKind::Encrypted, "encrypted: keys required")
+        } else {
+            Error::corrupt(format!(
+                "row group {row_group}, column {column}: column chunk without metadata"
+            ))
+        }
+    })
+}
+
+/// What a reader decodes, fixed when it is built and shared by its row groups: the
+/// Parquet schema, the (projected) Arrow schema and field tree, the leaf columns to
+/// fetch, how pages are checked and how much memory one batch may take. I/O free.
+#[derive(Debug, Clone)]
+pub struct ReadPlan {
+    descriptor: Arc<SchemaDescriptor>,
+    schema: SchemaRef,
+    fields: Vec<ParquetField>,
+    columns: Vec<usize>,
+    /// The Arrow type each of `columns` is read into.
+    leaf_types: Vec<DataType>,
+    options: PageReaderOptions,
+    batch_memory_limit: usize,
+    decryptor: Option<Arc<FileDecryptor>>,
+    /// The schema of the batches when Variant columns are returned unshredded.
+    unshredded: Option<SchemaRef>,
+}
+
+impl ReadPlan {
+    /// The plan of reading `mapping` (a mapping of `descriptor`, possibly projected).
+    pub fn new(
+        descriptor: Arc<SchemaDescriptor>,
+        mapping: &ArrowSchemaMapping,
+        options: PageReaderOptions,
+    ) -> Result<Self> {
+        fn push_leaf_types(field: &ParquetField, out: &mut Vec<DataType>) {
+            match &field.kind {
+                ParquetFieldKind::Primitive { .. } => out.push(field.field.data_type().clone()),
+                ParquetFieldKind::Struct { children } => {
+                    children.iter().for_each(|c| push_leaf_types(c, out));
+                }
+                ParquetFieldKind::List { element, .. } => push_leaf_types(element, out),
+                ParquetFieldKind::Map { key, value, .. } => {
+                    push_leaf_types(key, out);
+                    push_leaf_types(value, out);
+                }
+            }
+        }
+        let mut leaf_types = Vec::new();
+        mapping
+            .fields()
+            .iter()
+            .for_each(|f| push_leaf_types(f, &mut leaf_types));
+        let columns = mapping.leaf_columns();
+        if leaf_types.len() != columns.len() {
+            return Err(Error::invalid_argument(format!(
+                "{} leaf types for {} leaf columns",
+                leaf_types.len(),
+                columns.len()
+            )));
+        }
+        Ok(Self {
+            schema: mapping.schema().clone(),
+            fields: mapping.fields().to_vec(),
+            columns,
+            leaf_types,
+            descriptor,
+            options,
+            batch_memory_limit: DEFAULT_BATCH_MEMORY_LIMIT,
+            decryptor: None,
+            unshredded: None,
+        })
+    }
+
+    /// The most memory one batch's buffers may take, all columns together (default
+    /// [`DEFAULT_BATCH_MEMORY_LIMIT`]); a batch that needs more is an
+    /// [`ErrorKind::LimitExceeded`] error naming the column.
+    pub fn with_batch_memory_limit(mut self, bytes: usize) -> Self {
+        self.batch_memory_limit = bytes;
+        self
+    }
+
+    /// Decrypts the chunks of encrypted columns with `decryptor` (from
+    /// [`super::read_metadata_with_decryption`]).
+    pub fn with_decryptor(mut self, decryptor: Option<Arc<FileDecryptor>>) -> Self {
+        self.decryptor = decryptor;
+        self
+    }
+
+    /// The decryptor of leaf column `column`'s chunk in row group `row_group`: `None`
+    /// for a plaintext chunk, an [`ErrorKind::Encrypted`] error naming the column when
+    /// the chunk is encrypted and its key is missing.
+    pub(crate) fn column_decryptor(
+        &self,
+        metadata: &FileMetaData,
+        row_group: usize,
+        column: usize,
+    ) -> Result<Option<ColumnDecryptor>> {
+        let path = self
+            .descriptor
+            .column(column)
+            .map_or_else(|| format!("#{column}"), |d| d.path().dotted());
+        crate::decryption::chunk_decryptor(
+            self.decryptor.as_deref(),
+            metadata,
+            row_group,
+            column,
+            &path,
+        )
+    }
+
+    /// The same plan returning every Variant column unshredded (see
+    /// [`super::ParquetRecordBatchReaderBuilder::with_unshredded_variants`]).
+    pub fn with_unshredded_variants(mut self) -> Result<Self> {
+        self.unshredded = Some(crate::variant::unshredded_schema(&self.schema)?);
+        Ok(self)
+    }
+
+    /// The leaf columns whose chunks a row group needs, in the order
+    /// [`RowGroupDecoder::new`] expects them.
+    pub fn columns(&self) -> &[usize] {
+        &self.columns
+    }
+
+    /// The schema of the batches.
+    pub fn schema(&self) -> &SchemaRef {
+        self.unshredded.as_ref().unwrap_or(&self.schema)
+    }
+
+    /// The file's Parquet schema, whose columns [`Self::columns`] indexes.
+    pub fn descriptor(&self) -> &Arc<SchemaDescriptor> {
+        &self.descriptor
+    }
+}
+
+/// Decodes one row group from its fetched column chunks, batch by batch. I/O free.
+#[derive(Debug)]
+pub struct RowGroupDecoder {
+    plan: Arc<ReadPlan>,
+    row_group: usize,
+    columns: Vec<Box<dyn ColumnReader>>,
+    rows_left: usize,
+    budget: Budget,
+}
+
+impl RowGroupDecoder {
+    /// A decoder of row group `row_group` of the file described by `metadata`, given the
+    /// bytes of the chunk of each of `plan.columns()` (the ranges [`row_group_ranges`]
+    /// lists).
+    pub fn new(
+        plan: Arc<ReadPlan>,
+        metadata: &FileMetaData,
+        row_group: usize,
+        chunks: Vec<Bytes>,
+    ) -> Result<Self> {
+        let group = metadata.row_groups.get(row_group).ok_or_else(|| {
+            Error::invalid_argument(format!("row group {row_group} out of range"))
+        })?;
+        let rows = usize::try_from(group.num_rows).map_err(|_| {
+            Error::corrupt(format!(
+                "row group {row_group}: num_rows {} is negative",
+                group.num_rows
+            ))
+        })?;
+        if chunks.len() != plan.columns.len() {
+            return Err(Error::invalid_argument(format!(
+                "{} column chunks for {} columns",
+                chunks.len(),
+                plan.columns.len()
+            )));
+        }
+        let mut columns = Vec::with_capacity(plan.columns.len());
+        for ((&column, target), chunk) in plan.columns.iter().zip(&plan.leaf_types).zip(chunks) {
+            let descr = plan.descriptor.column(column).ok_or_else(|| {
+                Error::invalid_argument(format!("leaf column {column} is not in the schema"))
+            })?;
+            let path = descr.path().dotted();
+            let meta = chunk_metadata(metadata, row_group, column)?;
+            if meta.type_ != descr.physical_type() {
+                return Err(Error::corrupt(format!(
+                    "row group {row_group}, column {path}: chunk type {:?} where the schema says {:?}",
+                    meta.type_,
+                    descr.physical_type()
+                )));
+            }
+            let codec = Codec::from_thrift_id(meta.codec.0).map_err(|e| {
+                Error::from(e).context(format!("row group {row_group}, column {path}"))
+            })?;
+            let num_values = u64::try_from(meta.num_values).map_err(|_| {
+                Error::corrupt(format!(
+                    "row group {row_group}, column {path}: negative num_values"
+                ))
+            })?;
+            let mut pages = PageReader::new(chunk, codec, plan.options).with_num_values(num_values);
+            if let Some(decryptor) = plan.column_decryptor(metadata, row_group, column)? {
+                let dictionary_first = matches!(
+                    meta.dictionary_page_offset,
+                    Some(d) if d > 0 && d < meta.data_page_offset
+                );
+                pages = pages.with_decryptor(decryptor, dictionary_first);
+            }
+            columns.push(
+                column_reader(descr, target, row_group, pages, rows)
+                    .map_err(|e| e.context(format!("row group {row_group}")))?,
+            );
+        }
+        let budget = Budget::new(plan.batch_memory_limit);
+        Ok(Self {
+            plan,
+            row_group,
+            columns,
+            rows_left: rows,
+            budget,
+        })
+    }
+
+    /// Rows not yet decoded or skipped.
+    pub fn rows_left(&self) -> usize {
+        self.rows_left
+    }
+
+    /// Data pages decoded, and data pages stepped over without being decompressed,
+    /// so far (all columns together).
+    pub fn page_counts(&self) -> (usize, usize) {
+        self.columns.iter().fold((0, 0), |(d, s), c| {
+            let (decoded, skipped) = c.page_counts();
+            (d + decoded, s + skipped)
+        })
+    }
+
+    /// Decodes the next `rows` rows (at most [`Self::rows_left`]) as a batch.
+    pub fn next_batch(&mut self, rows: usize) -> Result<RecordBatch> {
+        let rows = rows.min(self.rows_left);
+        self.decode(&[(false, rows)], rows)?;
+        self.rows_left -= rows;
+        self.assemble(rows)
+    }
+
+    /// Decodes the rows `runs` selects from the front of this row group, up to
+    /// `max_rows` of them, as one batch, and consumes those runs (a run that reaches
+    /// past the row group, or past `max_rows`, is shortened). `None` when nothing was
+    /// selected before the row group (or the runs) ended.
+    pub fn next_selected_batch(
+        &mut self,
+        runs: &mut VecDeque<RowSelector>,
+        max_rows: usize,
+    ) -> Result<Option<RecordBatch>> {
+        // The batch's steps first, so that every column knows the batch's size before
+        // it reads, and then reads column by column.
+        let mut steps = Vec::new();
+        let mut selected = 0;
+        let mut position = 0;
+        while selected < max_rows && position < self.rows_left {
+            let Some(run) = runs.front_mut() else {
+                break;
+            };
+            let mut n = run.row_count.min(self.rows_left - position);
+            if !run.skip {
+                n = n.min(max_rows - selected);
+                selected += n;
+            }
+            steps.push((run.skip, n));
+            position += n;
+            run.row_count -= n;
+            if run.row_count == 0 {
+                runs.pop_front();
+            }
+        }
+        self.decode(&steps, selected)?;
+        self.rows_left -= position;
+        if selected == 0 {
+            return Ok(None);
+        }
+        self.assemble(selected).map(Some)
+    }
+
+    /// Skips the next `rows` rows: values are not decoded, and pages wholly inside the
+    /// skip are not decompressed.
+    pub fn skip(&mut self, rows: usize) -> Result<()> {
+        let rows = rows.min(self.rows_left);
+        self.decode(&[(true, rows)], 0)?;
+        self.rows_left -= rows;
+        Ok(())
+    }
+
+    /// Applies `steps` (skip or read, rows) to every column, in a batch of `selected`
+    /// rows.
+    fn decode(&mut self, steps: &[(bool, usize)], selected: usize) -> Result<()> {
+        let budget = &mut self.budget;
+        budget.reset();
+        for column in &mut self.columns {
+            let mut apply = || -> Result<()> {
+                column.begin(selected, budget)?;
+                for &(skip, rows) in steps {
+                    if skip {
+                        column.skip(rows)?;
+                    } else {
+                        column.read(rows, budget)?;
+                    }
+                }
+                Ok(())
+            };
+            apply()?;
+        }
+        Ok(())
+    }
+
+    fn assemble(&mut self, rows: usize) -> Result<RecordBatch> {
+        let plan = &self.plan;
+        let mut leaves: HashMap<usize, _> = plan
+            .columns
+            .iter()
+            .copied()
+            .zip(self.columns.iter_mut().map(|c| c.finish()))
+            .collect();
+        let mut arrays = Vec::with_capacity(plan.fields.len());
+        for field in &plan.fields {
+            arrays.push(
+                nested::assemble(field, &mut leaves, &plan.descriptor, rows)
+                    .map_err(|e| e.context(format!("row group {}", self.row_group)))?,
+            );
+        }
+        let options = RecordBatchOptions::new().with_row_count(Some(rows));
+        let batch = RecordBatch::try_new_with_options(plan.schema.clone(), arrays, &options)?;
+        match &plan.unshredded {
+            Some(schema) => {
+                let plain = crate::variant::unshred_batch(&batch)?;
+                Ok(RecordBatch::try_new_with_options(
+                    schema.clone(),
+                    plain.columns().to_vec(),
+                    &options,
+                )?)
+            }
+            None => Ok(batch),
+        }
+    }
+}

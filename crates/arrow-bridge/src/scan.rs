@@ -1,0 +1,616 @@
+//! A filtered read: a [`Predicate`] prunes row groups (chunk statistics, Bloom filters)
+//! and pages (the page index) before anything is decoded, then selects the matching
+//! rows of every batch.
+//!
+//! ```text
+//! ScanBuilder ── Pruner: row groups ── Bloom filters ── page index ──> RowSelection
+//!     └─> ParquetRecordBatchReader (projection ∪ predicate columns, the selection)
+//!             └─> Scan: predicate per batch, filter, projection, limit ──> batches
+//! ```
+//!
+//! ```
+//! # use std::sync::Arc;
+//! # use arrow_array::{ArrayRef, Int32Array, StringArray, RecordBatch, cast::AsArray, types::Int32Type};
+//! # use bytes::Bytes;
+//! use herringbone_arrow_bridge::predicate::Predicate;
+//! use herringbone_arrow_bridge::scan::ScanBuilder;
+//! # use herringbone_arrow_bridge::write::{ArrowWriter, WriterProperties};
+//! # let x: ArrayRef = Arc::new(Int32Array::from((0..100).collect::<Vec<i32>>()));
+//! # let tag: ArrayRef = Arc::new(StringArray::from_iter_values((0..100).map(|i| if i % 2 == 0 { "even" } else { "odd" })));
+//! # let batch = RecordBatch::try_from_iter([("x", x), ("tag", tag)]).unwrap();
+//! # let props = WriterProperties::builder().set_max_row_group_rows(10).build();
+//! # let mut file = Vec::new();
+//! # let mut writer = ArrowWriter::try_new(&mut file, batch.schema(), Some(props)).unwrap();
+//! # writer.write(&batch).unwrap();
+//! # writer.close().unwrap();
+//! // `file`: x = 0..100 in ten row groups, tag = "even" / "odd".
+//! let mut scan = ScanBuilder::try_new(Bytes::from(file))
+//!     .unwrap()
+//!     .with_predicate(Predicate::parse("x >= 35 AND x < 52 AND tag = 'odd'").unwrap())
+//!     .build()
+//!     .unwrap();
+//! let batches: Vec<RecordBatch> = scan.by_ref().collect::<Result<_, _>>().unwrap();
+//! let x: Vec<i32> = batches.iter().flat_map(|b| b.column(0).as_primitive::<Int32Type>().values().to_vec()).collect();
+//! assert_eq!(x, [35, 37, 39, 41, 43, 45, 47, 49, 51]);
+//! let metrics = scan.metrics();
+//! assert_eq!((metrics.row_groups_read, metrics.row_groups_total), (3, 10));
+//! assert_eq!(metrics.rows_matched, 9);
+//! ```
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use arrow_array::{
+    Array, ArrayRef, RecordBatch, RecordBatchOptions, RecordBatchReader, StructArray,
+};
+use arrow_schema::{ArrowError, DataType, Field, SchemaRef};
+use bytes::Bytes;
+use herringbone_codec::crypto::{FileDecryptionProperties, FileDecryptor};
+use herringbone_format::metadata::FileMetaData;
+use herringbone_format::schema::SchemaDescriptor;
+
+use crate::decryption::chunk_decryptor;
+use crate::error::{Error, Result};
+use crate::predicate::{BoundPredicate, Predicate};
+use crate::prune::{self, Pruner, RowRanges};
+use crate::read::{ChunkReader, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use crate::schema::{ArrowSchemaMapping, Projection, SchemaOptions, parquet_to_arrow};
+
+/// What a scan skipped and read. Row groups and rows count those of the row groups
+/// the scan was asked for (all, or [`ScanBuilder::with_row_groups`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScanMetrics {
+    /// Row groups asked for.
+    pub row_groups_total: usize,
+    /// Row groups skipped by their column chunk statistics.
+    pub row_groups_pruned_by_statistics: usize,
+    /// Row groups skipped by a Bloom filter (after the statistics kept them).
+    pub row_groups_pruned_by_bloom_filter: usize,
+    /// Row groups skipped because the page index kept none of their rows.
+    pub row_groups_pruned_by_page_index: usize,
+    /// Row groups read.
+    pub row_groups_read: usize,
+    /// Data pages of the columns read, in the row groups asked for (counted from
+    /// offset indexes; only with [`ScanBuilder::with_page_counts`], and only chunks
+    /// that have one).
+    pub pages_total: usize,
+    /// Of those, the pages holding a selected row.
+    pub pages_selected: usize,
+    /// Rows in the row groups asked for.
+    pub rows_total: u64,
+    /// Rows left after pruning (the rows decoded and tested).
+    pub rows_selected: u64,
+    /// Rows where the predicate is true (returned, before the limit).
+    pub rows_matched: u64,
+}
+
+/// Whether each pruning source is used (all are by default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PruningOptions {
+    /// Column chunk statistics.
+    pub statistics: bool,
+    /// Bloom filters (for `=` and `IN`).
+    pub bloom_filters: bool,
+    /// The page index (column index and offset index).
+    pub page_index: bool,
+}
+
+impl Default for PruningOptions {
+    fn default() -> Self {
+        Self {
+            statistics: true,
+            bloom_filters: true,
+            page_index: true,
+        }
+    }
+}
+
+/// A file read through a shared handle: the pruner reads the indexes and Bloom filters
+/// through it, the reader the column chunks.
+struct Shared<T>(Arc<T>);
+
+impl<T: ChunkReader + Sync> ChunkReader for Shared<T> {
+    fn len(&self) -> u64 {
+        self.0.len()
+    }
+
+    fn get_bytes(&self, range: Range<u64>) -> Result<Bytes> {
+        self.0.get_bytes(range)
+    }
+}
+
+/// Builds a [`Scan`]: a read with a predicate (see the [module documentation](self)).
+pub struct ScanBuilder<T> {
+    input: Arc<T>,
+    builder: ParquetRecordBatchReaderBuilder<Shared<T>>,
+    schema_options: SchemaOptions,
+    projection: Projection,
+    predicate: Option<Predicate>,
+    row_groups: Option<Vec<usize>>,
+    batch_size: Option<usize>,
+    offset: usize,
+    limit: Option<usize>,
+    pruning: PruningOptions,
+    page_counts: bool,
+}
+
+impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
+    /// Reads the footer of `input`.
+    pub fn try_new(input: T) -> Result<Self> {
+        Self::open(input, None)
+    }
+
+    /// Reads the footer of an encrypted `input` with `decryption`'s keys.
+    ///
+    /// Pruning works as on a plaintext file: the statistics come from the decrypted
+    /// metadata, and the page indexes and Bloom filters of encrypted chunks are
+    /// decrypted with their column's key. A predicate on a column whose key was not
+    /// given is an error naming the column.
+    pub fn try_new_with_decryption(
+        input: T,
+        decryption: &FileDecryptionProperties,
+    ) -> Result<Self> {
+        Self::open(input, Some(decryption))
+    }
+
+    fn open(input: T, decryption: Option<&FileDecryptionProperties>) -> Result<Self> {
+        let input = Arc::new(input);
+        let shared = Shared(input.clone());
+        let builder = match decryption {
+            Some(keys) => ParquetRecordBatchReaderBuilder::try_new_with_decryption(shared, keys)?,
+            None => ParquetRecordBatchReaderBuilder::try_new(shared)?,
+        };
+        Ok(Self {
+            input,
+            builder,
+            schema_options: SchemaOptions::default(),
+            projection: Projection::All,
+            predicate: None,
+            row_groups: None,
+            batch_size: None,
+            offset: 0,
+            limit: None,
+            pruning: PruningOptions::default(),
+            page_counts: false,
+        })
+    }
+
+    /// The file's metadata.
+    pub fn metadata(&self) -> &Arc<FileMetaData> {
+        self.builder.metadata()
+    }
+
+    /// The file's Parquet schema.
+    pub fn parquet_schema(&self) -> &Arc<SchemaDescriptor> {
+        self.builder.parquet_schema()
+    }
+
+    /// The Arrow schema of the whole file (before projection).
+    pub fn schema(&self) -> Result<SchemaRef> {
+        Ok(self.mapping()?.schema().clone())
+    }
+
+    /// The file's schema mapping under the current schema options.
+    pub fn mapping(&self) -> Result<ArrowSchemaMapping> {
+        parquet_to_arrow(
+            self.parquet_schema(),
+            self.metadata().key_value_metadata.as_deref(),
+            &self.schema_options,
+        )
+    }
+
+    /// Options of the Parquet -> Arrow type mapping.
+    pub fn with_schema_options(mut self, options: SchemaOptions) -> Self {
+        self.schema_options = options.clone();
+        self.builder = self.builder.with_schema_options(options);
+        self
+    }
+
+    /// Which fields to return (the predicate may read others).
+    pub fn with_projection(mut self, projection: Projection) -> Self {
+        self.projection = projection;
+        self
+    }
+
+    /// Returns only the rows where `predicate` is true.
+    pub fn with_predicate(mut self, predicate: Predicate) -> Self {
+        self.predicate = Some(predicate);
+        self
+    }
+
+    /// Which row groups to consider, in this order.
+    pub fn with_row_groups(mut self, row_groups: Vec<usize>) -> Self {
+        self.row_groups = Some(row_groups);
+        self
+    }
+
+    /// Rows per batch read (a batch returned holds the matching rows of one).
+    pub fn with_batch_size(mut self, batch_size: usize) -> Self {
+        self.batch_size = Some(batch_size);
+        self
+    }
+
+    /// Skips the first `offset` matching rows (before the limit).
+    pub fn with_offset(mut self, offset: usize) -> Self {
+        self.offset = offset;
+        self
+    }
+
+    /// Returns at most `limit` matching rows.
+    pub fn with_limit(mut self, limit: usize) -> Self {
+        self.limit = Some(limit);
+        self
+    }
+
+    /// Which pruning sources to use.
+    pub fn with_pruning(mut self, pruning: PruningOptions) -> Self {
+        self.pruning = pruning;
+        self
+    }
+
+    /// Counts the pages of the columns read and the pages selected (reads the offset
+    /// index of every column read; off by default).
+    pub fn with_page_counts(mut self, on: bool) -> Self {
+        self.page_counts = on;
+        self
+    }
+
+    /// Prunes and builds the scan.
+    ///
+    /// Errors for a predicate that does not bind to the file's schema (a missing
+    /// column, a literal that is not a value of its column's type), a projection or
+    /// row group out of range, and an invalid page index or Bloom filter.
+    pub fn build(self) -> Result<Scan> {
+        let metadata = self.metadata().clone();
+        let descriptor = self.parquet_schema().clone();
+        let mapping = self.mapping()?;
+        let output = mapping.project(&self.projection)?;
+        let num_row_groups = metadata.row_groups.len();
+        let candidates = match self.row_groups {
+            Some(groups) => {
+                if let Some(bad) = groups.iter().find(|&&g| g >= num_row_groups) {
+                    return Err(Error::invalid_argument(format!(
+                        "row group {bad} out of range (the file has {num_row_groups})"
+                    )));
+                }
+                groups
+            }
+            None => (0..num_row_groups).collect(),
+        };
+        let rows_of = |g: usize| u64::try_from(metadata.row_groups[g].num_rows).unwrap_or(0);
+        let mut metrics = ScanMetrics {
+            row_groups_total: candidates.len(),
+            rows_total: candidates.iter().map(|&g| rows_of(g)).sum(),
+            ..Default::default()
+        };
+
+        let bound = match &self.predicate {
+            Some(p) => Some(p.bind(mapping.schema())?),
+            None => None,
+        };
+        // The leaves to read: the projection's and the predicate's.
+        let mut read_leaves = output.leaf_columns();
+        if let Some(bound) = &bound {
+            for path in bound.column_paths() {
+                if let Some(leaf) = prune::leaf_of_path(mapping.fields(), &path)
+                    && !read_leaves.contains(&leaf)
+                {
+                    read_leaves.push(leaf);
+                }
+            }
+            read_leaves.sort_unstable();
+        }
+        let read_projection = match (&self.projection, &bound) {
+            (Projection::All, _) | (_, None) => self.projection.clone(),
+            _ => Projection::Leaves(read_leaves.clone()),
+        };
+
+        let mut kept = candidates.clone();
+        let mut ranges: Vec<(u64, RowRanges)> = kept
+            .iter()
+            .map(|&g| (rows_of(g), RowRanges::all(rows_of(g))))
+            .collect();
+        if let Some(bound) = &bound {
+            let pruner = Pruner::try_new(bound, &metadata, &descriptor, &mapping)?
+                .with_decryptor(self.builder.decryptor().cloned());
+            if self.pruning.statistics {
+                let keep = pruner.row_groups(&metadata, &kept)?;
+                metrics.row_groups_pruned_by_statistics = keep.iter().filter(|k| !**k).count();
+                kept = retain(kept, &keep);
+            }
+            if self.pruning.bloom_filters {
+                let keep =
+                    pruner.row_groups_with_bloom_filters(&metadata, self.input.as_ref(), &kept)?;
+                metrics.row_groups_pruned_by_bloom_filter = keep.iter().filter(|k| !**k).count();
+                kept = retain(kept, &keep);
+            }
+            ranges = Vec::with_capacity(kept.len());
+            let mut survivors = Vec::with_capacity(kept.len());
+            for &g in &kept {
+                let rows = rows_of(g);
+                let r = if self.pruning.page_index {
+                    pruner.page_ranges(&metadata, self.input.as_ref(), g)?
+                } else {
+                    RowRanges::all(rows)
+                };
+                if r.is_empty() {
+                    metrics.row_groups_pruned_by_page_index += 1;
+                } else {
+                    survivors.push(g);
+                    ranges.push((rows, r));
+                }
+            }
+            kept = survivors;
+        }
+        metrics.row_groups_read = kept.len();
+        metrics.rows_selected = ranges.iter().map(|(_, r)| r.row_count()).sum();
+        if self.page_counts {
+            count_pages(
+                &metadata,
+                &descriptor,
+                self.builder.decryptor().map(|d| d.as_ref()),
+                self.input.as_ref(),
+                &candidates,
+                &kept,
+                &ranges,
+                &read_leaves,
+                &mut metrics,
+            )?;
+        }
+
+        let mut builder = self
+            .builder
+            .with_projection(read_projection)
+            .with_row_groups(kept.clone());
+        if let Some(size) = self.batch_size {
+            builder = builder.with_batch_size(size);
+        }
+        let partial = ranges.iter().any(|(rows, r)| r.row_count() != *rows);
+        if partial {
+            builder = builder.with_row_selection(prune::selection_of(&ranges));
+        }
+        // Without a predicate every row read matches: the reader skips and stops.
+        let mut offset = self.offset;
+        if bound.is_none() {
+            builder = builder.with_offset(offset);
+            offset = 0;
+            if let Some(limit) = self.limit {
+                builder = builder.with_limit(limit);
+            }
+        }
+        let reader = builder.build()?;
+        let read_schema = reader.schema();
+        let filter = match &self.predicate {
+            Some(p) => Some(p.bind(&read_schema)?),
+            None => None,
+        };
+        Ok(Scan {
+            reader,
+            filter,
+            output: output.schema().clone(),
+            offset,
+            limit: self.limit,
+            metrics,
+            done: false,
+        })
+    }
+}
+
+impl<T> std::fmt::Debug for ScanBuilder<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScanBuilder")
+            .field("projection", &self.projection)
+            .field("predicate", &self.predicate.as_ref().map(|p| p.to_string()))
+            .field("row_groups", &self.row_groups)
+            .field("limit", &self.limit)
+            .field("pruning", &self.pruning)
+            .finish_non_exhaustive()
+    }
+}
+
+fn retain(groups: Vec<usize>, keep: &[bool]) -> Vec<usize> {
+    groups
+        .into_iter()
+        .zip(keep)
+        .filter(|(_, k)| **k)
+        .map(|(g, _)| g)
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn count_pages<R: ChunkReader + ?Sized>(
+    metadata: &FileMetaData,
+    descriptor: &SchemaDescriptor,
+    decryptor: Option<&FileDecryptor>,
+    input: &R,
+    candidates: &[usize],
+    kept: &[usize],
+    ranges: &[(u64, RowRanges)],
+    leaves: &[usize],
+    metrics: &mut ScanMetrics,
+) -> Result<()> {
+    for &g in candidates {
+        let selected = kept.iter().position(|&k| k == g).map(|i| &ranges[i].1);
+        let rows = u64::try_from(metadata.row_groups[g].num_rows).unwrap_or(0);
+        for &leaf in leaves {
+            let Some(chunk) = metadata.row_groups[g].columns.get(leaf) else {
+                continue;
+            };
+            let path = descriptor
+                .column(leaf)
+                .map_or_else(|| format!("#{leaf}"), |d| d.path().dotted());
+            let column = chunk_decryptor(decryptor, metadata, g, leaf, &path)?;
+            let Some(index) = prune::read_offset_index(input, chunk, column.as_ref())
+                .map_err(|e| e.context(format!("row group {g}, column {path}")))?
+            else {
+                continue;
+            };
+            let (hit, total) = match selected {
+                Some(r) => prune::pages_overlapping(&index, rows, r),
+                None => (0, index.page_locations.len()),
+            };
+            metrics.pages_total += total;
+            metrics.pages_selected += hit;
+        }
+    }
+    Ok(())
+}
+
+/// A filtered read: an iterator of the batches' matching rows (see [`ScanBuilder`]).
+/// After an error it yields nothing more.
+pub struct Scan {
+    reader: ParquetRecordBatchReader,
+    filter: Option<BoundPredicate>,
+    output: SchemaRef,
+    /// Matching rows still to skip.
+    offset: usize,
+    limit: Option<usize>,
+    metrics: ScanMetrics,
+    done: bool,
+}
+
+impl Scan {
+    /// What was pruned and read so far (`rows_matched` grows as batches are returned).
+    pub fn metrics(&self) -> &ScanMetrics {
+        &self.metrics
+    }
+
+    fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        loop {
+            if self.limit == Some(0) {
+                return Ok(None);
+            }
+            let Some(batch) = self.reader.next() else {
+                return Ok(None);
+            };
+            let batch = batch?;
+            let mut batch = match &self.filter {
+                Some(filter) => {
+                    let matched = filter.filter(&batch)?;
+                    self.metrics.rows_matched += matched.num_rows() as u64;
+                    matched
+                }
+                None => {
+                    self.metrics.rows_matched += batch.num_rows() as u64;
+                    batch
+                }
+            };
+            if self.offset > 0 {
+                let skip = self.offset.min(batch.num_rows());
+                batch = batch.slice(skip, batch.num_rows() - skip);
+                self.offset -= skip;
+                if batch.num_rows() == 0 {
+                    continue;
+                }
+            }
+            if let Some(limit) = &mut self.limit {
+                if batch.num_rows() > *limit {
+                    batch = batch.slice(0, *limit);
+                }
+                *limit -= batch.num_rows();
+            }
+            if batch.num_rows() == 0 && self.filter.is_some() {
+                continue;
+            }
+            return project(&batch, &self.output).map(Some);
+        }
+    }
+}
+
+impl Iterator for Scan {
+    type Item = std::result::Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        match self.next_batch() {
+            Ok(Some(batch)) => Some(Ok(batch)),
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e.into()))
+            }
+        }
+    }
+}
+
+impl RecordBatchReader for Scan {
+    fn schema(&self) -> SchemaRef {
+        self.output.clone()
+    }
+}
+
+impl std::fmt::Debug for Scan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scan")
+            .field("schema", &self.output)
+            .field("metrics", &self.metrics)
+            .finish_non_exhaustive()
+    }
+}
+
+/// `batch` (read with the predicate's extra columns) as `schema`: fields by name,
+/// structs keeping only the children `schema` names.
+fn project(batch: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> {
+    if batch.schema().fields() == schema.fields() {
+        return Ok(RecordBatch::try_new_with_options(
+            schema.clone(),
+            batch.columns().to_vec(),
+            &RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
+        )?);
+    }
+    let mut columns = Vec::with_capacity(schema.fields().len());
+    for field in schema.fields() {
+        let column = batch.column_by_name(field.name()).ok_or_else(|| {
+            Error::invalid_argument(format!(
+                "scan: the batch read has no field {}",
+                field.name()
+            ))
+        })?;
+        columns.push(project_array(column, field)?);
+    }
+    Ok(RecordBatch::try_new_with_options(
+        schema.clone(),
+        columns,
+        &RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
+    )?)
+}
+
+fn project_array(array: &ArrayRef, field: &Field) -> Result<ArrayRef> {
+    if array.data_type() == field.data_type() {
+        return Ok(array.clone());
+    }
+    match (array.data_type(), field.data_type()) {
+        (DataType::Struct(_), DataType::Struct(wanted)) => {
+            let parent = array
+                .as_any()
+                .downcast_ref::<StructArray>()
+                .ok_or_else(|| Error::invalid_argument("scan: struct expected"))?;
+            let mut children = Vec::with_capacity(wanted.len());
+            for child in wanted {
+                let column = parent.column_by_name(child.name()).ok_or_else(|| {
+                    Error::invalid_argument(format!(
+                        "scan: the struct read has no field {}",
+                        child.name()
+                    ))
+                })?;
+                children.push(project_array(column, child)?);
+            }
+            Ok(Arc::new(StructArray::try_new(
+                wanted.clone(),
+                children,
+                parent.nulls().cloned(),
+            )?))
+        }
+        _ => Err(Error::invalid_argument(format!(
+            "scan: field {} read as {}, expected {}",
+            field.name(),
+            array.data_type(),
+            field.data_type()
+        ))),
+    }
+}

@@ -1,0 +1,298 @@
+//! The async reader: batches equal the sync reader's over `Bytes`, `object_store`'s
+//! `InMemory` and local file system stores; the footer takes one request when the size
+//! hint covers it; a row group's chunks are coalesced into one request per run of near
+//! chunks, and only the projected columns' bytes are fetched (counted by a store
+//! wrapper); a store returning short reads is an I/O error, not a panic.
+#![cfg(feature = "object_store")]
+
+use std::ops::Range;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+use arrow_array::{ArrayRef, Int64Array, RecordBatch, RecordBatchReader, StringArray};
+use bytes::Bytes;
+use futures::TryStreamExt;
+use futures::future::BoxFuture;
+use herringbone_arrow_bridge::async_read::{
+    AsyncFileReader, ObjectStoreReader, ParquetRecordBatchStreamBuilder,
+};
+use herringbone_arrow_bridge::read::{ParquetRecordBatchReaderBuilder, row_group_ranges};
+use herringbone_arrow_bridge::schema::Projection;
+use herringbone_arrow_bridge::{ArrowWriter, ErrorKind, WriterProperties};
+use object_store::ObjectStore;
+use object_store::ObjectStoreExt;
+use object_store::path::Path;
+
+fn file(rows: i64, group_rows: usize) -> Bytes {
+    let a: ArrayRef = Arc::new(Int64Array::from((0..rows).collect::<Vec<_>>()));
+    let b: ArrayRef = Arc::new(StringArray::from(
+        (0..rows)
+            .map(|i| (i % 5 != 0).then(|| format!("value {}", i % 97)))
+            .collect::<Vec<_>>(),
+    ));
+    let c: ArrayRef = Arc::new(Int64Array::from(
+        (0..rows).map(|i| i * 7 % 1000).collect::<Vec<_>>(),
+    ));
+    let batch = RecordBatch::try_from_iter([("a", a), ("b", b), ("c", c)]).unwrap();
+    let props = WriterProperties::builder()
+        .set_max_row_group_rows(group_rows)
+        .build();
+    let mut out = Vec::new();
+    let mut writer = ArrowWriter::try_new(&mut out, batch.schema(), Some(props)).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    Bytes::from(out)
+}
+
+fn sync_read(bytes: &Bytes, projection: Projection, groups: Option<Vec<usize>>) -> RecordBatch {
+    let mut builder = ParquetRecordBatchReaderBuilder::try_new(bytes.clone())
+        .unwrap()
+        .with_projection(projection)
+        .with_batch_size(1000);
+    if let Some(g) = groups {
+        builder = builder.with_row_groups(g);
+    }
+    let reader = builder.build().unwrap();
+    let schema = reader.schema();
+    let batches: Vec<RecordBatch> = reader.map(|b| b.unwrap()).collect();
+    arrow_select::concat::concat_batches(&schema, &batches).unwrap()
+}
+
+fn concat(batches: &[RecordBatch]) -> RecordBatch {
+    arrow_select::concat::concat_batches(&batches[0].schema(), batches).unwrap()
+}
+
+/// Counts the requests, ranges and bytes a reader asks of the store.
+#[derive(Default)]
+struct Counting {
+    inner: Bytes,
+    requests: AtomicUsize,
+    ranges: AtomicUsize,
+    bytes: AtomicU64,
+    /// Bytes to leave off every answer (a store that misbehaves).
+    short_by: usize,
+}
+
+impl Counting {
+    fn new(inner: Bytes) -> Arc<Self> {
+        Arc::new(Self {
+            inner,
+            ..Self::default()
+        })
+    }
+
+    fn answer(&self, range: Range<u64>) -> Bytes {
+        self.ranges.fetch_add(1, Ordering::SeqCst);
+        self.bytes
+            .fetch_add(range.end - range.start, Ordering::SeqCst);
+        let bytes = self.inner.slice(range.start as usize..range.end as usize);
+        bytes.slice(..bytes.len().saturating_sub(self.short_by))
+    }
+
+    fn counts(&self) -> (usize, usize, u64) {
+        (
+            self.requests.swap(0, Ordering::SeqCst),
+            self.ranges.swap(0, Ordering::SeqCst),
+            self.bytes.swap(0, Ordering::SeqCst),
+        )
+    }
+}
+
+impl AsyncFileReader for Counting {
+    fn get_bytes(
+        &self,
+        range: Range<u64>,
+    ) -> BoxFuture<'_, herringbone_arrow_bridge::Result<Bytes>> {
+        self.requests.fetch_add(1, Ordering::SeqCst);
+        Box::pin(async move { Ok(self.answer(range)) })
+    }
+
+    fn get_byte_ranges(
+        &self,
+        ranges: Vec<Range<u64>>,
+    ) -> BoxFuture<'_, herringbone_arrow_bridge::Result<Vec<Bytes>>> {
+        self.requests.fetch_add(1, Ordering::SeqCst);
+        Box::pin(async move { Ok(ranges.into_iter().map(|r| self.answer(r)).collect()) })
+    }
+}
+
+#[tokio::test]
+async fn stream_equals_the_sync_reader() {
+    let bytes = file(10_000, 3_000);
+    let size = bytes.len() as u64;
+    for (projection, groups) in [
+        (Projection::All, None),
+        (Projection::Roots(vec![2, 0]), None),
+        (Projection::Roots(vec![1]), Some(vec![3, 1])),
+    ] {
+        let mut builder = ParquetRecordBatchStreamBuilder::try_new(bytes.clone(), size)
+            .await
+            .unwrap()
+            .with_projection(projection.clone())
+            .with_batch_size(1000);
+        if let Some(g) = &groups {
+            builder = builder.with_row_groups(g.clone());
+        }
+        let stream = builder.build().unwrap();
+        let schema = stream.schema().clone();
+        let batches: Vec<RecordBatch> = stream.try_collect().await.unwrap();
+        assert!(batches.iter().all(|b| b.num_rows() <= 1000));
+        let got = concat(&batches);
+        assert_eq!(got.schema(), schema);
+        assert_eq!(got, sync_read(&bytes, projection, groups));
+    }
+    // A limit across row groups.
+    let batches: Vec<RecordBatch> = ParquetRecordBatchStreamBuilder::try_new(bytes.clone(), size)
+        .await
+        .unwrap()
+        .with_limit(3_500)
+        .with_batch_size(2_000)
+        .build()
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    let rows: Vec<usize> = batches.iter().map(|b| b.num_rows()).collect();
+    assert_eq!(rows, [2_000, 1_000, 500]);
+    assert_eq!(
+        concat(&batches),
+        sync_read(&bytes, Projection::All, None).slice(0, 3_500)
+    );
+}
+
+#[tokio::test]
+async fn requests_and_bytes_are_counted() {
+    let bytes = file(10_000, 2_500);
+    let size = bytes.len() as u64;
+    let store = Counting::new(bytes.clone());
+
+    // The footer: one request of the hint's bytes when it covers the footer...
+    let builder =
+        ParquetRecordBatchStreamBuilder::try_new_with_size_hint(store.clone(), size, 16 * 1024)
+            .await
+            .unwrap();
+    assert_eq!(store.counts(), (1, 1, (16 * 1024).min(size)));
+    let metadata = builder.metadata().clone();
+    let groups = metadata.row_groups.len();
+    assert_eq!(groups, 4);
+    // ... two when the footer is longer than the hint.
+    ParquetRecordBatchStreamBuilder::try_new_with_size_hint(store.clone(), size, 8)
+        .await
+        .unwrap();
+    let (requests, ranges, _) = store.counts();
+    assert_eq!((requests, ranges), (2, 2));
+
+    // Columns a and c (leaves 0 and 2) of every row group: one request per row group;
+    // near chunks coalesced into one range, far ones (gap 0, b between them) in two.
+    let wanted: u64 = (0..groups)
+        .flat_map(|g| row_group_ranges(&metadata, g, &[0, 2], size).unwrap())
+        .map(|r| r.end - r.start)
+        .sum();
+    let b_bytes: u64 = (0..groups)
+        .flat_map(|g| row_group_ranges(&metadata, g, &[1], size).unwrap())
+        .map(|r| r.end - r.start)
+        .sum();
+    for (gap, ranges_per_group, fetched) in [(0, 2, wanted), (1 << 20, 1, wanted + b_bytes)] {
+        let batches: Vec<RecordBatch> = builder_over(&store, size, &metadata)
+            .with_projection(Projection::Roots(vec![0, 2]))
+            .with_coalesce_gap(gap)
+            .build()
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
+        assert_eq!(concat(&batches).num_rows(), 10_000);
+        assert_eq!(
+            store.counts(),
+            (groups, groups * ranges_per_group, fetched),
+            "gap {gap}"
+        );
+    }
+    // Selected row groups only: nothing else is fetched.
+    let _: Vec<RecordBatch> = builder_over(&store, size, &metadata)
+        .with_projection(Projection::Roots(vec![1]))
+        .with_row_groups(vec![2])
+        .build()
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    let only = row_group_ranges(&metadata, 2, &[1], size).unwrap()[0].clone();
+    assert_eq!(store.counts(), (1, 1, only.end - only.start));
+}
+
+fn builder_over(
+    store: &Arc<Counting>,
+    size: u64,
+    metadata: &Arc<herringbone_format::metadata::FileMetaData>,
+) -> ParquetRecordBatchStreamBuilder<Arc<Counting>> {
+    ParquetRecordBatchStreamBuilder::new_with_metadata(store.clone(), size, metadata.clone())
+        .unwrap()
+}
+
+#[tokio::test]
+async fn short_reads_and_bad_sizes_are_errors() {
+    let bytes = file(1_000, 500);
+    let size = bytes.len() as u64;
+    let short = Arc::new(Counting {
+        inner: bytes.clone(),
+        short_by: 3,
+        ..Counting::default()
+    });
+    let err = ParquetRecordBatchStreamBuilder::try_new(short, size)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Io);
+    assert!(err.to_string().contains("returned"), "{err}");
+    // A size below the minimum, and a size larger than the object (the footer tail is not
+    // where the size says).
+    let err = ParquetRecordBatchStreamBuilder::try_new(bytes.clone(), 5)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Format);
+    let mut padded = bytes.to_vec();
+    padded.extend_from_slice(&[0; 100]);
+    let err = ParquetRecordBatchStreamBuilder::try_new(Bytes::from(padded), size + 100)
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("magic") || err.to_string().contains("PAR1"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn object_stores_in_memory_and_on_disk() {
+    let bytes = file(5_000, 2_000);
+    let expected = sync_read(&bytes, Projection::All, None);
+
+    let memory: Arc<dyn ObjectStore> = Arc::new(object_store::memory::InMemory::new());
+    let path = Path::from("data/t.parquet");
+    memory.put(&path, bytes.clone().into()).await.unwrap();
+
+    let dir = std::env::temp_dir().join(format!("hb-async-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("t.parquet"), &bytes).unwrap();
+    let local: Arc<dyn ObjectStore> =
+        Arc::new(object_store::local::LocalFileSystem::new_with_prefix(&dir).unwrap());
+
+    for (store, path) in [(memory, path), (local, Path::from("t.parquet"))] {
+        let (reader, size) = ObjectStoreReader::open(store.clone(), path).await.unwrap();
+        assert_eq!(size, bytes.len() as u64);
+        let batches: Vec<RecordBatch> = ParquetRecordBatchStreamBuilder::try_new(reader, size)
+            .await
+            .unwrap()
+            .build()
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
+        assert_eq!(concat(&batches), expected);
+        let missing = ObjectStoreReader::open(store, Path::from("nope.parquet"))
+            .await
+            .unwrap_err();
+        assert_eq!(missing.kind(), ErrorKind::Io);
+        assert!(missing.to_string().contains("nope.parquet"), "{missing}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
