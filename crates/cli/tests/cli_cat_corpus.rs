@@ -7,6 +7,14 @@
 //! wrong instants, Herringbone refuses with an error naming `--int96-unit`; that file is
 //! printed with `--int96-unit us`, and the test checks it is the only one.
 //!
+//! The shredded Variant cases that `shredded_variant/cases.json` marks with an
+//! `error_message` hold Variants the specification calls invalid (a conflicting `value`
+//! and `typed_value`, an unsupported shredded type); pyarrow reads them as plain structs,
+//! `hb cat` renders Variants and must refuse them with exit 1 and an error saying why.
+//! The `-INVALID` cases (a field both shredded and in `value`) are ones the
+//! specification lets a reader either read or refuse: `hb cat` refuses with "invalid
+//! variant" or prints every row.
+//!
 //! Encrypted files are left out (they need keys on the command line). The one file pyarrow
 //! itself can only read one row at a time, `large_string_map.brotli.parquet` (two rows of
 //! about a gigabyte of map keys each), has its own ignored test: it needs several GB of
@@ -102,15 +110,59 @@ fn readable_files(large: bool) -> Vec<(std::path::PathBuf, u64)> {
     files
 }
 
+/// The shredded Variant cases expected to fail, by file name (from `cases.json`).
+fn invalid_variant_cases() -> Vec<String> {
+    let path = herringbone_testkit::corpus_root().join("shredded_variant/cases.json");
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let cases: Value = serde_json::from_str(&text).expect("cases.json is JSON");
+    cases
+        .as_array()
+        .expect("cases.json is an array")
+        .iter()
+        .filter(|case| case.get("error_message").is_some())
+        .filter_map(|case| case["parquet_file"].as_str().map(str::to_string))
+        .collect()
+}
+
 /// Checks every file; returns the files that needed `--int96-unit us`.
 fn check(files: &[(std::path::PathBuf, u64)]) -> Vec<String> {
+    let invalid = invalid_variant_cases();
     let mut coarser = Vec::new();
+    let mut refused = 0;
     for (file, rows) in files {
+        let in_variant_cases = file.parent().and_then(|p| p.file_name())
+            == Some(std::ffi::OsStr::new("shredded_variant"));
+        let name = file.file_name().unwrap().to_string_lossy();
+        if in_variant_cases && invalid.iter().any(|n| *n == name) {
+            for format in ["jsonl", "csv", "table"] {
+                let (code, err) = cat(file, format, &[], |_| {});
+                assert_eq!(
+                    code,
+                    1,
+                    "{}: invalid Variant printed as {format}",
+                    file.display()
+                );
+                let err = err.to_lowercase();
+                assert!(
+                    err.contains("invalid variant") || err.contains("unsupported"),
+                    "{}: {format}: {err}",
+                    file.display()
+                );
+            }
+            refused += 1;
+            continue;
+        }
         let mut objects = 0;
         let mut extra: &[&str] = &[];
         let (mut code, mut err) = cat(file, "jsonl", extra, |out| {
             objects = count_json_objects(file, out)
         });
+        if in_variant_cases && name.contains("-INVALID") && code == 1 {
+            assert!(err.contains("invalid variant"), "{}: {err}", file.display());
+            continue;
+        }
         if code == 1 && err.contains("--int96-unit") {
             coarser.push(file.file_name().unwrap().to_string_lossy().into_owned());
             extra = &["--int96-unit", "us"];
@@ -128,6 +180,10 @@ fn check(files: &[(std::path::PathBuf, u64)]) -> Vec<String> {
         assert_eq!(code, 0, "{}: hb cat --format csv: {err}", file.display());
         assert!(header.ends_with('\n'), "{}: no CSV header", file.display());
     }
+    assert!(
+        invalid.is_empty() || refused > 0,
+        "no invalid Variant case among the readable files"
+    );
     coarser
 }
 

@@ -11,7 +11,7 @@
 //! use herringbone::predicate::{Predicate, col};
 //!
 //! let parsed = Predicate::parse("x >= 35 AND tag = 'odd'")?;
-//! assert_eq!(parsed, col("x").gt_eq(35).and(col("tag").eq("odd")));
+//! assert_eq!(parsed, col("x").gt_eq(35i64).and(col("tag").eq("odd")));
 //! # Ok::<(), herringbone::Error>(())
 //! ```
 
