@@ -178,6 +178,34 @@ def compact(value):
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def compact_pieces(value, piece=1 << 24):
+    """`compact(value)` as a sequence of strings, long strings in pieces of `piece`
+    characters (JSON escapes each character alone, so the pieces join up exactly)."""
+    if isinstance(value, str):
+        if len(value) <= piece:
+            yield compact(value)
+            return
+        yield '"'
+        for start in range(0, len(value), piece):
+            yield compact(value[start : start + piece])[1:-1]
+        yield '"'
+    elif isinstance(value, list):
+        yield "["
+        for i, item in enumerate(value):
+            if i:
+                yield ","
+            yield from compact_pieces(item, piece)
+        yield "]"
+    elif isinstance(value, dict):
+        yield "{"
+        for i, (k, item) in enumerate(value.items()):
+            yield ("," if i else "") + compact(k) + ":"
+            yield from compact_pieces(item, piece)
+        yield "}"
+    else:
+        yield compact(value)
+
+
 def schema_text(schema):
     return schema.to_string(show_schema_metadata=False, show_field_metadata=True)
 
@@ -203,10 +231,11 @@ def describe(schema, batches):
         for r in range(batch.num_rows):
             size = overhead
             for i, column in enumerate(values):
-                text = compact(column[r]).encode("utf-8")
-                hashers[i].update(text)
+                for text in compact_pieces(column[r]):
+                    text = text.encode("utf-8")
+                    hashers[i].update(text)
+                    size += len(text)
                 hashers[i].update(b"\n")
-                size += len(text)
             if total < STORE_ALL_UP_TO and not by_size:
                 if used + size > ROW_BYTES_BUDGET:
                     by_size = True

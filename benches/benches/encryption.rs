@@ -42,7 +42,7 @@ use std::time::{Duration, SystemTime};
 
 use arrow_array::RecordBatch;
 use criterion::{BenchmarkId, Criterion};
-use herringbone::codec::crypto::{Algorithm, FileDecryptionProperties, FileEncryptionProperties};
+use herringbone::encryption::{Algorithm, FileDecryptionProperties, FileEncryptionProperties};
 use herringbone::{Codec, ParquetRecordBatchReaderBuilder};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder as Arrow};

@@ -26,9 +26,9 @@ use std::time::{Duration, SystemTime};
 
 use arrow_array::{Array, ArrayRef, BooleanArray, Date32Array, Int64Array, RecordBatch, Scalar};
 use criterion::Criterion;
-use herringbone::arrow::predicate::Predicate;
-use herringbone::arrow::scan::ScanBuilder;
-use herringbone::arrow::schema::Projection;
+use herringbone::predicate::Predicate;
+use herringbone::read::Projection;
+use herringbone::scan::ScanBuilder;
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::statistics::StatisticsConverter;

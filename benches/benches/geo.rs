@@ -26,7 +26,7 @@ use arrow_array::{ArrayRef, BinaryArray, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 use criterion::{BenchmarkId, Criterion};
 use herringbone::StatisticsLevel;
-use herringbone::codec::geo::{Edges, GeoStatisticsAccumulator};
+use herringbone_codec::geo::{Edges, GeoStatisticsAccumulator};
 use parquet::file::metadata::ParquetMetaDataReader;
 use parquet::file::properties::EnabledStatistics;
 

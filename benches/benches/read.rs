@@ -29,9 +29,9 @@ use arrow_array::{ArrayRef, DictionaryArray, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use bytes::Bytes;
 use criterion::{BenchmarkId, Criterion};
-use herringbone::arrow::ErrorKind;
-use herringbone::arrow::read::RowSelection;
-use herringbone::arrow::schema::StringRepresentation;
+use herringbone::ErrorKind;
+use herringbone::read::RowSelection;
+use herringbone::schema::StringRepresentation;
 use herringbone::{ParquetRecordBatchReaderBuilder, SchemaOptions};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::{
@@ -233,9 +233,7 @@ fn arrow_rs_reader(
         .build()
 }
 
-fn herringbone_reader(
-    case: &Case,
-) -> herringbone::arrow::Result<herringbone::ParquetRecordBatchReader> {
+fn herringbone_reader(case: &Case) -> herringbone::Result<herringbone::ParquetRecordBatchReader> {
     let mut options = SchemaOptions::new();
     if case.utf8_view {
         options = options.with_strings(StringRepresentation::Utf8View);
@@ -342,7 +340,7 @@ fn arrow_rs_skip_reader(
 
 fn herringbone_skip_reader(
     case: &Case,
-) -> herringbone::arrow::Result<herringbone::ParquetRecordBatchReader> {
+) -> herringbone::Result<herringbone::ParquetRecordBatchReader> {
     let mut options = SchemaOptions::new();
     if case.utf8_view {
         options = options.with_strings(StringRepresentation::Utf8View);

@@ -25,10 +25,10 @@ use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Schema};
 use bytes::Bytes;
 use criterion::Criterion;
-use herringbone::arrow::variant::{
+use herringbone::variant::{
     ShreddedType, VariantShredding, json_to_variant, shred, variant_field, variant_get,
 };
-use herringbone::codec::variant::{Variant, VariantMetadata, VariantPath, VariantValue};
+use herringbone::variant::{Variant, VariantMetadata, VariantPath, VariantValue};
 use herringbone::{ArrowWriter, Codec, ParquetRecordBatchReaderBuilder, WriterProperties};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder as ArrowRsReader;
 

@@ -11,13 +11,13 @@
 use arrow_array::{Array, RecordBatchReader};
 use bytes::Bytes;
 use herringbone::ParquetRecordBatchReaderBuilder;
-use herringbone::arrow::predicate::Predicate;
-use herringbone::arrow::scan::ScanBuilder;
-use herringbone::codec::crypto::{
+use herringbone::predicate::Predicate;
+use herringbone::scan::ScanBuilder;
+use herringbone_codec::crypto::{
     FileDecryptionProperties, decrypt_bloom_filter, decrypt_column_index, decrypt_offset_index,
 };
-use herringbone::format::footer::{column_index_range, offset_index_range};
-use herringbone::format::schema::SchemaDescriptor;
+use herringbone_format::footer::{column_index_range, offset_index_range};
+use herringbone::schema::SchemaDescriptor;
 use libfuzzer_sys::fuzz_target;
 
 const MAX_BATCHES: usize = 64;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use arrow_array::{Array, RecordBatchReader};
 use bytes::Bytes;
-use herringbone::arrow::schema::{SchemaOptions, StringRepresentation};
+use herringbone::schema::{SchemaOptions, StringRepresentation};
 use herringbone::{ParquetRecordBatchReaderBuilder, Projection, RowSelection};
 use libfuzzer_sys::fuzz_target;
 

@@ -5,7 +5,7 @@
 
 use bytes::Bytes;
 use herringbone::ParquetRecordBatchReaderBuilder;
-use herringbone::format::schema::parse_message_type;
+use herringbone::schema::parse_message_type;
 use herringbone::recover::{RecoverOptions, recover};
 use herringbone::verify::{Check, VerifyOptions, verify};
 use libfuzzer_sys::fuzz_target;

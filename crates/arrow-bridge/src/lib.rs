@@ -44,6 +44,8 @@
 //!             column chunk bytes      dictionary page + data pages ─► sink
 //! ```
 
+#![warn(missing_docs)]
+
 #[cfg(feature = "async")]
 pub mod async_read;
 pub mod decryption;

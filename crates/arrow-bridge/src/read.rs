@@ -646,4 +646,20 @@ impl ParquetRecordBatchReader {
     pub fn arrow_schema(&self) -> &Schema {
         self.plan.schema()
     }
+
+    /// The leaf columns read (indexes into [`Self::parquet_schema`]'s columns), in the
+    /// order the batches' fields hold them: what a caller sums sizes or statistics over.
+    pub fn leaf_columns(&self) -> &[usize] {
+        self.plan.columns()
+    }
+
+    /// The file's metadata (row groups, column chunks, statistics, key-value metadata).
+    pub fn metadata(&self) -> &Arc<FileMetaData> {
+        &self.metadata
+    }
+
+    /// The file's Parquet schema.
+    pub fn parquet_schema(&self) -> &Arc<SchemaDescriptor> {
+        self.plan.descriptor()
+    }
 }

@@ -42,9 +42,18 @@
 //! and `INT96`, interval units, `Decimal32/64/256`, `LargeList`, `ListView`,
 //! `FixedSizeList`, and the hint's field metadata (extension names). Everything else
 //! keeps the Parquet mapping. An explicit option ([`SchemaOptions::with_strings`], ...)
-//! wins over the hint. A hint that cannot be decoded is ignored (the reason is kept in
-//! [`ArrowSchemaMapping::arrow_schema_hint_error`]): it is an optional optimisation,
-//! never a reason not to read the data. A `Dictionary` type (from the hint or a
+//! wins over the hint. The hint is applied field by field: a top-level field it cannot
+//! describe (a type this version of Arrow lacks, such as the `Int128` polars writes)
+//! keeps the Parquet mapping for that field alone, and every other field still takes its
+//! hinted type. A hint that cannot be decoded at all is ignored. Either way the reason
+//! is kept in [`ArrowSchemaMapping::arrow_schema_hint_error`]: the hint is an optional
+//! refinement, never a reason not to read the data.
+//!
+//! polars stores an `Int128` column as an unannotated `FIXED_LEN_BYTE_ARRAY(16)` holding
+//! the little-endian two's-complement value, with `Int(128)` in its hint. Arrow has no
+//! 128-bit integer type, and `Decimal128(38, 0)` cannot hold the values of more than 38
+//! digits an `i128` can, so the column reads as its bytes: `FixedSizeBinary(16)`. A
+//! `Dictionary` type (from the hint or a
 //! supplied schema) keeps dictionary-encoded chunks as `DictionaryArray`s without
 //! re-hashing their values (see [`crate::read`]).
 //!
@@ -505,36 +514,41 @@ pub fn parquet_to_arrow(
         fields.push(converter.convert_field(converter.node(child)?, top, false)?);
     }
 
-    let mut hint_error = None;
+    let mut hint_errors = Vec::new();
     if let Some(text) = hint_text.filter(|_| !options.ignore_arrow_schema_hint) {
         match hint::decode_arrow_schema(text) {
             Ok(hint_schema) => {
-                for (key, value) in hint_schema.metadata() {
-                    metadata.entry(key.clone()).or_insert_with(|| value.clone());
+                for (key, value) in hint_schema.metadata {
+                    metadata.entry(key).or_insert(value);
                 }
-                if hint_schema.fields().len() == fields.len() {
+                if hint_schema.fields.len() == fields.len() {
+                    // Field by field: one the hint cannot describe keeps the Parquet type.
                     fields = fields
                         .into_iter()
-                        .zip(hint_schema.fields().iter())
-                        .map(|(field, hint_field)| {
-                            if field.field.name() == hint_field.name() {
-                                converter.merge_hint(field, hint_field)
-                            } else {
+                        .zip(hint_schema.fields)
+                        .map(|(field, hint_field)| match hint_field {
+                            Ok(hint_field) if field.field.name() == hint_field.name() => {
+                                converter.merge_hint(field, &hint_field)
+                            }
+                            Ok(_) => field,
+                            Err(e) => {
+                                hint_errors.push(format!("{e} (read with its Parquet type)"));
                                 field
                             }
                         })
                         .collect();
                 } else {
-                    hint_error = Some(format!(
+                    hint_errors.push(format!(
                         "ARROW:schema has {} fields, the Parquet schema {}",
-                        hint_schema.fields().len(),
+                        hint_schema.fields.len(),
                         fields.len()
                     ));
                 }
             }
-            Err(e) => hint_error = Some(e.to_string()),
+            Err(e) => hint_errors.push(e.to_string()),
         }
     }
+    let hint_error = (!hint_errors.is_empty()).then(|| hint_errors.join("; "));
 
     let schema = Schema::new(fields.iter().map(|f| f.field.clone()).collect::<Fields>())
         .with_metadata(metadata);

@@ -1,6 +1,7 @@
 //! `hb`: inspect, read and write Parquet files with Herringbone.
 //!
 //! Every command exits 0 on success and 1 with a one-line error on stderr otherwise.
+#![forbid(unsafe_code)]
 
 mod commands;
 
@@ -55,9 +56,12 @@ enum Command {
         file: PathBuf,
         #[command(flatten)]
         read: commands::reading::ReadArgs,
-        /// Print at most this many rows.
-        #[arg(long, value_name = "N")]
+        /// Print at most this many rows (the table's default is 20).
+        #[arg(long, value_name = "N", conflicts_with = "all")]
         limit: Option<usize>,
+        /// Print every row (the table's default is the first 20).
+        #[arg(long)]
+        all: bool,
         /// Skip this many rows first.
         #[arg(long, value_name = "N", default_value_t = 0)]
         offset: usize,
@@ -188,9 +192,17 @@ fn main() -> ExitCode {
             file,
             read,
             limit,
+            all,
             offset,
             format,
-        } => commands::cat::run(&file, &read, offset, limit, format, &mut out),
+        } => {
+            let rows = match (limit, all) {
+                (Some(n), _) => commands::cat::Rows::Limit(n),
+                (None, true) => commands::cat::Rows::All,
+                (None, false) => commands::cat::Rows::Default,
+            };
+            commands::cat::run(&file, &read, offset, rows, format, &mut out)
+        }
         Command::Head {
             file,
             rows,

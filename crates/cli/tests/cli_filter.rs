@@ -10,9 +10,10 @@ fn ok(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("utf-8 output")
 }
 
-/// A CSV of 1,000 rows converted to Parquet in row groups of 100.
-fn file() -> String {
-    let dir = temp_dir("filter");
+/// A CSV of 1,000 rows converted to Parquet in row groups of 100, in a folder of the
+/// test's own (`test`): the tests run in parallel and would overwrite one another's file.
+fn file(test: &str) -> String {
+    let dir = temp_dir(&format!("filter-{test}"));
     let csv = dir.join("t.csv");
     let mut text = String::from("id,flag,day\n");
     for i in 0..1000 {
@@ -34,7 +35,7 @@ fn file() -> String {
 
 #[test]
 fn cat_prints_only_matching_rows() {
-    let f = file();
+    let f = file("cat_prints_only_matching_rows");
     let text = ok(&[
         "cat",
         &f,
@@ -64,7 +65,7 @@ fn cat_prints_only_matching_rows() {
 
 #[test]
 fn scan_reports_what_was_pruned() {
-    let f = file();
+    let f = file("scan_reports_what_was_pruned");
     let text = ok(&["scan", &f, "--filter", "id >= 950"]);
     assert!(
         text.contains("row groups:    read 1 of 10 (skipped: 9 by statistics, 0 by Bloom filters"),
@@ -80,7 +81,7 @@ fn scan_reports_what_was_pruned() {
 
 #[test]
 fn filter_errors_name_the_problem() {
-    let f = file();
+    let f = file("filter_errors_name_the_problem");
     let err = fails(&["cat", &f, "--filter", "id >="]);
     assert!(
         err.contains("--filter: expected a literal, found the end of the filter at offset 5"),

@@ -8,10 +8,17 @@
 //! size is implausible for the compressed length, output grows with what the stream
 //! actually produces instead of being allocated up front.
 //!
+//! Each codec other than UNCOMPRESSED sits behind a cargo feature of its name
+//! (`snappy`, `gzip`, `brotli`, `lz4` for LZ4 and LZ4_RAW, `zstd`, `lzo`; all on by
+//! default). A codec left out is an [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported)
+//! error, "codec SNAPPY not compiled in (feature `snappy`)"; see
+//! [`Codec::is_compiled_in`].
+//!
 //! LZO (codec id 3) is read and written as parquet-java writes it: Hadoop's block
 //! framing around LZO1X blocks (see the `lzo` submodule for the crates and the encoder).
 //!
 //! ```
+//! # #[cfg(feature = "zstd")] {
 //! use herringbone_codec::compression::Codec;
 //!
 //! let codec = Codec::Zstd { level: 3 };
@@ -21,14 +28,24 @@
 //! let mut restored = Vec::new();
 //! codec.decompress(&compressed, data.len(), &mut restored).unwrap();
 //! assert_eq!(restored, data);
+//! # }
 //! ```
 
-use std::io::{self, Read, Write};
+#[cfg(any(feature = "gzip", feature = "brotli"))]
+use std::io::Write;
+#[cfg(any(
+    feature = "gzip",
+    feature = "brotli",
+    feature = "lz4",
+    feature = "zstd"
+))]
+use std::io::{self, Read};
 
 use herringbone_format::metadata::CompressionCodec;
 
 use crate::error::{Error, Result};
 
+#[cfg(feature = "lzo")]
 mod lzo;
 
 /// The largest uncompressed size [`Codec::decompress`] accepts: the largest size a page
@@ -43,17 +60,28 @@ pub const DEFAULT_BROTLI_QUALITY: u32 = 1;
 /// Default ZSTD level (zstd's own default).
 pub const DEFAULT_ZSTD_LEVEL: i32 = 3;
 
+#[cfg(feature = "brotli")]
 /// Brotli window size (log2) used on write: the largest standard window.
 const BROTLI_LGWIN: u32 = 22;
+#[cfg(feature = "brotli")]
 /// Internal buffer size of the streaming brotli codec.
 const BROTLI_BUFFER_SIZE: usize = 4096;
+#[cfg(feature = "lz4")]
 /// Hadoop LZ4 framing: 4-byte big-endian uncompressed length, 4-byte big-endian
 /// compressed length, then an LZ4 block.
 const HADOOP_FRAME_PREFIX: usize = 8;
+#[cfg(any(
+    feature = "gzip",
+    feature = "brotli",
+    feature = "lz4",
+    feature = "zstd"
+))]
 /// First growth step of streamed output.
 const MIN_GROWTH: usize = 64 * 1024;
+#[cfg(feature = "gzip")]
 /// The largest expansion DEFLATE allows.
 const DEFLATE_MAX_RATIO: usize = 1032;
+#[cfg(feature = "brotli")]
 /// First output allocation of a brotli stream, per input byte.
 const BROTLI_TYPICAL_RATIO: usize = 16;
 
@@ -170,6 +198,59 @@ impl Codec {
         }
     }
 
+    /// The cargo feature that compiles this codec in (`None` for UNCOMPRESSED).
+    pub fn feature(&self) -> Option<&'static str> {
+        match self {
+            Codec::Uncompressed => None,
+            Codec::Lzo => Some("lzo"),
+            Codec::Snappy => Some("snappy"),
+            Codec::Gzip { .. } => Some("gzip"),
+            Codec::Brotli { .. } => Some("brotli"),
+            Codec::Lz4 | Codec::Lz4Raw => Some("lz4"),
+            Codec::Zstd { .. } => Some("zstd"),
+        }
+    }
+
+    /// Whether this build can compress and decompress with the codec: its cargo feature
+    /// is on (UNCOMPRESSED always).
+    ///
+    /// ```
+    /// use herringbone_codec::compression::Codec;
+    /// assert!(Codec::Uncompressed.is_compiled_in());
+    /// assert_eq!(Codec::Snappy.is_compiled_in(), cfg!(feature = "snappy"));
+    /// ```
+    pub fn is_compiled_in(&self) -> bool {
+        match self {
+            Codec::Uncompressed => true,
+            Codec::Lzo => cfg!(feature = "lzo"),
+            Codec::Snappy => cfg!(feature = "snappy"),
+            Codec::Gzip { .. } => cfg!(feature = "gzip"),
+            Codec::Brotli { .. } => cfg!(feature = "brotli"),
+            Codec::Lz4 | Codec::Lz4Raw => cfg!(feature = "lz4"),
+            Codec::Zstd { .. } => cfg!(feature = "zstd"),
+        }
+    }
+
+    /// The error for a codec whose cargo feature is off.
+    #[cfg_attr(
+        all(
+            feature = "snappy",
+            feature = "gzip",
+            feature = "brotli",
+            feature = "lz4",
+            feature = "zstd",
+            feature = "lzo"
+        ),
+        allow(dead_code)
+    )]
+    fn not_compiled_in(&self) -> Error {
+        Error::unsupported(format!(
+            "codec {} not compiled in (feature `{}`)",
+            self.name(),
+            self.feature().unwrap_or("?")
+        ))
+    }
+
     /// Decompresses `input`, appending exactly `expected_size` bytes to `out`.
     ///
     /// Fails (leaving `out` as it was) if the stream is malformed, produces a different
@@ -205,19 +286,22 @@ impl Codec {
                     Err(size_mismatch(input.len(), expected_size))
                 }
             }
+            #[cfg(feature = "snappy")]
             Codec::Snappy => decompress_snappy(input, expected_size, out),
+            #[cfg(feature = "gzip")]
             Codec::Gzip { .. } => decompress_deflate(input, expected_size, out),
+            #[cfg(feature = "lzo")]
             Codec::Lzo => lzo::decompress(input, expected_size, out),
-            Codec::Brotli { .. } => read_exact_size(
-                brotli::Decompressor::new(input, BROTLI_BUFFER_SIZE),
-                expected_size,
-                // Brotli's ratio is unbounded; start from a generous typical one.
-                input.len().saturating_mul(BROTLI_TYPICAL_RATIO),
-                out,
-            ),
+            #[cfg(feature = "brotli")]
+            Codec::Brotli { .. } => decompress_brotli(input, expected_size, out),
+            #[cfg(feature = "lz4")]
             Codec::Lz4 => decompress_lz4_legacy(input, expected_size, out),
+            #[cfg(feature = "lz4")]
             Codec::Lz4Raw => decompress_lz4_block(input, expected_size, out),
+            #[cfg(feature = "zstd")]
             Codec::Zstd { .. } => decompress_zstd(input, expected_size, out),
+            #[allow(unreachable_patterns)] // every codec compiled in
+            _ => Err(self.not_compiled_in()),
         };
         if let Err(error) = result {
             out.truncate(start);
@@ -238,44 +322,25 @@ impl Codec {
                 out.extend_from_slice(input);
                 Ok(())
             }
+            #[cfg(feature = "snappy")]
             Codec::Snappy => compress_snappy(input, out),
-            Codec::Gzip { level } => {
-                if level > 9 {
-                    return Err(Error::invalid_argument(format!(
-                        "GZIP level {level} is outside 0..=9"
-                    )));
-                }
-                let mut encoder =
-                    flate2::write::GzEncoder::new(&mut *out, flate2::Compression::new(level));
-                encoder
-                    .write_all(input)
-                    .and_then(|()| encoder.finish().map(|_| ()))
-                    .map_err(|e| Error::corrupt("GZIP compression failed").with_source(e))
-            }
+            #[cfg(feature = "gzip")]
+            Codec::Gzip { level } => compress_gzip(input, level, out),
+            #[cfg(feature = "lzo")]
             Codec::Lzo => lzo::compress(input, out),
-            Codec::Brotli { quality } => {
-                if quality > 11 {
-                    return Err(Error::invalid_argument(format!(
-                        "BROTLI quality {quality} is outside 0..=11"
-                    )));
-                }
-                let mut encoder = brotli::CompressorWriter::new(
-                    &mut *out,
-                    BROTLI_BUFFER_SIZE,
-                    quality,
-                    BROTLI_LGWIN,
-                );
-                encoder
-                    .write_all(input)
-                    .and_then(|()| encoder.flush())
-                    .map_err(|e| Error::corrupt("BROTLI compression failed").with_source(e))
-            }
+            #[cfg(feature = "brotli")]
+            Codec::Brotli { quality } => compress_brotli(input, quality, out),
+            #[cfg(feature = "lz4")]
             Codec::Lz4 => compress_lz4_hadoop(input, out),
+            #[cfg(feature = "lz4")]
             Codec::Lz4Raw => {
                 compress_lz4_block(input, out);
                 Ok(())
             }
+            #[cfg(feature = "zstd")]
             Codec::Zstd { level } => compress_zstd(input, level, out),
+            #[allow(unreachable_patterns)] // every codec compiled in
+            _ => Err(self.not_compiled_in()),
         };
         if result.is_err() {
             out.truncate(start);
@@ -298,6 +363,12 @@ fn size_mismatch(produced: usize, expected: usize) -> Error {
     ))
 }
 
+#[cfg(any(
+    feature = "gzip",
+    feature = "brotli",
+    feature = "lz4",
+    feature = "zstd"
+))]
 /// Drains `reader` into `out`, requiring exactly `expected` bytes.
 ///
 /// The buffer starts at `first_step` (at least 64 KiB) and then doubles with what the
@@ -358,6 +429,7 @@ fn read_exact_size<R: Read>(
     }
 }
 
+#[cfg(any(feature = "snappy", feature = "lz4"))]
 /// Appends `len` zero bytes to `out` and returns the new tail.
 fn grow_zeroed(out: &mut Vec<u8>, len: usize) -> &mut [u8] {
     let start = out.len();
@@ -365,6 +437,7 @@ fn grow_zeroed(out: &mut Vec<u8>, len: usize) -> &mut [u8] {
     &mut out[start..]
 }
 
+#[cfg(feature = "snappy")]
 fn decompress_snappy(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<()> {
     let claimed = snap::raw::decompress_len(input)
         .map_err(|e| Error::corrupt("invalid snappy length preamble").with_source(e))?;
@@ -390,6 +463,7 @@ fn decompress_snappy(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result
     Ok(())
 }
 
+#[cfg(feature = "gzip")]
 /// GZIP payloads, multi-member; a zlib stream (which some writers produced for GZIP) is
 /// recognised by its header and read too.
 fn decompress_deflate(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<()> {
@@ -422,11 +496,13 @@ fn decompress_deflate(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Resul
     }
 }
 
+#[cfg(feature = "lz4")]
 /// An LZ4 block can expand at most ~255:1 (each extra length byte adds 255).
 fn lz4_block_can_produce(input_len: usize, expected: usize) -> bool {
     expected <= input_len.saturating_mul(255).saturating_add(16)
 }
 
+#[cfg(feature = "lz4")]
 fn decompress_lz4_block(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<()> {
     if !lz4_block_can_produce(input.len(), expected) {
         return Err(Error::corrupt(format!(
@@ -450,6 +526,7 @@ fn decompress_lz4_block(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Res
     }
 }
 
+#[cfg(feature = "lz4")]
 /// One or more Hadoop frames that together fill exactly `expected` bytes.
 fn decompress_lz4_hadoop(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<()> {
     if !lz4_block_can_produce(input.len(), expected) {
@@ -507,6 +584,7 @@ fn decompress_lz4_hadoop(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Re
     Ok(())
 }
 
+#[cfg(feature = "lz4")]
 /// The deprecated LZ4 codec: Hadoop framing as the spec now defines it; old parquet-cpp
 /// wrote bare blocks and old arrow-rs wrote the LZ4 frame format, so fall back to those.
 fn decompress_lz4_legacy(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<()> {
@@ -538,11 +616,13 @@ fn decompress_lz4_legacy(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Re
     )
 }
 
+#[cfg(feature = "zstd")]
 /// A ZSTD frame that costs more than this many output bytes per input byte is decoded
 /// by streaming (output growing with what it really produces) rather than into a
 /// buffer allocated up front.
 const ZSTD_UPFRONT_RATIO: usize = 1024;
 
+#[cfg(feature = "zstd")]
 thread_local! {
     /// One decompression context per thread, reused across pages: creating a context
     /// costs allocations comparable to decoding a small page.
@@ -550,12 +630,14 @@ thread_local! {
         const { std::cell::RefCell::new(None) };
 }
 
+#[cfg(feature = "zstd")]
 thread_local! {
     /// One compression context per thread, reused across pages.
     static ZSTD_COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
         const { std::cell::RefCell::new(None) };
 }
 
+#[cfg(feature = "zstd")]
 fn decompress_zstd(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<()> {
     if let Ok(Some(content_size)) = zstd::zstd_safe::get_frame_content_size(input)
         && content_size > expected as u64
@@ -601,6 +683,47 @@ fn decompress_zstd(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(
     }
 }
 
+#[cfg(feature = "brotli")]
+fn decompress_brotli(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<()> {
+    read_exact_size(
+        brotli::Decompressor::new(input, BROTLI_BUFFER_SIZE),
+        expected,
+        // Brotli's ratio is unbounded; start from a generous typical one.
+        input.len().saturating_mul(BROTLI_TYPICAL_RATIO),
+        out,
+    )
+}
+
+#[cfg(feature = "gzip")]
+fn compress_gzip(input: &[u8], level: u32, out: &mut Vec<u8>) -> Result<()> {
+    if level > 9 {
+        return Err(Error::invalid_argument(format!(
+            "GZIP level {level} is outside 0..=9"
+        )));
+    }
+    let mut encoder = flate2::write::GzEncoder::new(&mut *out, flate2::Compression::new(level));
+    encoder
+        .write_all(input)
+        .and_then(|()| encoder.finish().map(|_| ()))
+        .map_err(|e| Error::corrupt("GZIP compression failed").with_source(e))
+}
+
+#[cfg(feature = "brotli")]
+fn compress_brotli(input: &[u8], quality: u32, out: &mut Vec<u8>) -> Result<()> {
+    if quality > 11 {
+        return Err(Error::invalid_argument(format!(
+            "BROTLI quality {quality} is outside 0..=11"
+        )));
+    }
+    let mut encoder =
+        brotli::CompressorWriter::new(&mut *out, BROTLI_BUFFER_SIZE, quality, BROTLI_LGWIN);
+    encoder
+        .write_all(input)
+        .and_then(|()| encoder.flush())
+        .map_err(|e| Error::corrupt("BROTLI compression failed").with_source(e))
+}
+
+#[cfg(feature = "snappy")]
 fn compress_snappy(input: &[u8], out: &mut Vec<u8>) -> Result<()> {
     let start = out.len();
     let bound = snap::raw::max_compress_len(input.len());
@@ -617,6 +740,7 @@ fn compress_snappy(input: &[u8], out: &mut Vec<u8>) -> Result<()> {
     Ok(())
 }
 
+#[cfg(feature = "lz4")]
 fn compress_lz4_block(input: &[u8], out: &mut Vec<u8>) {
     let start = out.len();
     let bound = lz4_flex::block::get_maximum_output_size(input.len());
@@ -625,6 +749,7 @@ fn compress_lz4_block(input: &[u8], out: &mut Vec<u8>) {
     out.truncate(start + written);
 }
 
+#[cfg(feature = "lz4")]
 fn compress_lz4_hadoop(input: &[u8], out: &mut Vec<u8>) -> Result<()> {
     let uncompressed = u32::try_from(input.len()).map_err(|_| {
         Error::invalid_argument(format!(
@@ -641,6 +766,7 @@ fn compress_lz4_hadoop(input: &[u8], out: &mut Vec<u8>) -> Result<()> {
     Ok(())
 }
 
+#[cfg(feature = "zstd")]
 fn compress_zstd(input: &[u8], level: i32, out: &mut Vec<u8>) -> Result<()> {
     let start = out.len();
     out.reserve(zstd::zstd_safe::compress_bound(input.len()));
@@ -679,6 +805,61 @@ fn compress_zstd(input: &[u8], level: i32, out: &mut Vec<u8>) -> Result<()> {
 }
 
 #[cfg(test)]
+mod features {
+    use super::*;
+
+    /// In every build: a codec compiled in round-trips, one left out is a named
+    /// `Unsupported` error both ways (`.ci/run` also runs this with only `zstd` on).
+    #[test]
+    fn codecs_compiled_in_or_named_as_left_out() {
+        let data = b"herringbone herringbone herringbone".repeat(20);
+        for codec in [
+            Codec::Snappy,
+            Codec::Gzip { level: 6 },
+            Codec::Brotli { quality: 1 },
+            Codec::Lz4,
+            Codec::Lz4Raw,
+            Codec::Zstd { level: 3 },
+            Codec::Lzo,
+        ] {
+            let mut compressed = Vec::new();
+            let written = codec.compress(&data, &mut compressed);
+            if codec.is_compiled_in() {
+                written.unwrap();
+                let mut restored = Vec::new();
+                codec
+                    .decompress(&compressed, data.len(), &mut restored)
+                    .unwrap();
+                assert_eq!(restored, data, "{}", codec.name());
+                continue;
+            }
+            let message = format!(
+                "codec {} not compiled in (feature `{}`)",
+                codec.name(),
+                codec.feature().unwrap()
+            );
+            let err = written.unwrap_err();
+            assert_eq!(err.kind(), crate::ErrorKind::Unsupported);
+            assert_eq!(err.to_string(), message);
+            assert!(compressed.is_empty());
+            let err = codec
+                .decompress(b"\x01\x02\x03", 10, &mut Vec::new())
+                .unwrap_err();
+            assert_eq!(err.kind(), crate::ErrorKind::Unsupported);
+            assert!(err.to_string().ends_with(&message), "{err}");
+        }
+    }
+}
+
+#[cfg(all(
+    test,
+    feature = "snappy",
+    feature = "gzip",
+    feature = "brotli",
+    feature = "lz4",
+    feature = "zstd",
+    feature = "lzo"
+))]
 mod tests {
     use super::*;
 

@@ -6,6 +6,8 @@
 //! Nothing here knows about Arrow: decoders write into buffers the caller provides, so
 //! the reader can decode straight into Arrow buffers.
 
+#![warn(missing_docs)]
+
 pub mod bitpack;
 pub mod bloom;
 pub mod compression;

@@ -20,9 +20,9 @@ use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
     SendableRecordBatchStream,
 };
-use herringbone::arrow::predicate::Predicate;
-use herringbone::arrow::scan::ScanBuilder;
-use herringbone::arrow::schema::Projection;
+use herringbone::predicate::Predicate;
+use herringbone::read::Projection;
+use herringbone::scan::ScanBuilder;
 
 use crate::table::{FileEntry, external};
 
@@ -228,7 +228,7 @@ impl ScanTask {
             }
             let entry = &self.files[part.file];
             let path = entry.path.display();
-            let wrap = |e: herringbone::arrow::Error| external(format!("{path}: {e}"));
+            let wrap = |e: herringbone::Error| external(format!("{path}: {e}"));
             let file =
                 std::fs::File::open(&entry.path).map_err(|e| external(format!("{path}: {e}")))?;
             let mut scan = ScanBuilder::try_new(file)

@@ -14,7 +14,7 @@
 
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{BinaryExpr, Expr, Operator};
-use herringbone::arrow::predicate::{ColumnRef, CompareOp, Literal, Predicate};
+use herringbone::predicate::{ColumnRef, CompareOp, Literal, Predicate};
 
 /// The predicate a DataFusion expression stands for, or `None` when it has no
 /// translation (see the [module documentation](self)).

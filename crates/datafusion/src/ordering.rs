@@ -24,8 +24,8 @@ use datafusion::arrow::datatypes::{DataType, Schema};
 use datafusion::common::ScalarValue;
 use datafusion::physical_expr::PhysicalSortExpr;
 use datafusion::physical_expr::expressions::Column;
-use herringbone::arrow::schema::ParquetFieldKind;
-use herringbone::arrow::statistics::StatisticsConverter;
+use herringbone::schema::ParquetFieldKind;
+use herringbone::statistics::StatisticsConverter;
 
 use crate::exec::Part;
 use crate::table::FileEntry;

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use datafusion::arrow::array::Array;
 use datafusion::common::stats::Precision;
 use datafusion::common::{ColumnStatistics, ScalarValue, Statistics};
-use herringbone::arrow::schema::ParquetFieldKind;
-use herringbone::arrow::statistics::{StatisticsArrays, StatisticsConverter};
+use herringbone::schema::ParquetFieldKind;
+use herringbone::statistics::{StatisticsArrays, StatisticsConverter};
 
 use crate::table::FileEntry;
 

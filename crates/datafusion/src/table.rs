@@ -11,12 +11,12 @@ use datafusion::common::{DataFusionError, Result, Statistics};
 use datafusion::datasource::TableType;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_plan::ExecutionPlan;
-use herringbone::arrow::predicate::Predicate;
-use herringbone::arrow::prune::Pruner;
-use herringbone::arrow::read::ParquetRecordBatchReaderBuilder;
-use herringbone::arrow::schema::{ArrowSchemaMapping, SchemaOptions, parquet_to_arrow};
-use herringbone::format::metadata::FileMetaData;
-use herringbone::format::schema::SchemaDescriptor;
+use herringbone::metadata::FileMetaData;
+use herringbone::predicate::Predicate;
+use herringbone::prune::Pruner;
+use herringbone::read::ParquetRecordBatchReaderBuilder;
+use herringbone::schema::SchemaDescriptor;
+use herringbone::schema::{ArrowSchemaMapping, SchemaOptions, parquet_to_arrow};
 
 use crate::exec::{HerringboneExec, Part};
 use crate::expr::to_predicate;

@@ -195,7 +195,7 @@ fn write_sorted(path: &Path, batch: &RecordBatch, group_rows: usize, sorted_by: 
     let columns = sorted_by
         .iter()
         .map(
-            |&(column_idx, descending)| herringbone::format::metadata::SortingColumn {
+            |&(column_idx, descending)| herringbone::metadata::SortingColumn {
                 column_idx,
                 descending,
                 nulls_first: false,

@@ -3,6 +3,7 @@
 //!
 //! This crate knows nothing about Arrow and contains no `unsafe` code.
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 mod chunk;
 pub mod compact;

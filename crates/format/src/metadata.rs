@@ -45,7 +45,12 @@ macro_rules! thrift_enum {
 
         #[allow(non_upper_case_globals)]
         impl $name {
-            $( $(#[$vattr])* pub const $variant: $name = $name($value); )*
+            $(
+                $(#[$vattr])*
+                #[doc = ""]
+                #[doc = concat!("`", stringify!($variant), "` (", stringify!($value), ") in `parquet.thrift`.")]
+                pub const $variant: $name = $name($value);
+            )*
 
             /// Every member the spec defines, in value order.
             pub const ALL: &'static [$name] = &[$($name::$variant),*];
@@ -174,7 +179,12 @@ macro_rules! thrift_struct {
         $(#[$attr])*
         #[derive(Debug, Clone, PartialEq, Default)]
         pub struct $name {
-            $( $(#[$fattr])* pub $field: thrift_field_type!($req $ty), )*
+            $(
+                $(#[$fattr])*
+                #[doc = ""]
+                #[doc = concat!("Thrift field ", stringify!($id), " (", stringify!($req), ") of `", stringify!($name), "`.")]
+                pub $field: thrift_field_type!($req $ty),
+            )*
         }
 
         impl $name {
@@ -296,7 +306,13 @@ macro_rules! thrift_union {
         $(#[$attr])*
         #[derive(Debug, Clone, PartialEq, Eq, Hash)]
         pub enum $name {
-            $( $(#[$vattr])* $variant $({ $($f: $fty),* })? $(($tup))?, )*
+            $(
+                $(#[$vattr])*
+                $variant $({ $(
+                    #[doc = concat!("The `", stringify!($f), "` field of the member.")]
+                    $f: $fty
+                ),* })? $(($tup))?,
+            )*
             /// A member this version does not know: its field id and the encoded bytes of
             /// its value (a structure), carried so the file still opens and re-encodes
             /// exactly.

@@ -7,9 +7,9 @@
 //!
 //! ```
 //! use bytes::Bytes;
-//! use herringbone::codec::compression::Codec;
-//! use herringbone::codec::page::{DataPageV1, PageWriter};
-//! use herringbone::format::metadata::{Encoding, PageType};
+//! use herringbone::write::Codec;
+//! use herringbone_codec::page::{DataPageV1, PageWriter};
+//! use herringbone::metadata::{Encoding, PageType};
 //! use herringbone::layout::{CrcStatus, PageWalker};
 //!
 //! let mut chunk = Vec::new();

@@ -5,11 +5,11 @@ use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
 use bytes::Bytes;
-use herringbone::format::footer::read_metadata;
-use herringbone::format::metadata::FileMetaData;
+use herringbone::metadata::FileMetaData;
 use herringbone::recover::{RecoverOptions, Source, recover};
 use herringbone::verify::{VerifyOptions, verify};
 use herringbone::{ArrowWriter, Codec, ParquetRecordBatchReaderBuilder, WriterProperties};
+use herringbone_format::footer::read_metadata;
 
 fn rows_of(file: Bytes, groups: Option<Vec<usize>>) -> Vec<RecordBatch> {
     let mut builder = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();

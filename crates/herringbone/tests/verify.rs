@@ -5,12 +5,12 @@ use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray};
 use bytes::Bytes;
-use herringbone::format::footer::{encode_footer, footer_range, read_metadata};
-use herringbone::format::metadata::{FileMetaData, OffsetIndex, PageHeader, SortingColumn};
-use herringbone::format::thrift::{CompactReader, CompactWriter, ThriftStruct};
 use herringbone::layout::PageWalker;
+use herringbone::metadata::{FileMetaData, OffsetIndex, PageHeader, SortingColumn};
 use herringbone::verify::{Check, Finding, Report, VerifyOptions, verify};
 use herringbone::{ArrowWriter, Codec, StatisticsLevel, WriterProperties};
+use herringbone_format::footer::{encode_footer, footer_range, read_metadata};
+use herringbone_format::thrift::{CompactReader, CompactWriter, ThriftStruct};
 
 fn check(bytes: &[u8]) -> Report {
     verify(Bytes::copy_from_slice(bytes), &VerifyOptions::default())

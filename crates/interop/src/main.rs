@@ -15,6 +15,7 @@
 //! It is a crate of its own (`herringbone-interop`, not published) rather than part of
 //! `testkit` because `testkit` is a dev-dependency of `arrow-bridge`: depending on the
 //! writer from there would build `arrow-bridge` twice for its own tests.
+#![forbid(unsafe_code)]
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -29,11 +30,11 @@ use arrow_array::builder::{
 use arrow_array::types::{Int8Type, Int32Type};
 use arrow_array::*;
 use arrow_schema::{DataType, Field, Fields, Schema, TimeUnit};
-use herringbone::arrow::write::{
+use herringbone::metadata::SortingColumn;
+use herringbone::write::{
     ArrowWriter, BloomFilterPosition, DataPageVersion, StatisticsLevel, WriterProperties,
     WriterPropertiesBuilder,
 };
-use herringbone::format::metadata::SortingColumn;
 use herringbone::{Codec, Encoding};
 use serde_json::{Value, json};
 

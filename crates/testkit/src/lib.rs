@@ -8,6 +8,7 @@
 //! 3. `../shared/parquet-testing/data` beside the checkout.
 //!
 //! A missing corpus is a test failure with instructions, never a silent skip.
+#![forbid(unsafe_code)]
 
 pub mod canonical;
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
-use herringbone::arrow::schema::{BinaryRepresentation, StringRepresentation};
+use herringbone::schema::{BinaryRepresentation, StringRepresentation};
 use herringbone::{ParquetRecordBatchReaderBuilder, SchemaOptions};
 use parquet::arrow::arrow_reader::{
     ArrowReaderOptions, ParquetRecordBatchReaderBuilder as ArrowRsBuilder,

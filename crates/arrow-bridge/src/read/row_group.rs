@@ -194,6 +194,11 @@ impl ReadPlan {
     pub fn schema(&self) -> &SchemaRef {
         self.unshredded.as_ref().unwrap_or(&self.schema)
     }
+
+    /// The file's Parquet schema, whose columns [`Self::columns`] indexes.
+    pub fn descriptor(&self) -> &Arc<SchemaDescriptor> {
+        &self.descriptor
+    }
 }
 
 /// Decodes one row group from its fetched column chunks, batch by batch. I/O free.

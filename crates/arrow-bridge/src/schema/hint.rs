@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_ipc::r#gen::Schema as fb;
-use arrow_schema::{DataType, Field, FieldRef, Fields, IntervalUnit, Schema, TimeUnit};
+use arrow_schema::{DataType, Field, FieldRef, Fields, IntervalUnit, TimeUnit};
 use base64::Engine as _;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use herringbone_format::metadata::Type;
@@ -30,9 +30,22 @@ const BASE64: GeneralPurpose = GeneralPurpose::new(
 /// too; this keeps the recursion here explicit).
 const MAX_HINT_DEPTH: usize = 64;
 
+/// A decoded `ARROW:schema` hint: each top-level field on its own, so that one field
+/// this version cannot decode (polars' `Int128`, a type from a newer Arrow) costs that
+/// field its hint and nothing else.
+#[derive(Debug)]
+pub(super) struct ArrowSchemaHint {
+    /// The top-level fields in order, or why one cannot be used.
+    pub fields: Vec<Result<Field>>,
+    /// The schema's custom metadata.
+    pub metadata: HashMap<String, String>,
+}
+
 /// Decodes the base64 `ARROW:schema` value: an IPC `Schema` message, optionally behind
-/// the `0xFFFFFFFF` continuation marker, after its 4-byte little-endian length.
-pub(super) fn decode_arrow_schema(text: &str) -> Result<Schema> {
+/// the `0xFFFFFFFF` continuation marker, after its 4-byte little-endian length. Errors
+/// only when the message itself is unreadable; a field that cannot be converted is an
+/// `Err` in its slot.
+pub(super) fn decode_arrow_schema(text: &str) -> Result<ArrowSchemaHint> {
     let bytes = BASE64
         .decode(text.trim())
         .map_err(|e| Error::schema("ARROW:schema is not valid base64").with_source(e))?;
@@ -61,14 +74,12 @@ pub(super) fn decode_arrow_schema(text: &str) -> Result<Schema> {
     let schema = message
         .header_as_schema()
         .ok_or_else(|| Error::schema("ARROW:schema: the IPC message is not a Schema"))?;
-    let mut fields = Vec::new();
-    if let Some(list) = schema.fields() {
-        for i in 0..list.len() {
-            fields.push(convert_field(list.get(i), 0)?);
-        }
-    }
+    let fields = schema
+        .fields()
+        .map(|list| list.iter().map(|field| convert_field(field, 0)).collect())
+        .unwrap_or_default();
     let metadata = key_values(schema.custom_metadata().into_iter().flatten());
-    Ok(Schema::new(fields).with_metadata(metadata))
+    Ok(ArrowSchemaHint { fields, metadata })
 }
 
 fn key_values<'a>(pairs: impl IntoIterator<Item = fb::KeyValue<'a>>) -> HashMap<String, String> {
@@ -123,7 +134,17 @@ fn convert_field(field: fb::Field<'_>, depth: usize) -> Result<Field> {
             let int = field
                 .type_as_int()
                 .ok_or_else(|| bad("Int without parameters"))?;
-            int_type(int.bitWidth(), int.is_signed()).ok_or_else(|| bad("integer width"))?
+            int_type(int.bitWidth(), int.is_signed()).ok_or_else(|| {
+                bad(&format!(
+                    "{} integers of {} bits have no Arrow type",
+                    if int.is_signed() {
+                        "signed"
+                    } else {
+                        "unsigned"
+                    },
+                    int.bitWidth()
+                ))
+            })?
         }
         fb::Type::FloatingPoint => {
             let float = field

@@ -1,26 +1,32 @@
-//! `hb cat FILE`: the rows of a Parquet file as a table, CSV or JSON lines. Variant
-//! columns print as their JSON text (in JSON lines, as a JSON value).
+//! `hb cat FILE`: the rows of a Parquet file as a table, CSV or JSON lines, every Arrow
+//! type printed as [`super::render`] says (maps with any key type, nested lists and
+//! structs, Variant as JSON, shredded or not, decimals, intervals, binaries).
+//!
+//! Output streams batch by batch. The table shows the first [`TABLE_ROWS`] rows unless
+//! told otherwise (`--limit N`, `--all`) and says how many rows it left out; its column
+//! widths come from the first [`TABLE_PAGE`] rows, so memory stays bounded however
+//! many rows it prints (a longer cell further down widens only its own line).
 
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow_array::temporal_conversions::as_datetime;
-use arrow_array::types::{
-    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
-    TimestampSecondType,
-};
-use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
-use arrow_cast::display::FormatOptions;
-use arrow_schema::{ArrowError, Field, Schema};
+use arrow_array::{ArrayRef, RecordBatch, StringArray};
+use arrow_schema::{ArrowError, DataType, Field, Schema};
+use herringbone::metadata::LogicalType;
 
-use super::json_text::{EmbedJsonText, with_variants_as_json};
 use super::reading::{Batches, ReadArgs, is_broken_pipe};
+use super::render::{Row, variants_as_json};
+
+/// Rows the table shows when neither `--limit` nor `--all` is given.
+pub const TABLE_ROWS: usize = 20;
+/// Rows whose cells size the table's columns.
+const TABLE_PAGE: usize = 1000;
 
 /// `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Format {
-    /// A table with aligned columns (every row is held in memory to size the columns).
+    /// A table with aligned columns: the first 20 rows unless `--limit` or `--all`.
     #[default]
     Table,
     /// CSV with a header line; nested values as JSON text.
@@ -29,26 +35,48 @@ pub enum Format {
     Jsonl,
 }
 
-/// Prints the rows from `offset` on, at most `limit` of them.
+/// How many rows to print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rows {
+    /// The format's default: [`TABLE_ROWS`] for the table, every row otherwise.
+    Default,
+    /// At most this many.
+    Limit(usize),
+    /// Every row.
+    All,
+}
+
+/// Prints the rows from `offset` on, as many as `rows` says.
 pub fn run(
     path: &Path,
     args: &ReadArgs,
     offset: usize,
-    limit: Option<usize>,
+    rows: Rows,
     format: Format,
     out: &mut dyn Write,
 ) -> Result<(), String> {
+    let limit = match (rows, format) {
+        (Rows::Limit(n), _) => Some(n),
+        (Rows::Default, Format::Table) => Some(TABLE_ROWS),
+        (Rows::Default, _) | (Rows::All, _) => None,
+    };
+    // The table reads one row past its limit to tell whether rows were left out.
+    let read_limit = match format {
+        Format::Table => limit.map(|n| n.saturating_add(1)),
+        _ => limit,
+    };
     let batches = Batches::open(path, args, |b| {
         let b = b.with_offset(offset);
-        match limit {
+        match read_limit {
             Some(limit) => b.with_limit(limit),
             None => b,
         }
     })?;
+    let variants = variant_columns(&batches);
     let written = match format {
-        Format::Table => write_table(batches, out),
-        Format::Csv => write_csv(batches, out),
-        Format::Jsonl => write_jsonl(batches, out),
+        Format::Table => write_table(batches, &variants, offset, limit, out),
+        Format::Csv => write_csv(batches, &variants, out),
+        Format::Jsonl => write_jsonl(batches, &variants, out),
     };
     match written {
         Err(Failure::Output(e)) if is_broken_pipe(&e) => Ok(()),
@@ -56,6 +84,16 @@ pub fn run(
         Err(Failure::Read(message)) => Err(message),
         Ok(()) => Ok(()),
     }
+}
+
+/// The top-level columns that are Variant groups in the Parquet schema.
+pub fn variant_columns(batches: &Batches) -> Vec<String> {
+    let schema = batches.parquet_schema();
+    schema
+        .children(schema.root())
+        .filter(|node| matches!(node.logical_type(), Some(LogicalType::Variant { .. })))
+        .map(|node| node.name().to_string())
+        .collect()
 }
 
 /// Why printing stopped: the input (message ready to print) or the output.
@@ -76,169 +114,229 @@ impl From<std::io::Error> for Failure {
     }
 }
 
-fn write_table(batches: Batches, out: &mut dyn Write) -> Result<(), Failure> {
-    let schema = batches.schema();
-    let mut all = batches
-        .map(|b| {
-            b.and_then(|b| with_variants_as_json(&b))
-                .map(|b| displayable_timestamps(&b))
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(Failure::Read)?;
-    if all.is_empty() {
-        // Still show the header.
-        all.push(with_variants_as_json(&RecordBatch::new_empty(schema)).map_err(Failure::Read)?);
+fn write_jsonl(batches: Batches, variants: &[String], out: &mut dyn Write) -> Result<(), Failure> {
+    let mut line = String::new();
+    for batch in batches {
+        let batch = batch
+            .and_then(|b| variants_as_json(&b))
+            .map_err(Failure::Read)?;
+        let row = Row::new(&batch, variants).map_err(Failure::Read)?;
+        for i in 0..batch.num_rows() {
+            line.clear();
+            row.json(i, &mut line).map_err(Failure::Read)?;
+            line.push('\n');
+            out.write_all(line.as_bytes())?;
+        }
     }
-    writeln!(out, "{}", render_table(&all)?)?;
     Ok(())
 }
 
-/// The aligned table `hb cat` prints (nulls as `null`) for `batches` (at least one).
-pub fn render_table(batches: &[RecordBatch]) -> Result<String, ArrowError> {
-    let options = FormatOptions::default().with_null("null");
-    arrow_cast::pretty::pretty_format_batches_with_options(batches, &options).map(|t| t.to_string())
-}
-
-fn write_csv(batches: Batches, out: &mut dyn Write) -> Result<(), Failure> {
+fn write_csv(batches: Batches, variants: &[String], out: &mut dyn Write) -> Result<(), Failure> {
+    let header = text_schema(&batches.schema());
     let mut writer = arrow_csv::WriterBuilder::new().with_header(true).build(out);
+    let mut written = false;
     for batch in batches {
         let batch = batch
-            .and_then(|b| with_variants_as_json(&b))
+            .and_then(|b| variants_as_json(&b))
             .map_err(Failure::Read)?;
-        writer.write(&nested_as_json(&displayable_timestamps(&batch))?)?;
+        writer.write(&as_text(&batch, variants).map_err(Failure::Read)?)?;
+        written = true;
+    }
+    if !written {
+        // A file without rows still has its header line.
+        writer.write(&RecordBatch::new_empty(header))?;
     }
     Ok(())
 }
 
-fn write_jsonl(batches: Batches, out: &mut dyn Write) -> Result<(), Failure> {
-    let mut writer = arrow_json::WriterBuilder::new()
-        .with_explicit_nulls(true)
-        .with_encoder_factory(EmbedJsonText::shared())
-        .build::<_, arrow_json::writer::LineDelimited>(out);
-    for batch in batches {
-        let batch = batch
-            .and_then(|b| with_variants_as_json(&b))
-            .map_err(Failure::Read)?;
-        writer.write(&displayable_timestamps(&batch))?;
-    }
-    writer.finish()?;
-    Ok(())
-}
-
-/// CSV has no nested values: structs, lists and maps become their JSON text (as `hb cat
-/// --format jsonl` prints them); a null stays an empty field.
-pub fn nested_as_json(batch: &RecordBatch) -> Result<RecordBatch, ArrowError> {
-    if !batch.columns().iter().any(|c| c.data_type().is_nested()) {
-        return Ok(batch.clone());
-    }
-    let options = arrow_json::writer::EncoderOptions::default()
-        .with_explicit_nulls(true)
-        .with_encoder_factory(EmbedJsonText::shared());
-    let mut fields = Vec::with_capacity(batch.num_columns());
-    let mut columns: Vec<ArrayRef> = Vec::with_capacity(batch.num_columns());
-    for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
-        if !column.data_type().is_nested() {
-            fields.push(field.clone());
-            columns.push(column.clone());
-            continue;
+/// `batch` with every column as its text (`Utf8`, nulls kept): what CSV holds. Nested
+/// values become their JSON text.
+pub fn as_text(batch: &RecordBatch, variants: &[String]) -> Result<RecordBatch, String> {
+    let row = Row::new(batch, variants)?;
+    let mut columns: Vec<Vec<Option<String>>> = vec![Vec::new(); batch.num_columns()];
+    for i in 0..batch.num_rows() {
+        for (column, cell) in columns.iter_mut().zip(row.cells(i)?) {
+            column.push(cell);
         }
-        let mut encoder = arrow_json::writer::make_encoder(field, column.as_ref(), &options)?;
-        let mut text = Vec::new();
-        let values: Vec<Option<String>> = (0..column.len())
-            .map(|row| {
-                if encoder.is_null(row) {
-                    return Ok(None);
+    }
+    let arrays: Vec<ArrayRef> = columns
+        .into_iter()
+        .map(|c| Arc::new(StringArray::from(c)) as ArrayRef)
+        .collect();
+    RecordBatch::try_new(text_schema(&batch.schema()), arrays).map_err(|e| e.to_string())
+}
+
+/// `schema` with every field as nullable `Utf8`: the schema of CSV text.
+fn text_schema(schema: &Schema) -> Arc<Schema> {
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| Field::new(f.name(), DataType::Utf8, true))
+        .collect();
+    Arc::new(Schema::new(fields))
+}
+
+/// The table of at most `limit` rows (the reader was asked for one more, to know
+/// whether rows were left out), then how many were left out: exact without a filter
+/// (the file's rows past `offset`), else only that more rows match.
+fn write_table(
+    batches: Batches,
+    variants: &[String],
+    offset: usize,
+    limit: Option<usize>,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let header: Vec<String> = batches
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    let available = (!batches.filtered()).then(|| batches.selected_rows().saturating_sub(offset));
+    let mut table = TableWriter::new(header);
+    let mut shown = 0usize;
+    let mut left_out = false;
+    'batches: for batch in batches {
+        let batch = batch
+            .and_then(|b| variants_as_json(&b))
+            .map_err(Failure::Read)?;
+        let row = Row::new(&batch, variants).map_err(Failure::Read)?;
+        for i in 0..batch.num_rows() {
+            if limit.is_some_and(|limit| shown >= limit) {
+                left_out = true;
+                break 'batches;
+            }
+            let cells = row.cells(i).map_err(Failure::Read)?;
+            table.push(cells, out)?;
+            shown += 1;
+        }
+    }
+    table.finish(out)?;
+    let hint = "(--limit N or --all to print more)";
+    match available {
+        Some(total) if total > shown => {
+            let more = total - shown;
+            let s = if more == 1 { "" } else { "s" };
+            writeln!(out, "... {more} more row{s} {hint}")?;
+        }
+        None if left_out => writeln!(out, "... more matching rows {hint}")?,
+        _ => {}
+    }
+    Ok(())
+}
+
+/// An aligned table written as rows arrive: the first [`TABLE_PAGE`] rows are held to
+/// size the columns, later rows are written at once.
+struct TableWriter {
+    header: Vec<String>,
+    widths: Option<Vec<usize>>,
+    held: Vec<Vec<String>>,
+}
+
+impl TableWriter {
+    fn new(header: Vec<String>) -> Self {
+        Self {
+            header,
+            widths: None,
+            held: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, cells: Vec<Option<String>>, out: &mut dyn Write) -> std::io::Result<()> {
+        let cells: Vec<String> = cells.into_iter().map(cell_text).collect();
+        match &self.widths {
+            Some(widths) => write_line(&cells, widths, out),
+            None => {
+                self.held.push(cells);
+                if self.held.len() >= TABLE_PAGE {
+                    self.start(out)?;
                 }
-                text.clear();
-                encoder.encode(row, &mut text);
-                String::from_utf8(text.clone())
-                    .map(Some)
-                    .map_err(|e| ArrowError::JsonError(e.to_string()))
-            })
-            .collect::<Result<_, ArrowError>>()?;
-        fields.push(Arc::new(Field::new(
-            field.name(),
-            arrow_schema::DataType::Utf8,
-            true,
-        )));
-        columns.push(Arc::new(StringArray::from(values)));
+                Ok(())
+            }
+        }
     }
-    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
+
+    /// Sizes the columns from the header and the held rows, writes them.
+    fn start(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        let mut widths: Vec<usize> = self.header.iter().map(|h| h.chars().count()).collect();
+        for row in &self.held {
+            for (width, cell) in widths.iter_mut().zip(row) {
+                *width = (*width).max(cell.chars().count());
+            }
+        }
+        write_border(&widths, out)?;
+        write_line(&self.header, &widths, out)?;
+        write_border(&widths, out)?;
+        for row in self.held.drain(..) {
+            write_line(&row, &widths, out)?;
+        }
+        self.widths = Some(widths);
+        Ok(())
+    }
+
+    fn finish(mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        if self.widths.is_none() {
+            self.start(out)?;
+        }
+        if let Some(widths) = &self.widths {
+            write_border(widths, out)?;
+        }
+        Ok(())
+    }
 }
 
-/// Timestamps beyond the calendar range of Arrow's formatters (about ±262,000 years: an
-/// INT96 `9999-12-31` read as seconds can land there) would print as an error text (table,
-/// JSON) or stop the output (CSV). A top-level timestamp column holding such a value is
-/// printed as text instead: the usual form where it exists, else the raw count of units
-/// since the epoch.
-pub fn displayable_timestamps(batch: &RecordBatch) -> RecordBatch {
-    let mut columns = batch.columns().to_vec();
-    let mut fields: Vec<arrow_schema::FieldRef> = batch.schema().fields().iter().cloned().collect();
-    let mut changed = false;
-    for (column, field) in columns.iter_mut().zip(fields.iter_mut()) {
-        let arrow_schema::DataType::Timestamp(unit, _) = column.data_type() else {
-            continue;
-        };
-        let unit = *unit;
-        // Every timestamp array holds i64 values; reinterpret to read them uniformly.
-        let Ok(raw) = arrow_cast::cast(column.as_ref(), &arrow_schema::DataType::Int64) else {
-            continue;
-        };
-        let raw = raw
-            .as_any()
-            .downcast_ref::<arrow_array::Int64Array>()
-            .cloned()
-            .unwrap_or_else(|| arrow_array::Int64Array::from(Vec::<i64>::new()));
-        let fits = |v: i64| match unit {
-            arrow_schema::TimeUnit::Second => as_datetime::<TimestampSecondType>(v).is_some(),
-            arrow_schema::TimeUnit::Millisecond => {
-                as_datetime::<TimestampMillisecondType>(v).is_some()
-            }
-            arrow_schema::TimeUnit::Microsecond => {
-                as_datetime::<TimestampMicrosecondType>(v).is_some()
-            }
-            arrow_schema::TimeUnit::Nanosecond => {
-                as_datetime::<TimestampNanosecondType>(v).is_some()
-            }
-        };
-        if raw.len() != column.len() || raw.iter().flatten().all(fits) {
-            continue;
+/// A cell as the table shows it: `null` for a null, line breaks escaped so a row stays
+/// on one line.
+fn cell_text(cell: Option<String>) -> String {
+    match cell {
+        None => "null".to_string(),
+        Some(text) if text.contains(['\n', '\r']) => text.replace('\n', "\\n").replace('\r', "\\r"),
+        Some(text) => text,
+    }
+}
+
+fn write_border(widths: &[usize], out: &mut dyn Write) -> std::io::Result<()> {
+    let mut line = String::from("+");
+    for &width in widths {
+        line.push_str(&"-".repeat(width + 2));
+        line.push('+');
+    }
+    writeln!(out, "{line}")
+}
+
+fn write_line(cells: &[String], widths: &[usize], out: &mut dyn Write) -> std::io::Result<()> {
+    let mut line = String::from("|");
+    for (cell, &width) in cells.iter().zip(widths) {
+        let pad = width.saturating_sub(cell.chars().count());
+        line.push(' ');
+        line.push_str(cell);
+        line.push_str(&" ".repeat(pad + 1));
+        line.push('|');
+    }
+    writeln!(out, "{line}")
+}
+
+/// The table of `batches` as `hb cat` prints it (for the demo's preview).
+pub fn render_table(batches: &[RecordBatch]) -> Result<String, String> {
+    let Some(first) = batches.first() else {
+        return Ok(String::new());
+    };
+    let header: Vec<String> = first
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    let mut table = TableWriter::new(header);
+    let mut out = Vec::new();
+    let io = |e: std::io::Error| e.to_string();
+    for batch in batches {
+        let row = Row::new(batch, &[])?;
+        for i in 0..batch.num_rows() {
+            table.push(row.cells(i)?, &mut out).map_err(io)?;
         }
-        let options = FormatOptions::default();
-        let original = column.clone();
-        let Ok(formatter) =
-            arrow_cast::display::ArrayFormatter::try_new(original.as_ref(), &options)
-        else {
-            continue;
-        };
-        let suffix = match unit {
-            arrow_schema::TimeUnit::Second => "s",
-            arrow_schema::TimeUnit::Millisecond => "ms",
-            arrow_schema::TimeUnit::Microsecond => "us",
-            arrow_schema::TimeUnit::Nanosecond => "ns",
-        };
-        let text: StringArray = (0..raw.len())
-            .map(|i| {
-                raw.is_valid(i).then(|| {
-                    let v = raw.value(i);
-                    if fits(v) {
-                        formatter.value(i).to_string()
-                    } else {
-                        format!("{v} {suffix} since 1970-01-01 (beyond the printable calendar)")
-                    }
-                })
-            })
-            .collect();
-        *column = Arc::new(text);
-        *field = Arc::new(Field::new(
-            field.name(),
-            arrow_schema::DataType::Utf8,
-            field.is_nullable(),
-        ));
-        changed = true;
     }
-    if !changed {
-        return batch.clone();
-    }
-    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap_or_else(|_| batch.clone())
+    table.finish(&mut out).map_err(io)?;
+    let text = String::from_utf8(out).map_err(|e| e.to_string())?;
+    Ok(text.trim_end().to_string())
 }

@@ -4,8 +4,8 @@
 //! Parquet output, by the row group in progress).
 //!
 //! CSV and JSON lines carry no schema: it is inferred from the first rows of the input
-//! ([`INFER_ROWS`]). Nested values written to CSV become JSON text, as `hb cat --format
-//! csv` prints them.
+//! ([`INFER_ROWS`]). CSV and JSON lines output hold the very text `hb cat --format csv`
+//! and `--format jsonl` print (nested values in CSV as JSON text).
 
 use std::cell::Cell;
 use std::fs::File;
@@ -20,11 +20,11 @@ use arrow_schema::{ArrowError, SchemaRef};
 
 use herringbone::ArrowWriter;
 
-use super::cat::{displayable_timestamps, nested_as_json};
+use super::cat::as_text;
 use super::ipc_dictionaries::GrowingDictionaries;
-use super::json_text::{EmbedJsonText, with_variants_as_json};
 use super::progress::Progress;
 use super::reading::{Batches, ReadArgs};
+use super::render::{Row, variants_as_json};
 use super::variant_input::{VariantJsonLines, variant_batch, variant_schema};
 use super::writing::WriteArgs;
 
@@ -168,6 +168,7 @@ fn copy(
         kind,
         BufWriter::new(file),
         source.schema.clone(),
+        source.variants.clone(),
         properties,
     )
     .map_err(failed)?;
@@ -188,6 +189,8 @@ fn copy(
 /// An input opened as a stream of batches.
 struct Source {
     schema: SchemaRef,
+    /// The top-level Variant columns (Parquet input), printed as JSON in text outputs.
+    variants: Vec<String>,
     batches: Box<dyn Iterator<Item = Result<RecordBatch, String>>>,
     /// The rows expected (exact for Parquet, an estimate otherwise): sizes Bloom filters.
     rows_hint: u64,
@@ -222,8 +225,9 @@ impl Source {
         let named = move |e: &dyn std::fmt::Display| format!("{name}: {e}");
         if kind == Kind::Parquet {
             let batches = Batches::open(path, args, |b| b)?;
-            let total = u64::try_from(batches.metadata.num_rows).unwrap_or(0);
+            let total = batches.selected_rows() as u64;
             return Ok(Self {
+                variants: super::cat::variant_columns(&batches),
                 schema: batches.schema(),
                 batches: Box::new(batches),
                 rows_hint: total,
@@ -250,6 +254,7 @@ impl Source {
             });
             return Ok(Self {
                 schema,
+                variants: Vec::new(),
                 batches: Box::new(batches),
                 // Unknown without reading every block; a typical batch size stands in.
                 rows_hint: total as u64 * BATCH_ROWS as u64,
@@ -275,6 +280,7 @@ impl Source {
             let named = named.clone();
             return Ok(Self {
                 schema: reader.schema(),
+                variants: Vec::new(),
                 batches: Box::new(reader.map(move |b| b.map_err(|e| named(&e)))),
                 rows_hint,
                 fraction: Box::new(move |_| {
@@ -342,6 +348,7 @@ impl Source {
         };
         Ok(Self {
             schema,
+            variants: Vec::new(),
             batches,
             rows_hint,
             fraction: Box::new(move |_| (size > 0).then(|| consumed.get() as f64 / size as f64)),
@@ -384,8 +391,8 @@ impl<R: Read> Read for Counting<R> {
 enum Sink {
     Parquet(Box<ArrowWriter<BufWriter<File>>>),
     Ipc(FileWriter<BufWriter<File>>, GrowingDictionaries),
-    Csv(arrow_csv::Writer<BufWriter<File>>),
-    Jsonl(arrow_json::LineDelimitedWriter<BufWriter<File>>),
+    Csv(arrow_csv::Writer<BufWriter<File>>, Vec<String>),
+    Jsonl(BufWriter<File>, Vec<String>),
 }
 
 impl Sink {
@@ -393,6 +400,7 @@ impl Sink {
         kind: Kind,
         file: BufWriter<File>,
         schema: SchemaRef,
+        variants: Vec<String>,
         properties: Option<herringbone::WriterProperties>,
     ) -> Result<Self, ArrowError> {
         Ok(match kind {
@@ -414,13 +422,9 @@ impl Sink {
                 arrow_csv::WriterBuilder::new()
                     .with_header(true)
                     .build(file),
+                variants,
             ),
-            Kind::Jsonl => Sink::Jsonl(
-                arrow_json::WriterBuilder::new()
-                    .with_explicit_nulls(true)
-                    .with_encoder_factory(EmbedJsonText::shared())
-                    .build::<_, arrow_json::writer::LineDelimited>(file),
-            ),
+            Kind::Jsonl => Sink::Jsonl(file, variants),
         })
     }
 
@@ -431,8 +435,23 @@ impl Sink {
                 .map_err(|e| ArrowError::ExternalError(Box::new(e))),
             Sink::Ipc(w, dictionaries) => w.write(&dictionaries.rebase(batch)?),
             // The same text `hb cat --format csv|jsonl` prints.
-            Sink::Csv(w) => w.write(&nested_as_json(&displayable_timestamps(&as_json(batch)?))?),
-            Sink::Jsonl(w) => w.write(&displayable_timestamps(&as_json(batch)?)),
+            Sink::Csv(w, variants) => {
+                let batch = as_json(batch)?;
+                w.write(&as_text(&batch, variants).map_err(ArrowError::ComputeError)?)
+            }
+            Sink::Jsonl(w, variants) => {
+                let batch = as_json(batch)?;
+                let row = Row::new(&batch, variants).map_err(ArrowError::ComputeError)?;
+                let mut line = String::new();
+                for i in 0..batch.num_rows() {
+                    line.clear();
+                    row.json(i, &mut line).map_err(ArrowError::ComputeError)?;
+                    line.push('\n');
+                    w.write_all(line.as_bytes())
+                        .map_err(|e| ArrowError::IoError(e.to_string(), e))?;
+                }
+                Ok(())
+            }
         }
     }
 
@@ -449,11 +468,8 @@ impl Sink {
                 w.finish()?;
                 w.into_inner()?
             }
-            Sink::Csv(w) => w.into_inner(),
-            Sink::Jsonl(mut w) => {
-                w.finish()?;
-                w.into_inner()
-            }
+            Sink::Csv(w, _) => w.into_inner(),
+            Sink::Jsonl(w, _) => w,
         };
         file.flush().map_err(io)
     }
@@ -461,7 +477,7 @@ impl Sink {
 
 /// Variant columns as JSON text, for the text outputs.
 fn as_json(batch: &RecordBatch) -> Result<RecordBatch, ArrowError> {
-    with_variants_as_json(batch).map_err(ArrowError::ComputeError)
+    variants_as_json(batch).map_err(ArrowError::ComputeError)
 }
 
 /// Whether both paths name the same existing file.

@@ -22,12 +22,12 @@ use arrow_array::{
 };
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
 use bytes::Bytes;
-use herringbone::codec::bloom::SplitBlockBloomFilter;
-use herringbone::format::footer;
 use herringbone::{
     ArrowWriter, Codec, ParquetRecordBatchReaderBuilder, Projection, StatisticsLevel,
     WriterProperties,
 };
+use herringbone_codec::bloom::SplitBlockBloomFilter;
+use herringbone_format::footer;
 
 use super::ParquetFile;
 use super::progress::thousands;
@@ -64,7 +64,7 @@ pub fn run(rows: usize, out: &mut dyn Write) -> Result<(), String> {
         .set_bloom_filter("customer", 0.01, generator.customers.len() as u64)
         .build();
     let schema = Generator::schema();
-    let arrow_failed = |e: herringbone::arrow::Error| format!("writing: {e}");
+    let arrow_failed = |e: herringbone::Error| format!("writing: {e}");
     let mut writer =
         ArrowWriter::try_new(Vec::new(), schema.clone(), Some(properties)).map_err(arrow_failed)?;
     let (mut arrow_bytes, mut write_time) = (0usize, Duration::ZERO);

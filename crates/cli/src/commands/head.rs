@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::cat::{self, Format};
+use super::cat::{self, Format, Rows};
 use super::reading::ReadArgs;
 
 pub fn run(
@@ -14,5 +14,5 @@ pub fn run(
     format: Format,
     out: &mut dyn Write,
 ) -> Result<(), String> {
-    cat::run(path, args, 0, Some(rows), format, out)
+    cat::run(path, args, 0, Rows::Limit(rows), format, out)
 }

@@ -2,7 +2,7 @@
 //! (repeatable) and `--aad-prefix TEXT` for every command that reads, plus
 //! `--encryption-algorithm`, `--plaintext-footer` and `--store-aad-prefix` for writing.
 
-use herringbone::codec::crypto::{Algorithm, FileDecryptionProperties, FileEncryptionProperties};
+use herringbone::encryption::{Algorithm, FileDecryptionProperties, FileEncryptionProperties};
 
 /// Keys to read (and, for `convert`, to write) an encrypted file.
 #[derive(Debug, Clone, Default, clap::Args)]

@@ -7,8 +7,8 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use herringbone::arrow::read::read_metadata;
 use herringbone::merge::{MergeMode, MergeOptions, merge};
+use herringbone::read::read_metadata;
 
 use super::rewrite::same_file;
 use super::writing::WriteArgs;

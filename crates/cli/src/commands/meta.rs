@@ -3,14 +3,14 @@
 use std::io::Write;
 use std::path::Path;
 
-use herringbone::format::metadata::{
+use herringbone::metadata::{
     ColumnChunk, FileMetaData, GeospatialStatistics, KeyValue, LogicalType, RowGroup, Statistics,
     TimeUnit, Type,
 };
-use herringbone::format::schema::{ColumnDescriptor, SchemaDescriptor};
+use herringbone::schema::{ColumnDescriptor, SchemaDescriptor};
 use serde_json::{Value, json};
 
-use herringbone::codec::variant::text::{
+use herringbone_codec::variant::text::{
     format_date, format_decimal, format_time_of_day, format_timestamp, format_uuid,
 };
 
@@ -528,7 +528,7 @@ mod tests {
 
     #[test]
     fn times_and_timestamps_render_in_their_unit() {
-        let schema = herringbone::format::schema::parse_schema(
+        let schema = herringbone::schema::parse_schema(
             "message m { required int32 t (TIME(MILLIS,false)); \
              required int64 u (TIME(NANOS,true)); \
              required int64 ts (TIMESTAMP(MICROS,true)); \

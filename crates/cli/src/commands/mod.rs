@@ -6,7 +6,6 @@ pub mod convert;
 pub mod demo;
 pub mod head;
 pub mod ipc_dictionaries;
-pub mod json_text;
 pub mod keys;
 pub mod merge;
 pub mod meta;
@@ -14,6 +13,7 @@ pub mod pages;
 pub mod progress;
 pub mod reading;
 pub mod recover;
+pub mod render;
 pub mod rewrite;
 pub mod scan;
 pub mod schema;
@@ -25,9 +25,9 @@ pub mod writing;
 use std::path::Path;
 
 use bytes::Bytes;
-use herringbone::format::footer;
-use herringbone::format::metadata::FileMetaData;
-use herringbone::format::schema::SchemaDescriptor;
+use herringbone::metadata::FileMetaData;
+use herringbone::schema::SchemaDescriptor;
+use herringbone_format::footer;
 
 /// The decoded footer and schema of a Parquet file held in memory (a file on disk is
 /// read footer only: [`reading::FileFooter`]).
@@ -47,9 +47,9 @@ impl ParquetFile {
         let Some(decryption) = keys.decryption().map_err(named)? else {
             return Self::from_bytes(bytes).map_err(named);
         };
-        let location = herringbone::format::crypto::FooterLocation::of_file(&bytes)
+        let location = herringbone_format::crypto::FooterLocation::of_file(&bytes)
             .map_err(|e| named(e.to_string()))?;
-        let decoded = herringbone::codec::crypto::decode_footer(
+        let decoded = herringbone_codec::crypto::decode_footer(
             bytes.slice(location.range.clone()),
             location.encrypted_footer,
             Some(&decryption),

@@ -4,9 +4,9 @@
 use std::io::Write;
 use std::path::Path;
 
-use herringbone::format::metadata::{ColumnChunk, PageType, Statistics};
-use herringbone::format::schema::ColumnDescriptor;
 use herringbone::layout::{CrcStatus, PageSpan, PageWalker};
+use herringbone::metadata::{ColumnChunk, PageType, Statistics};
+use herringbone::schema::ColumnDescriptor;
 use serde_json::{Value, json};
 
 use super::ParquetFile;
@@ -124,7 +124,7 @@ fn chunk_pages(
     };
     result.physical = format!("{:?}", meta.type_);
     result.codec = format!("{:?}", meta.codec);
-    let range = match herringbone::codec::page::column_chunk_range(
+    let range = match herringbone_codec::page::column_chunk_range(
         meta,
         file.metadata.created_by.as_deref(),
         file.bytes.len() as u64,

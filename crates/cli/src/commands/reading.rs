@@ -7,12 +7,12 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{ArrowError, SchemaRef, TimeUnit};
-use herringbone::arrow::predicate::Predicate;
-use herringbone::arrow::read::read_metadata_with_decryption;
-use herringbone::arrow::scan::{Scan, ScanBuilder, ScanMetrics};
-use herringbone::arrow::schema::parquet_to_arrow;
-use herringbone::format::metadata::FileMetaData;
-use herringbone::format::schema::SchemaDescriptor;
+use herringbone::encryption::read_metadata_with_decryption;
+use herringbone::metadata::FileMetaData;
+use herringbone::predicate::Predicate;
+use herringbone::scan::{Scan, ScanBuilder, ScanMetrics};
+use herringbone::schema::SchemaDescriptor;
+use herringbone::schema::parquet_to_arrow;
 use herringbone::{Projection, SchemaOptions};
 
 /// A file's footer read alone: the leading magic, the tail and the metadata, a few small
@@ -52,7 +52,7 @@ impl FileFooter {
             self.metadata.key_value_metadata.as_deref(),
             &SchemaOptions::default(),
         )
-        .map(|mapping| herringbone::arrow::variant::describe_variant_columns(mapping.schema()))
+        .map(|mapping| herringbone::variant::describe_variant_columns(mapping.schema()))
         .unwrap_or_default()
     }
 }
@@ -112,10 +112,10 @@ pub struct Batches {
     order: Option<Vec<usize>>,
     schema: SchemaRef,
     path: String,
-    /// The file's metadata.
-    pub metadata: Arc<FileMetaData>,
-    /// The leaf columns read.
-    pub leaf_columns: Vec<usize>,
+    metadata: Arc<FileMetaData>,
+    parquet_schema: Arc<SchemaDescriptor>,
+    leaf_columns: Vec<usize>,
+    filtered: bool,
 }
 
 impl Batches {
@@ -146,7 +146,10 @@ impl Batches {
             let predicate = Predicate::parse(filter).map_err(|e| format!("--{e}"))?;
             builder = builder.with_predicate(predicate);
         }
-        let file_schema = builder.schema().map_err(|e| named(&e))?;
+        // The one mapping of the schema the CLI makes (the scan makes its own): the file's
+        // Arrow schema and the leaf columns a projection reads.
+        let mapping = builder.mapping().map_err(|e| named(&e))?;
+        let file_schema = mapping.schema().clone();
         let (projection, wanted) = match &args.columns {
             None => (Projection::All, Vec::new()),
             Some(names) => {
@@ -157,14 +160,11 @@ impl Batches {
             }
         };
         let metadata = builder.metadata().clone();
-        let leaf_columns = parquet_to_arrow(
-            builder.parquet_schema(),
-            metadata.key_value_metadata.as_deref(),
-            &options,
-        )
-        .and_then(|m| m.project(&projection))
-        .map_err(|e| named(&e))?
-        .leaf_columns();
+        let parquet_schema = builder.parquet_schema().clone();
+        let leaf_columns = mapping
+            .project(&projection)
+            .map_err(|e| named(&e))?
+            .leaf_columns();
         let reader = configure(builder.with_projection(projection))
             .build()
             .map_err(|e| match &args.filter {
@@ -183,13 +183,46 @@ impl Batches {
             schema,
             path: name,
             metadata,
+            parquet_schema,
             leaf_columns,
+            filtered: args.filter.is_some(),
         })
     }
 
     /// The schema of the batches.
     pub fn schema(&self) -> SchemaRef {
         self.schema.clone()
+    }
+
+    /// The file's metadata.
+    pub fn metadata(&self) -> &Arc<FileMetaData> {
+        &self.metadata
+    }
+
+    /// The file's Parquet schema.
+    pub fn parquet_schema(&self) -> &Arc<SchemaDescriptor> {
+        &self.parquet_schema
+    }
+
+    /// The leaf columns the projection reads (indexes into the Parquet schema's
+    /// columns; a filter's own columns are not counted).
+    pub fn leaf_columns(&self) -> &[usize] {
+        &self.leaf_columns
+    }
+
+    /// The rows of the file's row groups (before any offset, limit or filter): what a
+    /// full read returns.
+    pub fn selected_rows(&self) -> usize {
+        self.metadata
+            .row_groups
+            .iter()
+            .map(|g| usize::try_from(g.num_rows).unwrap_or(0))
+            .sum()
+    }
+
+    /// Whether a filter selects rows (then [`Self::selected_rows`] is only an upper bound).
+    pub fn filtered(&self) -> bool {
+        self.filtered
     }
 
     /// What was pruned and read (rows matched so far).
@@ -254,9 +287,9 @@ fn projection_for(
             parts.len() >= wanted.len() && parts.iter().zip(&wanted).all(|(a, b)| a == b)
         });
         if !known {
-            let mut fields: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
-            let more = fields.len().saturating_sub(12);
-            fields.truncate(12);
+            let roots: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+            let more = roots.len().saturating_sub(12);
+            let shown = &roots[..roots.len().min(12)];
             let suffix = if more > 0 {
                 format!(", ... {more} more")
             } else {
@@ -264,7 +297,7 @@ fn projection_for(
             };
             return Err(format!(
                 "--columns: no column `{name}` (top-level fields: {}{suffix})",
-                fields.join(", ")
+                shown.join(", ")
             ));
         }
     }

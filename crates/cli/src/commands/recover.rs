@@ -8,8 +8,8 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use herringbone::format::schema::parse_message_type;
 use herringbone::recover::{RecoverOptions, Source, recover};
+use herringbone::schema::parse_message_type;
 
 use super::rewrite::same_file;
 

@@ -9,7 +9,7 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use herringbone::ArrowWriter;
-use herringbone::format::metadata::KeyValue;
+use herringbone::metadata::KeyValue;
 
 use super::reading::{Batches, ReadArgs};
 use super::writing::WriteArgs;
@@ -28,7 +28,7 @@ pub fn run(
         ));
     }
     let batches = Batches::open(input, read, |b| b)?;
-    let metadata = batches.metadata.clone();
+    let metadata = batches.metadata().clone();
     let rows = u64::try_from(metadata.num_rows).unwrap_or(0);
     let mut builder = write.builder(rows)?;
     let kept: Vec<KeyValue> = metadata

@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
+use super::progress::Progress;
 use super::reading::{Batches, ReadArgs};
 
 pub fn run(
@@ -25,6 +26,8 @@ pub fn run(
     })?;
     let (compressed, uncompressed) = chunk_bytes(&batches);
     let columns = batches.schema().fields().len();
+    let total = batches.selected_rows();
+    let mut progress = Progress::on_stderr();
     let (mut rows, mut count) = (0usize, 0usize);
     let mut batches = batches;
     for batch in batches.by_ref() {
@@ -32,7 +35,9 @@ pub fn run(
         rows += batch.num_rows();
         count += 1;
         drop(std::hint::black_box(batch));
+        progress.update(rows as u64, (total > 0).then(|| rows as f64 / total as f64));
     }
+    progress.finish();
     let seconds = start.elapsed().as_secs_f64();
     // A zero duration (a clock of coarse resolution) gives no rate rather than infinity.
     let rate = |amount: f64| {
@@ -105,8 +110,8 @@ pub fn run(
 /// group, the projected leaves), from the footer.
 fn chunk_bytes(batches: &Batches) -> (u64, u64) {
     let (mut compressed, mut uncompressed) = (0u64, 0u64);
-    for row_group in &batches.metadata.row_groups {
-        for &leaf in &batches.leaf_columns {
+    for row_group in &batches.metadata().row_groups {
+        for &leaf in batches.leaf_columns() {
             let Some(meta) = row_group
                 .columns
                 .get(leaf)

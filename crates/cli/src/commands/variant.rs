@@ -3,10 +3,10 @@
 use std::io::Write;
 use std::path::Path;
 
-use herringbone::codec::variant::{Variant, VariantMetadata};
+use herringbone::variant::{Variant, VariantMetadata};
 
 /// Reads the metadata and value files, decodes the Variant and writes its JSON text
-/// (conventions of `herringbone::codec::variant`) as one line.
+/// (conventions of `herringbone::variant`) as one line.
 ///
 /// Errors are one-line strings naming the file or the byte that was wrong.
 pub fn run(metadata: &Path, value: &Path, out: &mut dyn Write) -> Result<(), String> {

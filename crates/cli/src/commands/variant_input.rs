@@ -13,10 +13,8 @@ use arrow_array::builder::BinaryBuilder;
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions, StructArray};
 use arrow_buffer::NullBufferBuilder;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use herringbone::arrow::variant::{
-    is_variant_field, json_to_variant, unshredded_type, variant_field,
-};
-use herringbone::codec::variant::{JsonValue, VariantValue};
+use herringbone::variant::{JsonValue, VariantValue};
+use herringbone::variant::{is_variant_field, json_to_variant, unshredded_type, variant_field};
 
 /// The schema with each of `names` as a Variant field, and their indices; errors for a
 /// missing column or one that is neither text nor a Variant.

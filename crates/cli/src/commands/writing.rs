@@ -1,13 +1,11 @@
 //! Writer options shared by the commands that write Parquet (`hb convert`).
 
 use clap::Args;
-use herringbone::arrow::variant::{ShreddedType, VariantShredding};
-use herringbone::arrow::write::{
-    DataPageVersion, StatisticsLevel, WriterProperties, WriterPropertiesBuilder,
+use herringbone::encryption::FileEncryptionProperties;
+use herringbone::variant::{ShreddedType, VariantShredding};
+use herringbone::write::{
+    Codec, DataPageVersion, Encoding, StatisticsLevel, WriterProperties, WriterPropertiesBuilder,
 };
-use herringbone::codec::compression::Codec;
-use herringbone::codec::crypto::FileEncryptionProperties;
-use herringbone::format::metadata::Encoding;
 
 /// How to write Parquet.
 #[derive(Debug, Clone, Default, Args)]
