@@ -14,7 +14,7 @@
 //! assert_eq!(values, [30, 10, 10, 20]);
 //! ```
 
-use super::plain::copy_value;
+use super::plain::{SHORT_VALUE, copy_value};
 use super::{OffsetSize, check_room, start_offsets};
 use crate::error::{Error, Result};
 use crate::rle::{LengthPrefix, RleDecoder, Run};
@@ -148,6 +148,7 @@ impl<S: ByteSource> DictionaryIndexDecoder<S> {
         let mut indices = [0u32; 1024];
         let mut done = 0;
         offsets.reserve(n.min(1 << 16));
+        let start_len = values.len();
         while done < n {
             match self.rle.next_run((n - done).min(indices.len()))? {
                 None => break,
@@ -159,7 +160,13 @@ impl<S: ByteSource> DictionaryIndexDecoder<S> {
                     let start = dictionary_offsets[index].position();
                     let len = dictionary_offsets[index + 1].position() - start;
                     check_room(values.len(), len.saturating_mul(count), max_bytes)?;
-                    values.reserve(len * count);
+                    let growth = Growth {
+                        start_len,
+                        done,
+                        n,
+                        max_bytes,
+                    };
+                    growth.reserve(values, len * count, count);
                     for _ in 0..count {
                         copy_value(dictionary_data, start, len, values);
                         offsets.push(O::from_position(values.len()));
@@ -177,7 +184,13 @@ impl<S: ByteSource> DictionaryIndexDecoder<S> {
                             dictionary_offsets[i + 1].position() - dictionary_offsets[i].position();
                     }
                     check_room(values.len(), total, max_bytes)?;
-                    values.reserve(total);
+                    let growth = Growth {
+                        start_len,
+                        done,
+                        n,
+                        max_bytes,
+                    };
+                    growth.reserve(values, total, indices.len());
                     for &i in indices.iter() {
                         let i = i as usize;
                         let start = dictionary_offsets[i].position();
@@ -263,4 +276,36 @@ pub fn encode_indices(indices: &[u32], dictionary_len: usize, out: &mut Vec<u8>)
     let width = bit_width_for(dictionary_len).min(32);
     out.push(width as u8);
     crate::rle::encode_values(indices, width, LengthPrefix::Without, out);
+}
+
+/// How the bytes of dictionary values gathered into an output grow: the output keeps
+/// its capacity (it becomes an Arrow buffer), so when a run does not fit, room is made
+/// for the run and for the values still to come at the mean length seen so far, exactly,
+/// instead of doubling.
+struct Growth {
+    /// Length of the output's bytes before the first value.
+    start_len: usize,
+    /// Values appended before this run.
+    done: usize,
+    /// Values asked for in all.
+    n: usize,
+    max_bytes: usize,
+}
+
+impl Growth {
+    /// Makes room for a run of `count` values taking `bytes` bytes (checked against
+    /// `max_bytes` already), and for the block copy of its last value.
+    #[inline]
+    fn reserve(&self, values: &mut Vec<u8>, bytes: usize, count: usize) {
+        let needed = bytes + SHORT_VALUE;
+        if values.capacity() - values.len() >= needed {
+            return;
+        }
+        let seen_bytes = values.len() - self.start_len + bytes;
+        let seen = self.done + count;
+        let rest = self.n.saturating_sub(seen);
+        let projected = seen_bytes.saturating_mul(rest) / seen.max(1);
+        let room = self.max_bytes.saturating_sub(values.len() + bytes);
+        values.reserve_exact(needed + projected.min(room));
+    }
 }
