@@ -14,8 +14,8 @@
 //! assert_eq!(values, [30, 10, 10, 20]);
 //! ```
 
-use super::plain::{SHORT_VALUE, copy_value};
-use super::{OffsetSize, check_room, start_offsets};
+use super::plain::copy_value;
+use super::{Growth, OffsetSize, check_room, start_offsets};
 use crate::error::{Error, Result};
 use crate::rle::{LengthPrefix, RleDecoder, Run};
 use crate::source::ByteSource;
@@ -276,36 +276,4 @@ pub fn encode_indices(indices: &[u32], dictionary_len: usize, out: &mut Vec<u8>)
     let width = bit_width_for(dictionary_len).min(32);
     out.push(width as u8);
     crate::rle::encode_values(indices, width, LengthPrefix::Without, out);
-}
-
-/// How the bytes of dictionary values gathered into an output grow: the output keeps
-/// its capacity (it becomes an Arrow buffer), so when a run does not fit, room is made
-/// for the run and for the values still to come at the mean length seen so far, exactly,
-/// instead of doubling.
-struct Growth {
-    /// Length of the output's bytes before the first value.
-    start_len: usize,
-    /// Values appended before this run.
-    done: usize,
-    /// Values asked for in all.
-    n: usize,
-    max_bytes: usize,
-}
-
-impl Growth {
-    /// Makes room for a run of `count` values taking `bytes` bytes (checked against
-    /// `max_bytes` already), and for the block copy of its last value.
-    #[inline]
-    fn reserve(&self, values: &mut Vec<u8>, bytes: usize, count: usize) {
-        let needed = bytes + SHORT_VALUE;
-        if values.capacity() - values.len() >= needed {
-            return;
-        }
-        let seen_bytes = values.len() - self.start_len + bytes;
-        let seen = self.done + count;
-        let rest = self.n.saturating_sub(seen);
-        let projected = seen_bytes.saturating_mul(rest) / seen.max(1);
-        let room = self.max_bytes.saturating_sub(values.len() + bytes);
-        values.reserve_exact(needed + projected.min(room));
-    }
 }

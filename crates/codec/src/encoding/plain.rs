@@ -14,7 +14,7 @@
 //! assert_eq!(values, b"there");
 //! ```
 
-use super::{FixedWidth, OffsetSize, check_room, start_offsets};
+use super::{FixedWidth, Growth, OffsetSize, check_room, start_offsets};
 use crate::error::{Error, Result};
 use crate::source::ByteSource;
 
@@ -231,10 +231,24 @@ impl<S: ByteSource> PlainDecoder<S> {
         };
         let room = max_bytes.saturating_sub(values.len());
         values.reserve_exact(estimate.saturating_add(SHORT_VALUE).min(room));
+        let start_len = values.len();
+        let mut appended = 0;
         let done = self.walk_byte_arrays(n, |data, start, len| {
             check_room(values.len(), len, max_bytes)?;
+            if values.capacity() - values.len() < len + SHORT_VALUE {
+                // The estimate fell short (nulls among the entries, longer values
+                // further on): room for the rest at the mean length seen, not a doubling.
+                let growth = Growth {
+                    start_len,
+                    done: appended,
+                    n: most,
+                    max_bytes,
+                };
+                growth.reserve(values, len, 1);
+            }
             copy_value(data, start, len, values);
             offsets.push(O::from_position(values.len()));
+            appended += 1;
             Ok(())
         })?;
         O::check_position(values.len())?;
