@@ -561,7 +561,7 @@ impl ParquetRecordBatchReader {
             // the reader holds about a page per column, not the row group's chunks.
             let sources = ranges
                 .into_iter()
-                .map(|range| InputRange::new(self.input.clone(), range))
+                .map(|range| InputRange::source(self.input.clone(), range))
                 .collect::<Result<Vec<_>>>()?;
             self.current = Some(RowGroupDecoder::from_sources(
                 self.plan.clone(),

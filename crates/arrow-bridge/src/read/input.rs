@@ -28,7 +28,7 @@ pub(crate) struct InputRange {
 impl InputRange {
     /// The chunk at `range` of `input` (a range [`super::row_group_ranges`] checked
     /// against the input's length).
-    pub(crate) fn new(input: SharedInput, range: Range<u64>) -> Result<Arc<dyn ChunkSource>> {
+    pub(crate) fn source(input: SharedInput, range: Range<u64>) -> Result<Arc<dyn ChunkSource>> {
         let len = range
             .end
             .checked_sub(range.start)
