@@ -7,8 +7,10 @@
 //!
 //! The decoding core is I/O free: [`row_group_ranges`] says which byte ranges a row group
 //! needs (one per column chunk of the [`ReadPlan`]), and [`RowGroupDecoder`] decodes them
-//! once they are fetched. The synchronous reader is one adapter over it; an asynchronous one
-//! fetches the same ranges another way.
+//! once they are fetched. The synchronous reader is one adapter over it, which fetches each
+//! column chunk page by page as its batches reach it ([`RowGroupDecoder::from_sources`]:
+//! a column holds about one page, not its chunk); an asynchronous one fetches the same
+//! ranges whole, another way.
 //!
 //! It reads leaf columns of every physical type, encoding and codec under any nesting of
 //! structs, lists (every backward-compatible list shape) and maps.

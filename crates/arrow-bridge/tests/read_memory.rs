@@ -1,8 +1,8 @@
-//! Peak memory of a read, under a counting allocator: the reader holds one row group's
-//! fetched (compressed) column chunks, one decompressed page per column and the batch
-//! being built, so its peak must stay within about that, whatever the size of the file
-//! or of its pages: a page of 16 million values is decoded a batch at a time, never as
-//! one buffer.
+//! Peak memory of a read, under a counting allocator: the reader holds about one page of
+//! each column's chunk (fetched page by page), one decompressed page per column and the
+//! batch being built, so its peak must stay within about that, whatever the size of the
+//! file, of its row groups or of its pages: a page of 16 million values is decoded a
+//! batch at a time, never as one buffer.
 //!
 //! The tests take turns (one lock): the counters see the whole process.
 
