@@ -123,6 +123,14 @@ impl From<herringbone_format::Error> for Error {
 
 impl From<herringbone_codec::Error> for Error {
     fn from(e: herringbone_codec::Error) -> Self {
+        // A page reader fetching its chunk from the input passes the input's own error
+        // on (an I/O error stays one).
+        let fetch_failed = std::error::Error::source(&e)
+            .and_then(|s| s.downcast_ref::<Error>())
+            .map(Error::kind);
+        if let Some(ErrorKind::Io) = fetch_failed {
+            return Error::new(ErrorKind::Io, "I/O error reading column data").with_source(e);
+        }
         let (kind, message) = match e.kind() {
             herringbone_codec::ErrorKind::Unsupported => {
                 (ErrorKind::Unsupported, "cannot decode column data")

@@ -5,10 +5,10 @@
 //! ```text
 //!  ChunkReader ──footer ranges──> format::FooterReader ──> FileMetaData, schema mapping
 //!       │
-//!       └─row_group_ranges──> one Bytes per column chunk (compressed, fetched once)
-//!                                  │
-//!   per leaf: LeafReader ── codec::PageReader (pages sliced from the chunk; a page wholly
-//!             │               inside a skip is stepped over, not decompressed)
+//!       └─row_group_ranges──> one byte range per column chunk: fetched page by page as
+//!                                  │   the batches reach it (sync reader), or whole (async)
+//!   per leaf: LeafReader ── codec::PageReader (pages sliced from what is fetched; a page
+//!             │               wholly inside a skip is stepped over, not decompressed)
 //!             ├── levels: def/rep decoded from the current page, a run at a time
 //!             └── decode: values straight into the batch's buffers (values, views)
 //!                                  │

@@ -7,8 +7,10 @@
 //!
 //! The decoding core is I/O free: [`row_group_ranges`] says which byte ranges a row group
 //! needs (one per column chunk of the [`ReadPlan`]), and [`RowGroupDecoder`] decodes them
-//! once they are fetched. The synchronous reader is one adapter over it; an asynchronous one
-//! fetches the same ranges another way.
+//! once they are fetched. The synchronous reader is one adapter over it, which fetches each
+//! column chunk page by page as its batches reach it ([`RowGroupDecoder::from_sources`]:
+//! a column holds about one page, not its chunk); an asynchronous one fetches the same
+//! ranges whole, another way.
 //!
 //! It reads leaf columns of every physical type, encoding and codec under any nesting of
 //! structs, lists (every backward-compatible list shape) and maps.
@@ -51,6 +53,7 @@ mod assemble;
 mod budget;
 mod column;
 mod decode;
+mod input;
 mod leaf;
 mod levels;
 mod row_group;
@@ -62,7 +65,7 @@ use std::collections::VecDeque;
 #[cfg(not(unix))]
 use std::io::{Read, Seek, SeekFrom};
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, Schema, SchemaRef};
@@ -76,6 +79,7 @@ use herringbone_format::schema::SchemaDescriptor;
 use crate::error::{Error, ErrorKind, Result};
 use crate::schema::{ArrowSchemaMapping, Projection, SchemaOptions, parquet_to_arrow};
 pub use budget::DEFAULT_BATCH_MEMORY_LIMIT;
+use input::{InputRange, SharedInput};
 pub use row_group::{ReadPlan, RowGroupDecoder, row_group_ranges};
 pub use selection::{RowSelection, RowSelector};
 
@@ -476,7 +480,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             selection = selection.limit(limit);
         }
         Ok(ParquetRecordBatchReader {
-            input: Box::new(self.input),
+            input: Arc::new(Mutex::new(Box::new(self.input))),
             metadata: self.metadata,
             plan: Arc::new(plan),
             row_groups: row_groups.into(),
@@ -506,7 +510,7 @@ pub struct ReadMetrics {
 /// An iterator of `RecordBatch`es read from a Parquet file; built by
 /// [`ParquetRecordBatchReaderBuilder`]. After an error it yields nothing more.
 pub struct ParquetRecordBatchReader {
-    input: Box<dyn ChunkReader>,
+    input: SharedInput,
     metadata: Arc<FileMetaData>,
     plan: Arc<ReadPlan>,
     row_groups: VecDeque<usize>,
@@ -553,17 +557,19 @@ impl ParquetRecordBatchReader {
                 }
                 continue;
             }
-            let ranges =
-                row_group_ranges(&self.metadata, group, self.plan.columns(), self.input.len())?;
-            let mut chunks = Vec::with_capacity(ranges.len());
-            for range in ranges {
-                chunks.push(self.input.get_bytes(range)?);
-            }
-            self.current = Some(RowGroupDecoder::new(
+            let input_len = self.input.lock().unwrap_or_else(|p| p.into_inner()).len();
+            let ranges = row_group_ranges(&self.metadata, group, self.plan.columns(), input_len)?;
+            // Each column's pages are read from the input as its batches reach them:
+            // the reader holds about a page per column, not the row group's chunks.
+            let sources = ranges
+                .into_iter()
+                .map(|range| InputRange::source(self.input.clone(), range))
+                .collect::<Result<Vec<_>>>()?;
+            self.current = Some(RowGroupDecoder::from_sources(
                 self.plan.clone(),
                 &self.metadata,
                 group,
-                chunks,
+                sources,
             )?);
         }
     }

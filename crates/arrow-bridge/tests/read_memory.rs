@@ -1,8 +1,8 @@
-//! Peak memory of a read, under a counting allocator: the reader holds one row group's
-//! fetched (compressed) column chunks, one decompressed page per column and the batch
-//! being built, so its peak must stay within about that, whatever the size of the file
-//! or of its pages: a page of 16 million values is decoded a batch at a time, never as
-//! one buffer.
+//! Peak memory of a read, under a counting allocator: the reader holds about one page of
+//! each column's chunk (fetched page by page), one decompressed page per column and the
+//! batch being built, so its peak must stay within about that, whatever the size of the
+//! file, of its row groups or of its pages: a page of 16 million values is decoded a
+//! batch at a time, never as one buffer.
 //!
 //! The tests take turns (one lock): the counters see the whole process.
 
@@ -335,4 +335,99 @@ fn a_nested_nullable_string_heavy_file_costs_a_batch_a_row_group_and_a_page_per_
     assert_eq!(read, rows);
     let bound = 2 * largest_batch + chunks + pages + (1 << 20);
     assert!(peak <= bound, "peak {peak} bytes over {bound}");
+}
+
+/// Writes `rows` rows of [`nested_strings`] with arrow-rs's defaults but for the
+/// compression (none, as arrow-rs writes by default) and one row group, and returns the
+/// file's path.
+fn uncompressed_one_group(name: &str, rows: usize) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!(
+        "hb-read-memory-{name}-{}.parquet",
+        std::process::id()
+    ));
+    let file = std::fs::File::create(&path).unwrap();
+    let properties = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(rows))
+        .set_compression(Compression::UNCOMPRESSED)
+        .build();
+    let mut writer =
+        ArrowWriter::try_new(file, nested_strings(0, 1).schema(), Some(properties)).unwrap();
+    for start in (0..rows).step_by(50_000) {
+        writer
+            .write(&nested_strings(start, 50_000.min(rows - start)))
+            .unwrap();
+    }
+    writer.close().unwrap();
+    path
+}
+
+/// The bytes an array's values need: the lengths (not capacities) of its buffers, its
+/// validity bitmap and its children's, each counted where it is used.
+fn bytes_needed(data: &arrow_data::ArrayData) -> usize {
+    let offset_bits = data.offset();
+    let nulls = data
+        .nulls()
+        .map_or(0, |n| (n.len() + offset_bits % 8).div_ceil(8));
+    let own: usize = data.buffers().iter().map(|b| b.len()).sum();
+    own + nulls + data.child_data().iter().map(bytes_needed).sum::<usize>()
+}
+
+#[test]
+fn a_row_group_is_read_a_page_per_column_not_held_whole() {
+    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    let path = uncompressed_one_group("one-group", 400_000);
+    let file = std::fs::File::open(&path).unwrap();
+    let metadata = herringbone_arrow_bridge::read::read_metadata(&file).unwrap();
+    assert_eq!(metadata.row_groups.len(), 1);
+    let group = metadata.row_groups[0].total_byte_size as usize;
+    let pages = one_page_per_column(&file, &metadata, 0);
+    let columns = metadata.row_groups[0].columns.len();
+    let (read, largest_batch, peak) = measure(file);
+    std::fs::remove_file(&path).unwrap();
+    println!(
+        "row group {group} bytes, {columns} columns, one page per column {pages}, largest \
+         batch {largest_batch}, peak {peak}"
+    );
+    assert_eq!(read, 400_000);
+    // The batch being built and the one before it, about a page per column (a page the
+    // reader holds, the page a column decodes, and the look-ahead of each fetch), never
+    // the row group's chunks.
+    let bound = 2 * largest_batch + 2 * pages + columns * (128 << 10) + (1 << 20);
+    assert!(peak <= bound, "peak {peak} bytes over {bound}");
+    assert!(
+        peak < group / 4,
+        "peak {peak} bytes for a row group of {group} bytes: the chunks were held"
+    );
+}
+
+#[test]
+fn kept_batches_hold_about_what_their_values_need() {
+    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    let path = uncompressed_one_group("kept", 200_000);
+    let reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&path).unwrap())
+        .unwrap()
+        .build()
+        .unwrap();
+    let batches: Vec<RecordBatch> = reader.map(|b| b.unwrap()).collect();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 200_000);
+    let schema = batches[0].schema();
+    for (c, field) in schema.fields().iter().enumerate() {
+        let held: usize = batches
+            .iter()
+            .map(|b| b.column(c).get_array_memory_size())
+            .sum();
+        let needed: usize = batches
+            .iter()
+            .map(|b| bytes_needed(&b.column(c).to_data()))
+            .sum();
+        println!("{}: held {held} bytes, values need {needed}", field.name());
+        // Capacity reserved beyond the values (and arrays pinning larger buffers) stays
+        // within a quarter of what the values need.
+        assert!(
+            held * 4 <= needed * 5,
+            "{}: the batches hold {held} bytes for {needed} bytes of values",
+            field.name()
+        );
+    }
 }

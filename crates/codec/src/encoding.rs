@@ -175,6 +175,38 @@ pub(crate) fn start_offsets<O: OffsetSize>(offsets: &mut Vec<O>, values: &[u8]) 
     Ok(())
 }
 
+/// How the bytes of byte-array values appended to an output grow: the output keeps
+/// its capacity (it becomes an Arrow buffer), so when a run does not fit, room is made
+/// for the run and for the values still to come at the mean length seen so far, exactly,
+/// instead of doubling.
+pub(crate) struct Growth {
+    /// Length of the output's bytes before the first value.
+    pub(crate) start_len: usize,
+    /// Values appended before this run.
+    pub(crate) done: usize,
+    /// Values asked for in all.
+    pub(crate) n: usize,
+    pub(crate) max_bytes: usize,
+}
+
+impl Growth {
+    /// Makes room for a run of `count` values taking `bytes` bytes (checked against
+    /// `max_bytes` already), and for the block copy of its last value.
+    #[inline]
+    pub(crate) fn reserve(&self, values: &mut Vec<u8>, bytes: usize, count: usize) {
+        let needed = bytes + plain::SHORT_VALUE;
+        if values.capacity() - values.len() >= needed {
+            return;
+        }
+        let seen_bytes = values.len() - self.start_len + bytes;
+        let seen = self.done + count;
+        let rest = self.n.saturating_sub(seen);
+        let projected = seen_bytes.saturating_mul(rest) / seen.max(1);
+        let room = self.max_bytes.saturating_sub(values.len() + bytes);
+        values.reserve_exact(needed + projected.min(room));
+    }
+}
+
 /// Fails ([`ErrorKind::LimitExceeded`](crate::ErrorKind)) when an output of `current`
 /// bytes cannot take `adding` more within `max_bytes`.
 #[inline]

@@ -51,6 +51,11 @@ use crate::crc;
 use crate::crypto::{ColumnDecryptor, ColumnEncryptor, ModuleType};
 use crate::error::{Error, ErrorKind, Result};
 
+mod chunk_bytes;
+
+use chunk_bytes::ChunkBytes;
+pub use chunk_bytes::ChunkSource;
+
 /// Bytes added to the chunk length of files from parquet-mr before 1.2.9, which left the
 /// dictionary page header out of `total_compressed_size` (PARQUET-816); the reference
 /// readers pad by the same bound.
@@ -122,6 +127,10 @@ impl From<herringbone_format::Error> for Error {
         Error::new(ErrorKind::Metadata, "invalid page header").with_source(error)
     }
 }
+
+/// Bytes of a chunk a page header is first looked for in (doubled while the header runs
+/// past them).
+const HEADER_PROBE: usize = 1024;
 
 /// How a [`PageReader`] checks what it reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -259,7 +268,7 @@ struct PendingHeader {
 /// version does not know are skipped. After an error the reader yields nothing more.
 #[derive(Debug)]
 pub struct PageReader {
-    chunk: Bytes,
+    chunk: ChunkBytes,
     codec: Codec,
     options: PageReaderOptions,
     /// Position of the next page header in `chunk`.
@@ -308,6 +317,22 @@ impl PageDecryption {
 impl PageReader {
     /// A reader over a column chunk's bytes, decompressing with `codec`.
     pub fn new(chunk: Bytes, codec: Codec, options: PageReaderOptions) -> Self {
+        Self::over(ChunkBytes::whole(chunk), codec, options)
+    }
+
+    /// A reader over a column chunk whose bytes `source` fetches as the pages are
+    /// reached: it holds about one page at a time (a page's bytes are freed once nothing
+    /// shares them), and pages it skips are never fetched. An encrypted chunk is fetched
+    /// whole.
+    pub fn from_source(
+        source: std::sync::Arc<dyn ChunkSource>,
+        codec: Codec,
+        options: PageReaderOptions,
+    ) -> Self {
+        Self::over(ChunkBytes::fetched(source), codec, options)
+    }
+
+    fn over(chunk: ChunkBytes, codec: Codec, options: PageReaderOptions) -> Self {
         Self {
             chunk,
             codec,
@@ -424,14 +449,30 @@ impl PageReader {
         {
             return Ok(());
         }
-        let rest = self.chunk.slice(self.position..);
-        let (header, header_len) = match &self.decryption {
+        let left = self.chunk.len() - self.position;
+        let (header, header_len, rest) = match &self.decryption {
             None => {
-                let mut reader = CompactReader::from_bytes(&rest).with_base_offset(self.offset());
-                let header = PageHeader::read(&mut reader)?;
-                (header, reader.position())
+                // A header is a few dozen bytes (more with statistics): read from what
+                // is held, fetching more only when it runs past that.
+                let mut want = left.min(HEADER_PROBE);
+                loop {
+                    let rest = self.chunk.slice_from(self.position, self.position + want)?;
+                    let mut reader =
+                        CompactReader::from_bytes(&rest).with_base_offset(self.offset());
+                    match PageHeader::read(&mut reader) {
+                        Ok(header) => {
+                            let header_len = reader.position();
+                            break (header, header_len, rest);
+                        }
+                        Err(_) if rest.len() < left => {
+                            want = rest.len().saturating_mul(2).min(left)
+                        }
+                        Err(e) => return Err(e.into()),
+                    }
+                }
             }
             Some(decryption) => {
+                let rest = self.chunk.slice_from(self.position, self.chunk.len())?;
                 let (module, ordinal) = decryption.header_module(self.page_index);
                 let (plain, module_len) = decryption
                     .decryptor
@@ -440,13 +481,13 @@ impl PageReader {
                 let mut reader = CompactReader::from_bytes(&plain);
                 let header = PageHeader::read(&mut reader)
                     .map_err(|e| Error::from(e).context(format!("decrypted {module}")))?;
-                (header, module_len)
+                (header, module_len, rest)
             }
         };
         let mut compressed_len = non_negative(header.compressed_page_size, "compressed_page_size")?;
         let uncompressed_len =
             non_negative(header.uncompressed_page_size, "uncompressed_page_size")?;
-        let available = rest.len() - header_len;
+        let available = left.saturating_sub(header_len);
         // DuckDB 2.0's compressed_page_size counts the plaintext, not the module stored:
         // the module's own length field sizes the body.
         if let Some(decryption) = &self.decryption
@@ -513,9 +554,14 @@ impl PageReader {
             let pending = self.pending.take().expect("peek_header loaded a header");
             let location = self.location();
             let body_start = self.position + pending.header_len;
-            let body = self
-                .chunk
-                .slice(body_start..body_start + pending.compressed_len);
+            let body_end = body_start + pending.compressed_len;
+            let body = match self.chunk.slice_from(body_start, body_end) {
+                Ok(rest) => rest.slice(..pending.compressed_len),
+                Err(e) => {
+                    self.failed = true;
+                    return Err(e.context(location));
+                }
+            };
             self.position = body_start + pending.compressed_len;
             let page_ordinal = self.decryption.as_ref().map(|d| d.data_pages);
             self.page_index += 1;

@@ -114,7 +114,26 @@ fn timed_read(reader: Reader, path: &str, options: ReadOptions) -> Result<Value,
     let batches = read::read(reader, path, options)?;
     let (ns, cpu) = (start.elapsed().as_nanos() as u64, cpu_ns() - cpu);
     let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
-    Ok(json!({ "ns": ns, "cpu_ns": cpu, "rows": rows, "batches": batches.len() }))
+    // What the returned arrays hold (buffer capacities, shared buffers counted once per
+    // array): beside the peak RSS, it tells the batches' own size from the read's scratch.
+    let array_bytes: usize = batches.iter().map(|b| b.get_array_memory_size()).sum();
+    let columns = batches.first().map_or(0, |b| b.num_columns());
+    let column_bytes: Vec<usize> = (0..columns)
+        .map(|c| {
+            batches
+                .iter()
+                .map(|b| b.column(c).get_array_memory_size())
+                .sum()
+        })
+        .collect();
+    Ok(json!({
+        "ns": ns,
+        "cpu_ns": cpu,
+        "rows": rows,
+        "batches": batches.len(),
+        "array_bytes": array_bytes,
+        "column_bytes": column_bytes,
+    }))
 }
 
 fn timed_write(writer: Writer, table: &Table, path: &str, layout: Layout) -> Result<Value, String> {

@@ -63,11 +63,13 @@ pub(crate) trait ValueKind: Send + std::fmt::Debug + 'static {
     /// Decodes a dictionary page of `num_values` PLAIN values.
     fn dictionary(&self, page: Bytes, num_values: usize) -> Result<Self::Dictionary>;
 
-    /// The decoder of a data page's values section.
+    /// The decoder of a data page's values section, in a page of `entries` level
+    /// entries (values and nulls): what an estimate of the values' bytes divides by.
     fn page(
         &self,
         encoding: Encoding,
         values: Bytes,
+        entries: usize,
         dictionary: Option<&Arc<Self::Dictionary>>,
     ) -> Result<Self::Page>;
 

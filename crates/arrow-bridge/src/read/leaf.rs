@@ -425,9 +425,12 @@ impl<K: ValueKind> LeafReader<K> {
         let at = self
             .levels
             .start_v1(&buffer, num_values, def_encoding, rep_encoding)?;
-        let values = self
-            .kind
-            .page(encoding, buffer.slice(at..), self.dictionary.as_ref())?;
+        let values = self.kind.page(
+            encoding,
+            buffer.slice(at..),
+            num_values,
+            self.dictionary.as_ref(),
+        )?;
         Ok((values, buffer, false))
     }
 
@@ -443,9 +446,12 @@ impl<K: ValueKind> LeafReader<K> {
             self.take_unpaged(num_values)?;
         }
         self.levels.start_v2(rep, def, num_values)?;
-        let page = self
-            .kind
-            .page(encoding, values.clone(), self.dictionary.as_ref())?;
+        let page = self.kind.page(
+            encoding,
+            values.clone(),
+            num_values,
+            self.dictionary.as_ref(),
+        )?;
         Ok((page, values, true))
     }
 }

@@ -12,7 +12,7 @@ use arrow_schema::{DataType, SchemaRef};
 use bytes::Bytes;
 use herringbone_codec::compression::Codec;
 use herringbone_codec::crypto::{ColumnDecryptor, FileDecryptor};
-use herringbone_codec::page::{PageReader, PageReaderOptions, column_chunk_range};
+use herringbone_codec::page::{ChunkSource, PageReader, PageReaderOptions, column_chunk_range};
 use herringbone_format::metadata::{ColumnMetaData, FileMetaData};
 use herringbone_format::schema::SchemaDescriptor;
 
@@ -201,6 +201,12 @@ impl ReadPlan {
     }
 }
 
+/// A column chunk's bytes: fetched whole, or fetched page by page.
+enum Chunk {
+    Whole(Bytes),
+    Fetched(Arc<dyn ChunkSource>),
+}
+
 /// Decodes one row group from its fetched column chunks, batch by batch. I/O free.
 #[derive(Debug)]
 pub struct RowGroupDecoder {
@@ -220,6 +226,30 @@ impl RowGroupDecoder {
         metadata: &FileMetaData,
         row_group: usize,
         chunks: Vec<Bytes>,
+    ) -> Result<Self> {
+        let chunks = chunks.into_iter().map(Chunk::Whole).collect();
+        Self::with_chunks(plan, metadata, row_group, chunks)
+    }
+
+    /// A decoder of row group `row_group` whose column chunks (one for each of
+    /// `plan.columns()`, over the ranges [`row_group_ranges`] lists) are fetched page by
+    /// page as the batches need them: each column holds about one page at a time, not
+    /// its whole chunk, and pages a selection skips are never fetched.
+    pub fn from_sources(
+        plan: Arc<ReadPlan>,
+        metadata: &FileMetaData,
+        row_group: usize,
+        sources: Vec<Arc<dyn ChunkSource>>,
+    ) -> Result<Self> {
+        let chunks = sources.into_iter().map(Chunk::Fetched).collect();
+        Self::with_chunks(plan, metadata, row_group, chunks)
+    }
+
+    fn with_chunks(
+        plan: Arc<ReadPlan>,
+        metadata: &FileMetaData,
+        row_group: usize,
+        chunks: Vec<Chunk>,
     ) -> Result<Self> {
         let group = metadata.row_groups.get(row_group).ok_or_else(|| {
             Error::invalid_argument(format!("row group {row_group} out of range"))
@@ -259,7 +289,11 @@ impl RowGroupDecoder {
                     "row group {row_group}, column {path}: negative num_values"
                 ))
             })?;
-            let mut pages = PageReader::new(chunk, codec, plan.options).with_num_values(num_values);
+            let pages = match chunk {
+                Chunk::Whole(bytes) => PageReader::new(bytes, codec, plan.options),
+                Chunk::Fetched(source) => PageReader::from_source(source, codec, plan.options),
+            };
+            let mut pages = pages.with_num_values(num_values);
             if let Some(decryptor) = plan.column_decryptor(metadata, row_group, column)? {
                 let dictionary_first = matches!(
                     meta.dictionary_page_offset,

@@ -15,7 +15,7 @@
 //! ```
 
 use super::plain::copy_value;
-use super::{OffsetSize, check_room, start_offsets};
+use super::{Growth, OffsetSize, check_room, start_offsets};
 use crate::error::{Error, Result};
 use crate::rle::{LengthPrefix, RleDecoder, Run};
 use crate::source::ByteSource;
@@ -148,6 +148,7 @@ impl<S: ByteSource> DictionaryIndexDecoder<S> {
         let mut indices = [0u32; 1024];
         let mut done = 0;
         offsets.reserve(n.min(1 << 16));
+        let start_len = values.len();
         while done < n {
             match self.rle.next_run((n - done).min(indices.len()))? {
                 None => break,
@@ -159,7 +160,13 @@ impl<S: ByteSource> DictionaryIndexDecoder<S> {
                     let start = dictionary_offsets[index].position();
                     let len = dictionary_offsets[index + 1].position() - start;
                     check_room(values.len(), len.saturating_mul(count), max_bytes)?;
-                    values.reserve(len * count);
+                    let growth = Growth {
+                        start_len,
+                        done,
+                        n,
+                        max_bytes,
+                    };
+                    growth.reserve(values, len * count, count);
                     for _ in 0..count {
                         copy_value(dictionary_data, start, len, values);
                         offsets.push(O::from_position(values.len()));
@@ -177,7 +184,13 @@ impl<S: ByteSource> DictionaryIndexDecoder<S> {
                             dictionary_offsets[i + 1].position() - dictionary_offsets[i].position();
                     }
                     check_room(values.len(), total, max_bytes)?;
-                    values.reserve(total);
+                    let growth = Growth {
+                        start_len,
+                        done,
+                        n,
+                        max_bytes,
+                    };
+                    growth.reserve(values, total, indices.len());
                     for &i in indices.iter() {
                         let i = i as usize;
                         let start = dictionary_offsets[i].position();

@@ -14,7 +14,7 @@
 //! assert_eq!(values, b"there");
 //! ```
 
-use super::{FixedWidth, OffsetSize, check_room, start_offsets};
+use super::{FixedWidth, Growth, OffsetSize, check_room, start_offsets};
 use crate::error::{Error, Result};
 use crate::source::ByteSource;
 
@@ -50,6 +50,9 @@ pub(crate) fn copy_value(source: &[u8], start: usize, len: usize, out: &mut Vec<
 pub struct PlainDecoder<S: ByteSource> {
     data: S,
     pos: usize,
+    /// BYTE_ARRAY values (or entries, nulls counted) left in the data, when the caller
+    /// said: what sizes the output reserved for a few of them.
+    values_left: Option<usize>,
 }
 
 impl<'a> PlainDecoder<&'a [u8]> {
@@ -62,7 +65,19 @@ impl<'a> PlainDecoder<&'a [u8]> {
 impl<S: ByteSource> PlainDecoder<S> {
     /// [`PlainDecoder::new`] over any [`ByteSource`].
     pub fn from_source(data: S) -> Self {
-        Self { data, pos: 0 }
+        Self {
+            data,
+            pos: 0,
+            values_left: None,
+        }
+    }
+
+    /// Says how many BYTE_ARRAY values the data holds (at most: a page's entry count,
+    /// nulls included, will do), so that [`PlainDecoder::append_byte_arrays`] reserves
+    /// for `n` values their share of the bytes left instead of a guess.
+    pub fn with_value_count(mut self, values: usize) -> Self {
+        self.values_left = Some(values);
+        self
     }
 
     /// The bytes the decoder reads.
@@ -169,6 +184,9 @@ impl<S: ByteSource> PlainDecoder<S> {
             done += 1;
         }
         self.pos = pos;
+        if let Some(left) = &mut self.values_left {
+            *left = left.saturating_sub(done);
+        }
         Ok(done)
     }
 
@@ -199,12 +217,38 @@ impl<S: ByteSource> PlainDecoder<S> {
         // reserved for.
         let most = n.min(self.remaining_bytes() / 4);
         offsets.reserve(most);
-        let estimate = self.remaining_bytes().min(most.saturating_mul(64));
-        values.reserve(estimate.min(max_bytes.saturating_sub(values.len())));
+        // The values' share of the bytes left (without their 4-byte lengths) when the
+        // count left is known, as the output keeps this capacity; a guess otherwise.
+        // Room for the last value's block copy too.
+        let estimate = match self.values_left {
+            Some(left) if left >= most && left > 0 => {
+                let value_bytes = self
+                    .remaining_bytes()
+                    .saturating_sub(left.saturating_mul(4));
+                value_bytes / left * most + (value_bytes % left).saturating_mul(most) / left
+            }
+            _ => self.remaining_bytes().min(most.saturating_mul(64)),
+        };
+        let room = max_bytes.saturating_sub(values.len());
+        values.reserve_exact(estimate.saturating_add(SHORT_VALUE).min(room));
+        let start_len = values.len();
+        let mut appended = 0;
         let done = self.walk_byte_arrays(n, |data, start, len| {
             check_room(values.len(), len, max_bytes)?;
+            if values.capacity() - values.len() < len + SHORT_VALUE {
+                // The estimate fell short (nulls among the entries, longer values
+                // further on): room for the rest at the mean length seen, not a doubling.
+                let growth = Growth {
+                    start_len,
+                    done: appended,
+                    n: most,
+                    max_bytes,
+                };
+                growth.reserve(values, len, 1);
+            }
             copy_value(data, start, len, values);
             offsets.push(O::from_position(values.len()));
+            appended += 1;
             Ok(())
         })?;
         O::check_position(values.len())?;

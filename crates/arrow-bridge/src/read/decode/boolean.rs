@@ -57,6 +57,7 @@ impl ValueKind for Booleans {
         &self,
         encoding: Encoding,
         values: Bytes,
+        _entries: usize,
         dictionary: Option<&Arc<Vec<bool>>>,
     ) -> Result<BooleanPage> {
         Ok(match encoding {

@@ -110,10 +110,13 @@ impl<O: OffsetWidth> ValueKind for Binary<O> {
         &self,
         encoding: Encoding,
         values: Bytes,
+        entries: usize,
         dictionary: Option<&Arc<ByteArrays<O>>>,
     ) -> Result<BinaryPage<O>> {
         Ok(match encoding {
-            Encoding::PLAIN => BinaryPage::Plain(PlainDecoder::from_source(values)),
+            Encoding::PLAIN => {
+                BinaryPage::Plain(PlainDecoder::from_source(values).with_value_count(entries))
+            }
             e if is_dictionary(e) => BinaryPage::Dictionary {
                 indices: DictionaryIndexDecoder::from_source(values)?,
                 dictionary: require_dictionary(dictionary)?,

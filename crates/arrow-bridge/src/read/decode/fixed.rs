@@ -140,6 +140,7 @@ impl<T: FixedValue> ValueKind for Fixed<T> {
         &self,
         encoding: Encoding,
         values: Bytes,
+        _entries: usize,
         dictionary: Option<&Arc<Vec<T>>>,
     ) -> Result<FixedPage<T>> {
         Ok(match encoding {

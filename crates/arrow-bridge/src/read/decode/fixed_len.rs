@@ -78,6 +78,7 @@ impl ValueKind for FixedLenBytes {
         &self,
         encoding: Encoding,
         values: Bytes,
+        _entries: usize,
         dictionary: Option<&Arc<FixedBytes>>,
     ) -> Result<FixedLenPage> {
         Ok(match encoding {

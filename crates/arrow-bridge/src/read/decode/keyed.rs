@@ -101,6 +101,7 @@ impl<K: ValueKind<Dictionary = <K as ValueKind>::Buffer>> ValueKind for KeyedKin
         &self,
         encoding: Encoding,
         values: Bytes,
+        entries: usize,
         dictionary: Option<&Arc<KeptDictionary<K::Buffer>>>,
     ) -> Result<KeyedPage<K>> {
         if is_dictionary(encoding) {
@@ -114,12 +115,14 @@ impl<K: ValueKind<Dictionary = <K as ValueKind>::Buffer>> ValueKind for KeyedKin
             return Ok(KeyedPage::Plain(self.inner.page(
                 encoding,
                 values,
+                entries,
                 Some(&dictionary.values),
             )?));
         }
         Ok(KeyedPage::Plain(self.inner.page(
             encoding,
             values,
+            entries,
             dictionary.map(|d| &d.values),
         )?))
     }

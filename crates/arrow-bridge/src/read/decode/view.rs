@@ -188,6 +188,7 @@ impl ValueKind for ViewBytes {
         &self,
         encoding: Encoding,
         values: Bytes,
+        _entries: usize,
         dictionary: Option<&Arc<Views>>,
     ) -> Result<ViewPage> {
         check_viewable(&values)?;
