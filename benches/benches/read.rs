@@ -17,6 +17,16 @@
 //! (defaults: 10 samples, 0.5 s warm-up, 1.5 s measurement per benchmark; criterion's
 //! `--warm-up-time` / `--measurement-time` / `--sample-size` override them, and a filter
 //! such as `-- int64` runs a subset).
+//!
+//! For instruction counts on a noisy machine, `HB_READ_BENCH_ONCE=<side>/<case>` (side
+//! `herringbone` or `arrow-rs`; `skip-herringbone` / `skip-arrow-rs` for the `read_skip`
+//! selection) reads that one case twice and exits, without criterion; under callgrind,
+//! count only the reads:
+//!
+//! ```text
+//! HB_READ_BENCH_ONCE=herringbone/string_delta_length_utf8 valgrind --tool=callgrind \
+//!   --toggle-collect='*read_once_case*' target/release/deps/read-<hash>
+//! ```
 
 mod common;
 
@@ -397,8 +407,53 @@ fn same_rows(ours: &[RecordBatch], theirs: &[RecordBatch]) -> bool {
     true
 }
 
+/// `HB_READ_BENCH_ONCE=<side>/<case>`: that read twice, nothing else.
+fn read_once(spec: &str) {
+    let (side, name) = spec
+        .split_once('/')
+        .expect("HB_READ_BENCH_ONCE=<side>/<case>");
+    let cases = cases(Some(name));
+    let case = cases
+        .iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no case {name}"));
+    for _ in 0..2 {
+        read_once_case(side, case);
+    }
+}
+
+#[inline(never)]
+fn read_once_case(side: &str, case: &Case) {
+    let rows = match side {
+        "herringbone" => count(herringbone_reader(case).expect("herringbone reader")),
+        "skip-herringbone" => count(herringbone_skip_reader(case).expect("herringbone reader")),
+        "arrow-rs" => count(
+            arrow_rs_reader(case)
+                .expect("arrow-rs reader")
+                .map(|b| b.map_err(|e| e.to_string())),
+        ),
+        "skip-arrow-rs" => count(
+            arrow_rs_skip_reader(case)
+                .expect("arrow-rs reader")
+                .map(|b| b.map_err(|e| e.to_string())),
+        ),
+        other => panic!("side {other}: herringbone, arrow-rs, skip-herringbone or skip-arrow-rs"),
+    };
+    eprintln!("{side}/{}: {rows} rows", case.name);
+}
+
+fn count<E: std::fmt::Debug>(batches: impl Iterator<Item = Result<RecordBatch, E>>) -> usize {
+    batches
+        .map(|b| black_box(b.expect("read")).num_rows())
+        .sum()
+}
+
 fn main() {
     let started = SystemTime::now();
+    if let Ok(spec) = std::env::var("HB_READ_BENCH_ONCE") {
+        read_once(&spec);
+        return;
+    }
     let mut criterion = Criterion::default()
         .sample_size(10)
         .warm_up_time(Duration::from_millis(500))

@@ -182,7 +182,7 @@ fn strings_of_every_encoding_and_type_read_like_arrow_rs() {
 
 #[test]
 fn invalid_utf8_in_plain_and_delta_pages_is_an_error_naming_the_column() {
-    let values: Vec<Option<&[u8]>> = (0..100)
+    let bad_byte: Vec<Option<&[u8]>> = (0..100)
         .map(|i| {
             Some(if i == 77 {
                 b"bad \xc3(".as_slice()
@@ -191,8 +191,24 @@ fn invalid_utf8_in_plain_and_delta_pages_is_an_error_naming_the_column() {
             })
         })
         .collect();
-    let column: ArrayRef = Arc::new(BinaryArray::from(values));
-    for name in ["plain", "delta"] {
+    // "é" cut in two between values 40 and 41: the bytes of the page are UTF-8, the
+    // two values are not (a check of the span alone would pass them).
+    let split_char: Vec<Option<&[u8]>> = (0..100)
+        .map(|i| {
+            Some(match i {
+                40 => b"caf\xc3".as_slice(),
+                41 => b"\xa9 au lait".as_slice(),
+                _ => "thé".as_bytes(),
+            })
+        })
+        .collect();
+    for (values, name) in [
+        (&bad_byte, "plain"),
+        (&bad_byte, "delta"),
+        (&split_char, "plain"),
+        (&split_char, "delta"),
+    ] {
+        let column: ArrayRef = Arc::new(BinaryArray::from(values.clone()));
         let batch = RecordBatch::try_from_iter([(name, column.clone())]).unwrap();
         let properties = small_pages(WriterVersion::PARQUET_1_0)
             .set_dictionary_enabled(false)

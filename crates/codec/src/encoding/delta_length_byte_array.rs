@@ -118,7 +118,9 @@ impl<S: ByteSource> DeltaLengthByteArrayDecoder<S> {
 
     /// [`Self::decode`] with `values` bounded by `max_bytes`
     /// ([`ErrorKind::LimitExceeded`](crate::ErrorKind)). The values lie back to back in
-    /// the page: each chunk of them is one copy, and its offsets a prefix sum.
+    /// the page, so the offsets are written first (a prefix sum over the lengths, a
+    /// chunk at a time) and then all the values' bytes are one copy into room made for
+    /// exactly them: `values` never grows twice in a call.
     pub fn append_byte_arrays<O: OffsetSize>(
         &mut self,
         n: usize,
@@ -127,21 +129,56 @@ impl<S: ByteSource> DeltaLengthByteArrayDecoder<S> {
         values: &mut Vec<u8>,
     ) -> Result<usize> {
         start_offsets(offsets, values)?;
+        let offsets_before = offsets.len();
         offsets.reserve(n.min(self.remaining()));
-        let data = self.data.clone();
-        let done = self.for_each_chunk(n, |start, lengths| {
+        let first = self.pos;
+        let base = values.len();
+        let mut end = base;
+        let decoded = self.for_each_chunk(n, |_, lengths| {
             let bytes: usize = lengths.iter().map(|&l| l as usize).sum();
-            check_room(values.len(), bytes, max_bytes)?;
-            O::check_position(values.len() + bytes)?;
-            let mut end = values.len();
+            check_room(end, bytes, max_bytes)?;
+            O::check_position(end + bytes)?;
             offsets.extend(lengths.iter().map(|&l| {
                 end += l as usize;
                 O::from_position(end)
             }));
-            values.extend_from_slice(&data.as_ref()[start..start + bytes]);
             Ok(())
-        })?;
+        });
+        let done = match decoded {
+            Ok(done) => done,
+            Err(e) => {
+                // Offsets of values whose bytes were never copied would point past them.
+                offsets.truncate(offsets_before);
+                return Err(e);
+            }
+        };
+        // `for_each_chunk` checked every chunk against the bytes present. The output
+        // keeps its capacity (it becomes an Arrow buffer): room for exactly these bytes.
+        values.reserve_exact(end - base);
+        values.extend_from_slice(&self.data.as_ref()[first..first + (end - base)]);
         Ok(done)
+    }
+
+    /// Walks up to `n` values a run at a time, handing `sink` each run's start in the
+    /// data and its values' lengths (never negative, all within the data, the values
+    /// back to back from that start); returns how many values. The form for a caller
+    /// that builds something per value in a loop of its own (views of the values).
+    ///
+    /// ```
+    /// use herringbone_codec::encoding::delta_length_byte_array::{self, DeltaLengthByteArrayDecoder};
+    /// let mut page = Vec::new();
+    /// delta_length_byte_array::encode(&["ab", "", "cde"], &mut page).unwrap();
+    /// let mut decoder = DeltaLengthByteArrayDecoder::new(&page).unwrap();
+    /// let mut runs = Vec::new();
+    /// let got = decoder.value_runs(3, |start, lengths| runs.push((start, lengths.to_vec())));
+    /// assert_eq!(got.unwrap(), 3);
+    /// assert_eq!(runs, [(page.len() - 5, vec![2, 0, 3])]);
+    /// ```
+    pub fn value_runs(&mut self, n: usize, mut sink: impl FnMut(usize, &[i32])) -> Result<usize> {
+        self.for_each_chunk(n, |start, lengths| {
+            sink(start, lengths);
+            Ok(())
+        })
     }
 
     /// Walks up to `n` values, handing each one's `(start, len)` in the data to `sink`

@@ -46,7 +46,11 @@ pub(crate) enum ViewPage {
         indices: DictionaryIndexDecoder<Bytes>,
         dictionary: Arc<Views>,
     },
-    DeltaLength(DeltaLengthByteArrayDecoder<Bytes>),
+    /// `ascii`: every byte of the page's values is ASCII.
+    DeltaLength {
+        decoder: DeltaLengthByteArrayDecoder<Bytes>,
+        ascii: bool,
+    },
     Delta(DeltaByteArrayDecoder<Bytes>),
 }
 
@@ -100,17 +104,6 @@ impl<S: ByteSource> ValuePositions for PlainDecoder<S> {
     }
 }
 
-impl<S: ByteSource> ValuePositions for DeltaLengthByteArrayDecoder<S> {
-    #[inline]
-    fn positions(
-        &mut self,
-        n: usize,
-        sink: impl FnMut(usize, usize),
-    ) -> herringbone_codec::Result<usize> {
-        self.byte_array_positions(n, sink)
-    }
-}
-
 impl ViewBytes {
     /// Appends the views of the next `n` values of `decoder`, over `page` (buffer
     /// `buffer`), checking them to be UTF-8 unless `checked` says they are.
@@ -138,6 +131,52 @@ impl ViewBytes {
                     views::starts_char(page, start) & views::starts_char(page, start + len);
                 span.start = span.start.min(start);
                 span.end = start + len;
+            }
+        })?;
+        if check && got > 0 && !views::utf8_views(page, span, boundaries, &out[added..]) {
+            return Err(invalid_utf8());
+        }
+        Ok(got)
+    }
+}
+
+impl ViewBytes {
+    /// [`Self::view_positions`] for DELTA_LENGTH_BYTE_ARRAY, whose values come in runs
+    /// lying back to back: each run's views are one `extend` over its lengths (no
+    /// per-value capacity check), and for a UTF-8 check the values' starts (each the
+    /// previous one's end) are looked at in a loop of their own.
+    fn delta_length_views(
+        &self,
+        page: &[u8],
+        buffer: u32,
+        checked: bool,
+        out: &mut Vec<u128>,
+        decoder: &mut DeltaLengthByteArrayDecoder<Bytes>,
+        n: usize,
+    ) -> Result<usize> {
+        let added = out.len();
+        let check = self.utf8 && !checked;
+        let mut boundaries = true;
+        let mut span = Range {
+            start: usize::MAX,
+            end: 0,
+        };
+        let got = decoder.value_runs(n, |start, lengths| {
+            let mut at = start;
+            out.extend(lengths.iter().map(|&len| {
+                let view = views::view_at(page, at, len as usize, buffer);
+                at += len as usize;
+                view
+            }));
+            if check {
+                let mut at = start;
+                for &len in lengths {
+                    boundaries &= views::starts_char(page, at);
+                    at += len as usize;
+                }
+                boundaries &= views::starts_char(page, at);
+                span.start = span.start.min(start);
+                span.end = at;
             }
         })?;
         if check && got > 0 && !views::utf8_views(page, span, boundaries, &out[added..]) {
@@ -206,7 +245,15 @@ impl ValueKind for ViewBytes {
                 dictionary: require_dictionary(dictionary)?,
             },
             Encoding::DELTA_LENGTH_BYTE_ARRAY => {
-                ViewPage::DeltaLength(DeltaLengthByteArrayDecoder::from_source(values)?)
+                let decoder = DeltaLengthByteArrayDecoder::from_source(values)?;
+                // As for PLAIN: one pass over the values' bytes spares every batch the
+                // per-value checks when they are all ASCII.
+                let ascii = self.utf8
+                    && decoder
+                        .data()
+                        .get(decoder.position()..)
+                        .is_some_and(<[u8]>::is_ascii);
+                ViewPage::DeltaLength { decoder, ascii }
             }
             Encoding::DELTA_BYTE_ARRAY => {
                 ViewPage::Delta(DeltaByteArrayDecoder::from_source(values)?)
@@ -229,10 +276,10 @@ impl ValueKind for ViewBytes {
                 let ascii = *ascii;
                 self.view_positions(&bytes, buffer, ascii, &mut out.views, decoder, n)?
             }
-            ViewPage::DeltaLength(decoder) => {
+            ViewPage::DeltaLength { decoder, ascii } => {
                 let bytes = decoder.data().clone();
                 let buffer = page_buffer(&mut out.buffers, &bytes)?;
-                self.view_positions(&bytes, buffer, false, &mut out.views, decoder, n)?
+                self.delta_length_views(&bytes, buffer, *ascii, &mut out.views, decoder, n)?
             }
             ViewPage::Dictionary {
                 indices,
@@ -306,7 +353,7 @@ impl ValueKind for ViewBytes {
         let got = match page {
             ViewPage::Plain { decoder, .. } => decoder.skip_byte_array(n)?,
             ViewPage::Dictionary { indices, .. } => indices.skip(n)?,
-            ViewPage::DeltaLength(decoder) => decoder.skip(n)?,
+            ViewPage::DeltaLength { decoder, .. } => decoder.skip(n)?,
             ViewPage::Delta(decoder) => decoder.skip(n)?,
         };
         check_count(got, n)
