@@ -79,7 +79,7 @@ use herringbone_format::schema::SchemaDescriptor;
 use crate::error::{Error, ErrorKind, Result};
 use crate::schema::{ArrowSchemaMapping, Projection, SchemaOptions, parquet_to_arrow};
 pub use budget::DEFAULT_BATCH_MEMORY_LIMIT;
-use input::{InputRange, SharedInput};
+use input::{InputRange, SharedInput, offset_indexes};
 pub use row_group::{ReadPlan, RowGroupDecoder, row_group_ranges};
 pub use selection::{RowSelection, RowSelector};
 
@@ -253,6 +253,7 @@ pub struct ParquetRecordBatchReaderBuilder<T> {
     batch_memory_limit: usize,
     decryptor: Option<Arc<FileDecryptor>>,
     unshredded_variants: bool,
+    offset_index: bool,
 }
 
 impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
@@ -322,6 +323,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             batch_memory_limit: DEFAULT_BATCH_MEMORY_LIMIT,
             decryptor,
             unshredded_variants: false,
+            offset_index: true,
         })
     }
 
@@ -391,6 +393,17 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
     /// naming the row group and column, never an allocation beyond the limit.
     pub fn with_batch_memory_limit(mut self, bytes: usize) -> Self {
         self.batch_memory_limit = bytes;
+        self
+    }
+
+    /// Whether a row group whose rows the selection (or offset / limit) skips reads
+    /// its chunks' offset indexes, to jump over the pages wholly inside a skip without
+    /// fetching them or reading their headers (default `true`; a row group read whole
+    /// never reads them). Without them, or for chunks that have none, pages are
+    /// stepped over by their headers (still never decompressed). An offset index that
+    /// does not fit its chunk is an error naming the row group, column and page.
+    pub fn with_offset_index(mut self, use_offset_index: bool) -> Self {
+        self.offset_index = use_offset_index;
         self
     }
 
@@ -489,6 +502,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             runs: selection.into_runs(),
             failed: false,
             metrics: ReadMetrics::default(),
+            offset_index: self.offset_index,
         })
     }
 }
@@ -521,6 +535,8 @@ pub struct ParquetRecordBatchReader {
     failed: bool,
     /// What finished row groups did.
     metrics: ReadMetrics,
+    /// Whether row groups with skips read their chunks' offset indexes.
+    offset_index: bool,
 }
 
 impl ParquetRecordBatchReader {
@@ -565,14 +581,35 @@ impl ParquetRecordBatchReader {
                 .into_iter()
                 .map(|range| InputRange::source(self.input.clone(), range))
                 .collect::<Result<Vec<_>>>()?;
-            self.current = Some(RowGroupDecoder::from_sources(
+            let indexes = if self.offset_index && skips_within(&self.runs, rows) {
+                offset_indexes(&self.input, &self.metadata, group, self.plan.columns())?
+            } else {
+                Vec::new()
+            };
+            self.current = Some(RowGroupDecoder::from_sources_with_offset_indexes(
                 self.plan.clone(),
                 &self.metadata,
                 group,
                 sources,
+                indexes,
             )?);
         }
     }
+}
+
+/// Whether the selection `runs` skips any of the next `rows` rows.
+fn skips_within(runs: &VecDeque<RowSelector>, rows: usize) -> bool {
+    let mut covered = 0;
+    for run in runs {
+        if run.skip && run.row_count > 0 {
+            return true;
+        }
+        covered += run.row_count;
+        if covered >= rows {
+            return false;
+        }
+    }
+    false
 }
 
 impl ParquetRecordBatchReader {

@@ -1,8 +1,10 @@
 //! Skipping is skipping: a row selection reads the same rows as arrow-rs with the same
 //! `RowSelection`, and the pages it decodes are exactly those holding selected rows
 //! (plus the dictionary pages): every data page wholly inside a skipped run is stepped
-//! over without being decompressed. The one exception is stated: a v1 page of a
-//! repeated column does not say how many rows it holds, so it is decompressed (its
+//! over without being decompressed. With the chunks' offset indexes (the default when
+//! a selection skips rows) every such page is jumped over, its header not even read.
+//! Without them (`with_offset_index(false)`) the one exception is stated: a v1 page of
+//! a repeated column does not say how many rows it holds, so it is decompressed (its
 //! values are still skipped without being decoded).
 
 use std::sync::Arc;
@@ -103,11 +105,12 @@ fn expected_pages(file: &Bytes) -> Vec<(usize, usize)> {
 }
 
 /// Per leaf column, read alone with the selection: (pages decoded, pages skipped).
-fn per_column(file: &Bytes) -> Vec<(usize, usize)> {
+fn per_column(file: &Bytes, offset_index: bool) -> Vec<(usize, usize)> {
     (0..3)
         .map(|c| {
             let mut reader = ParquetRecordBatchReaderBuilder::try_new(file.clone())
                 .unwrap()
+                .with_offset_index(offset_index)
                 .with_projection(Projection::Leaves(vec![c]))
                 .with_row_selection(RowSelection::from_consecutive_ranges(ranges(), ROWS))
                 .build()
@@ -121,19 +124,20 @@ fn per_column(file: &Bytes) -> Vec<(usize, usize)> {
         .collect()
 }
 
-fn check(version: WriterVersion) -> (usize, usize, Vec<(usize, usize)>) {
+fn check(version: WriterVersion, offset_index: bool) -> (usize, usize, Vec<(usize, usize)>) {
     let file = write(version);
     let expected = expected_pages(&file);
-    let alone = per_column(&file);
+    let alone = per_column(&file, offset_index);
     // Read alone or together, each column reads the same pages.
     let list_pages = match version {
-        WriterVersion::PARQUET_1_0 => (expected[2].0 + expected[2].1, 0),
+        WriterVersion::PARQUET_1_0 if !offset_index => (expected[2].0 + expected[2].1, 0),
         _ => expected[2],
     };
     assert_eq!(alone, vec![expected[0], expected[1], list_pages]);
     let selection = RowSelection::from_consecutive_ranges(ranges(), ROWS);
     let reader = ParquetRecordBatchReaderBuilder::try_new(file.clone())
         .unwrap()
+        .with_offset_index(offset_index)
         .with_row_selection(selection)
         .build()
         .unwrap();
@@ -179,33 +183,40 @@ fn check(version: WriterVersion) -> (usize, usize, Vec<(usize, usize)>) {
 
 #[test]
 fn pages_wholly_inside_a_skip_are_not_decompressed_v2() {
-    let (decoded, skipped, expected) = check(WriterVersion::PARQUET_2_0);
-    // id, name (with its dictionary page, counted in `touched`), values: v2 pages all
-    // say their rows.
-    let touched: usize = expected.iter().map(|e| e.0).sum();
-    let passed: usize = expected.iter().map(|e| e.1).sum();
-    assert!(
-        passed > 200,
-        "most pages lie between the selected rows: {expected:?}"
-    );
-    assert_eq!(
-        decoded, touched,
-        "the pages with selected rows and the dictionaries"
-    );
-    assert_eq!(
-        skipped, passed,
-        "every other page before the last selected row"
-    );
+    for offset_index in [true, false] {
+        let (decoded, skipped, expected) = check(WriterVersion::PARQUET_2_0, offset_index);
+        // id, name (with its dictionary page, counted in `touched`), values: v2 pages
+        // all say their rows.
+        let touched: usize = expected.iter().map(|e| e.0).sum();
+        let passed: usize = expected.iter().map(|e| e.1).sum();
+        assert!(
+            passed > 200,
+            "most pages lie between the selected rows: {expected:?}"
+        );
+        assert_eq!(
+            decoded, touched,
+            "the pages with selected rows and the dictionaries"
+        );
+        assert_eq!(
+            skipped, passed,
+            "every other page before the last selected row"
+        );
+    }
 }
 
 #[test]
 fn pages_wholly_inside_a_skip_are_not_decompressed_v1() {
-    let (decoded, skipped, expected) = check(WriterVersion::PARQUET_1_0);
+    let (decoded, skipped, expected) = check(WriterVersion::PARQUET_1_0, false);
     let [id, name, values] = expected[..] else {
         panic!("three leaf columns");
     };
-    // The flat columns skip their pages; the list column's v1 pages are all read up to
-    // the last selected row.
+    // By the headers: the flat columns skip their pages; the list column's v1 pages
+    // are all read up to the last selected row.
     assert_eq!(decoded, id.0 + name.0 + values.0 + values.1);
     assert_eq!(skipped, id.1 + name.1);
+    // By the offset index, whose pages start at row boundaries: the list column's
+    // pages are skipped too.
+    let (decoded, skipped, _) = check(WriterVersion::PARQUET_1_0, true);
+    assert_eq!(decoded, id.0 + name.0 + values.0);
+    assert_eq!(skipped, id.1 + name.1 + values.1);
 }

@@ -52,9 +52,11 @@ use crate::crypto::{ColumnDecryptor, ColumnEncryptor, ModuleType};
 use crate::error::{Error, ErrorKind, Result};
 
 mod chunk_bytes;
+mod locations;
 
 use chunk_bytes::ChunkBytes;
 pub use chunk_bytes::ChunkSource;
+pub use locations::PageLocations;
 
 /// Bytes added to the chunk length of files from parquet-mr before 1.2.9, which left the
 /// dictionary page header out of `total_compressed_size` (PARQUET-816); the reference
@@ -290,6 +292,8 @@ pub struct PageReader {
     /// A buffer handed back by [`PageReader::recycle`], decompressed into next.
     scratch: Vec<u8>,
     decryption: Option<PageDecryption>,
+    /// The data pages' places from the offset index, when given (plaintext chunks).
+    locations: Option<PageLocations>,
 }
 
 /// The state of an encrypted chunk's page stream: which module comes next.
@@ -348,7 +352,55 @@ impl PageReader {
             pages_skipped: 0,
             scratch: Vec::new(),
             decryption: None,
+            locations: None,
         }
+    }
+
+    /// Knows where the chunk's data pages lie from its offset index (checked by
+    /// [`PageLocations::new`]): [`PageReader::skip_located`] then jumps over a data page
+    /// without fetching or decoding its header, the chunk ends with its last data page,
+    /// and a data page found anywhere else is an error. Ignored for an encrypted chunk
+    /// (its data pages' AADs are counted along the header walk).
+    pub fn with_page_locations(mut self, locations: PageLocations) -> Self {
+        if self.decryption.is_none() {
+            self.locations = Some(locations);
+        }
+        self
+    }
+
+    /// Length of the chunk in bytes.
+    pub fn chunk_len(&self) -> usize {
+        self.chunk.len()
+    }
+
+    /// Rows of the next page when the offset index places a data page there (see
+    /// [`PageReader::with_page_locations`]); `None` otherwise (no index, the dictionary
+    /// page comes first, or the end of the chunk).
+    pub fn located_rows(&self) -> Option<u64> {
+        if self.failed {
+            return None;
+        }
+        let locations = self.locations.as_ref()?;
+        locations
+            .page_at(self.position)
+            .map(|page| locations.rows(page))
+    }
+
+    /// Steps over the next page when the offset index places a data page there, as
+    /// [`PageReader::skip_page`] does but without reading its header (nothing of it is
+    /// fetched); `false` (nothing done) when it does not.
+    pub fn skip_located(&mut self) -> bool {
+        let Some(locations) = self.locations.as_ref().filter(|_| !self.failed) else {
+            return false;
+        };
+        let Some(page) = locations.page_at(self.position) else {
+            return false;
+        };
+        self.position = locations.end(page);
+        self.pending = None;
+        self.page_index += 1;
+        self.pages_skipped += 1;
+        true
     }
 
     /// Decrypts every page header and body with `decryptor` (an encrypted column
@@ -441,6 +493,15 @@ impl PageReader {
 
     fn load_header(&mut self) -> Result<()> {
         if self.pending.is_some() || self.position >= self.chunk.len() {
+            return Ok(());
+        }
+        // With an offset index the data ends with its last page (the values of pages
+        // skipped by it are not counted, so `total_values` cannot say).
+        if self
+            .locations
+            .as_ref()
+            .is_some_and(|l| self.position >= l.data_end())
+        {
             return Ok(());
         }
         if self
@@ -553,6 +614,10 @@ impl PageReader {
             }
             let pending = self.pending.take().expect("peek_header loaded a header");
             let location = self.location();
+            if let Err(e) = self.check_located(&pending.header) {
+                self.failed = true;
+                return Err(e.context(location));
+            }
             let body_start = self.position + pending.header_len;
             let body_end = body_start + pending.compressed_len;
             let body = match self.chunk.slice_from(body_start, body_end) {
@@ -588,6 +653,26 @@ impl PageReader {
                 }
             }
         }
+    }
+
+    /// With an offset index, a data page must be where the index places one, and the
+    /// dictionary page before the first of them.
+    fn check_located(&self, header: &PageHeader) -> Result<()> {
+        let Some(locations) = &self.locations else {
+            return Ok(());
+        };
+        let is_data = matches!(header.type_, PageType::DATA_PAGE | PageType::DATA_PAGE_V2);
+        if is_data && locations.page_at(self.position).is_none() {
+            return Err(Error::corrupt(
+                "data page where the offset index places none",
+            ));
+        }
+        if header.type_ == PageType::DICTIONARY_PAGE && self.position >= locations.first_start() {
+            return Err(Error::corrupt(
+                "dictionary page where the offset index places a data page",
+            ));
+        }
+        Ok(())
     }
 
     /// Counts a data page of an encrypted chunk (data page AADs carry its ordinal).

@@ -10,6 +10,8 @@ use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use herringbone_codec::page::ChunkSource;
+use herringbone_format::footer::{decode_offset_index, offset_index_range};
+use herringbone_format::metadata::{FileMetaData, OffsetIndex};
 
 use super::ChunkReader;
 use crate::error::{Error, ErrorKind, Result};
@@ -69,4 +71,65 @@ impl ChunkSource for InputRange {
             herringbone_codec::Error::new(kind, "reading the column chunk").with_source(e)
         })
     }
+}
+
+/// The offset index of each chunk of leaf `columns` in row group `row_group` that has
+/// one and is not encrypted (`None` for the others), read from `input` in one fetch
+/// when they lie close together (writers put a row group's indexes side by side), else
+/// one fetch each.
+pub(crate) fn offset_indexes(
+    input: &SharedInput,
+    metadata: &FileMetaData,
+    row_group: usize,
+    columns: &[usize],
+) -> Result<Vec<Option<OffsetIndex>>> {
+    let input = input.lock().unwrap_or_else(|p| p.into_inner());
+    let file_len = usize::try_from(input.len()).unwrap_or(usize::MAX);
+    let Some(group) = metadata.row_groups.get(row_group) else {
+        return Ok(vec![None; columns.len()]);
+    };
+    let mut ranges = Vec::with_capacity(columns.len());
+    for &column in columns {
+        let range = match group.columns.get(column) {
+            Some(chunk) if chunk.crypto_metadata.is_none() => offset_index_range(chunk, file_len)
+                .map_err(|e| {
+                Error::from(e).context(format!("row group {row_group}, leaf column {column}"))
+            })?,
+            _ => None,
+        };
+        ranges.push(range);
+    }
+    let wanted: usize = ranges.iter().flatten().map(|r| r.len()).sum();
+    let span = ranges
+        .iter()
+        .flatten()
+        .fold(None, |span: Option<Range<usize>>, r| {
+            Some(span.map_or(r.clone(), |s| s.start.min(r.start)..s.end.max(r.end)))
+        });
+    // One fetch when it reads little beyond what is wanted.
+    let together = match span {
+        Some(span) if span.len() <= wanted.saturating_mul(2).saturating_add(64 << 10) => Some((
+            span.start,
+            input.get_bytes(span.start as u64..span.end as u64)?,
+        )),
+        _ => None,
+    };
+    ranges
+        .into_iter()
+        .zip(columns)
+        .map(|(range, &column)| {
+            let Some(range) = range else {
+                return Ok(None);
+            };
+            let bytes = match &together {
+                Some((start, bytes)) => bytes.slice(range.start - start..range.end - start),
+                None => input.get_bytes(range.start as u64..range.end as u64)?,
+            };
+            decode_offset_index(&bytes, range.start as u64)
+                .map(Some)
+                .map_err(|e| {
+                    Error::from(e).context(format!("row group {row_group}, leaf column {column}"))
+                })
+        })
+        .collect()
 }

@@ -7,9 +7,12 @@
 //! [`LeafReader::skip`] calls (a row selection), then taken with [`LeafReader::take`].
 //!
 //! Skipping is skipping: a data page wholly inside a skip is stepped over without being
-//! decompressed (its header says how many rows it holds: always for a column without
-//! repetition, and for v2 pages of repeated columns), and within a page the levels
-//! are counted and the values skipped without being written.
+//! decompressed. With the chunk's offset index (see
+//! [`PageReader::with_page_locations`]) the index gives each page's rows and the page is
+//! jumped over without its header being fetched; without it, the header says how many
+//! rows the page holds (always for a column without repetition, and for v2 pages of
+//! repeated columns). Within a page the levels are counted and the values skipped
+//! without being written.
 //!
 //! Without repetition every level entry is a row. With it, a row is the entries from one
 //! repetition level 0 to the next, and a record may continue from one v1 page into the
@@ -269,6 +272,23 @@ impl<K: ValueKind> LeafReader<K> {
     fn skip_whole_pages(&mut self, left: &mut usize) -> Result<bool> {
         let mut skipped = false;
         loop {
+            // With an offset index, a data page's rows come from it (every page starts
+            // a row there, v1 pages of repeated columns too) and the page is jumped over
+            // without its header being fetched or read.
+            if let Some(rows) = self.pages.located_rows() {
+                let rows = usize::try_from(rows).unwrap_or(usize::MAX);
+                if rows > *left {
+                    return Ok(skipped);
+                }
+                if self.max_rep == 0 {
+                    self.take_unpaged(rows)?;
+                }
+                self.pages.skip_located();
+                self.page = None;
+                *left -= rows;
+                skipped = true;
+                continue;
+            }
             let Some(header) = self.pages.peek_header()? else {
                 return Ok(skipped);
             };
@@ -338,10 +358,15 @@ impl<K: ValueKind> LeafReader<K> {
         }
         loop {
             let index = self.pages.page_index();
+            let located = self.pages.located_rows();
             let Some(page) = self.pages.next_page()? else {
                 self.page = None;
                 return Ok(false);
             };
+            if let Err(e) = self.check_located(located, &page) {
+                self.page = None;
+                return Err(e.context(format!("page {index}")));
+            }
             let result = match page {
                 Page::Dictionary {
                     values,
@@ -394,6 +419,26 @@ impl<K: ValueKind> LeafReader<K> {
                     return Err(e.context(format!("page {index}")));
                 }
             }
+        }
+    }
+
+    /// A data page the offset index placed must hold the rows it says: its header's
+    /// row count (v2 pages; every value of a column without repetition is a row).
+    fn check_located(&self, located: Option<u64>, page: &Page) -> Result<()> {
+        let Some(expected) = located else {
+            return Ok(());
+        };
+        let rows = match page {
+            Page::DataV2 { num_rows, .. } => *num_rows,
+            Page::DataV1 { num_values, .. } if self.max_rep == 0 => *num_values,
+            _ => return Ok(()),
+        };
+        if rows as u64 == expected {
+            Ok(())
+        } else {
+            Err(Error::corrupt(format!(
+                "the offset index gives the page {expected} rows, its header {rows}"
+            )))
         }
     }
 

@@ -12,8 +12,10 @@ use arrow_schema::{DataType, SchemaRef};
 use bytes::Bytes;
 use herringbone_codec::compression::Codec;
 use herringbone_codec::crypto::{ColumnDecryptor, FileDecryptor};
-use herringbone_codec::page::{ChunkSource, PageReader, PageReaderOptions, column_chunk_range};
-use herringbone_format::metadata::{ColumnMetaData, FileMetaData};
+use herringbone_codec::page::{
+    ChunkSource, PageLocations, PageReader, PageReaderOptions, column_chunk_range,
+};
+use herringbone_format::metadata::{ColumnMetaData, FileMetaData, OffsetIndex};
 use herringbone_format::schema::SchemaDescriptor;
 
 use super::assemble::nested;
@@ -228,7 +230,7 @@ impl RowGroupDecoder {
         chunks: Vec<Bytes>,
     ) -> Result<Self> {
         let chunks = chunks.into_iter().map(Chunk::Whole).collect();
-        Self::with_chunks(plan, metadata, row_group, chunks)
+        Self::with_chunks(plan, metadata, row_group, chunks, Vec::new())
     }
 
     /// A decoder of row group `row_group` whose column chunks (one for each of
@@ -242,7 +244,39 @@ impl RowGroupDecoder {
         sources: Vec<Arc<dyn ChunkSource>>,
     ) -> Result<Self> {
         let chunks = sources.into_iter().map(Chunk::Fetched).collect();
-        Self::with_chunks(plan, metadata, row_group, chunks)
+        Self::with_chunks(plan, metadata, row_group, chunks, Vec::new())
+    }
+
+    /// [`Self::from_sources`] with the offset index of each chunk that has one (in the
+    /// order of `plan.columns()`; missing entries are `None`): skipping then jumps over
+    /// the data pages wholly inside a skip without fetching or reading their headers.
+    /// Each index is checked against its chunk first (pages within the chunk, in order,
+    /// not overlapping, first rows from 0 increasing within the row group): one that
+    /// does not fit is an error naming the row group, column and page, as is a page
+    /// decoded later whose header disagrees with the index. Ignored for encrypted
+    /// chunks.
+    pub fn from_sources_with_offset_indexes(
+        plan: Arc<ReadPlan>,
+        metadata: &FileMetaData,
+        row_group: usize,
+        sources: Vec<Arc<dyn ChunkSource>>,
+        offset_indexes: Vec<Option<OffsetIndex>>,
+    ) -> Result<Self> {
+        let chunks = sources.into_iter().map(Chunk::Fetched).collect();
+        Self::with_chunks(plan, metadata, row_group, chunks, offset_indexes)
+    }
+
+    /// [`Self::new`] (whole chunks) with offset indexes, as
+    /// [`Self::from_sources_with_offset_indexes`].
+    pub fn new_with_offset_indexes(
+        plan: Arc<ReadPlan>,
+        metadata: &FileMetaData,
+        row_group: usize,
+        chunks: Vec<Bytes>,
+        offset_indexes: Vec<Option<OffsetIndex>>,
+    ) -> Result<Self> {
+        let chunks = chunks.into_iter().map(Chunk::Whole).collect();
+        Self::with_chunks(plan, metadata, row_group, chunks, offset_indexes)
     }
 
     fn with_chunks(
@@ -250,6 +284,7 @@ impl RowGroupDecoder {
         metadata: &FileMetaData,
         row_group: usize,
         chunks: Vec<Chunk>,
+        mut offset_indexes: Vec<Option<OffsetIndex>>,
     ) -> Result<Self> {
         let group = metadata.row_groups.get(row_group).ok_or_else(|| {
             Error::invalid_argument(format!("row group {row_group} out of range"))
@@ -267,8 +302,15 @@ impl RowGroupDecoder {
                 plan.columns.len()
             )));
         }
+        offset_indexes.resize(plan.columns.len(), None);
         let mut columns = Vec::with_capacity(plan.columns.len());
-        for ((&column, target), chunk) in plan.columns.iter().zip(&plan.leaf_types).zip(chunks) {
+        for (((&column, target), chunk), offset_index) in plan
+            .columns
+            .iter()
+            .zip(&plan.leaf_types)
+            .zip(chunks)
+            .zip(offset_indexes)
+        {
             let descr = plan.descriptor.column(column).ok_or_else(|| {
                 Error::invalid_argument(format!("leaf column {column} is not in the schema"))
             })?;
@@ -300,6 +342,20 @@ impl RowGroupDecoder {
                     Some(d) if d > 0 && d < meta.data_page_offset
                 );
                 pages = pages.with_decryptor(decryptor, dictionary_first);
+            } else if let Some(index) = offset_index {
+                // The chunk's first byte in the file, as `row_group_ranges` placed it.
+                let start =
+                    column_chunk_range(meta, metadata.created_by.as_deref(), u64::MAX)?.start;
+                let locations = PageLocations::new(
+                    &index.page_locations,
+                    start,
+                    pages.chunk_len(),
+                    rows as u64,
+                )
+                .map_err(|e| {
+                    Error::from(e).context(format!("row group {row_group}, column {path}"))
+                })?;
+                pages = pages.with_page_locations(locations);
             }
             columns.push(
                 column_reader(descr, target, row_group, pages, rows)
