@@ -10,6 +10,9 @@
 //! per row group: the projected columns' chunk ranges, coalesced when they lie closer
 //!         than `coalesce_gap`, in one get_byte_ranges call -> RowGroupDecoder, batch by batch
 //!         while the next row group's fetch is already under way
+//! with a row selection: row groups without a selected row are not fetched; in a row
+//!         group read in part, the chunks' offset indexes first (one call), then only the
+//!         data pages holding a selected row and the dictionary pages, coalesced
 //! ```
 //!
 //! [`AsyncFileReader`] is the one trait a store implements; with the `object_store` feature
@@ -37,7 +40,7 @@
 //! # Ok::<_, herringbone_arrow_bridge::Error>(()) }).unwrap();
 //! ```
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::ops::Range;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -48,14 +51,21 @@ use arrow_schema::SchemaRef;
 use bytes::Bytes;
 use futures::future::BoxFuture;
 use futures::stream::{BoxStream, Stream};
-use herringbone_codec::page::PageReaderOptions;
-use herringbone_format::footer::{FooterOptions, decode_file_metadata, parse_footer_tail};
-use herringbone_format::metadata::FileMetaData;
+use herringbone_codec::page::{ChunkSource, PageLocations, PageReaderOptions};
+use herringbone_format::footer::{
+    FooterOptions, decode_file_metadata, decode_offset_index, offset_index_range, parse_footer_tail,
+};
+use herringbone_format::metadata::{FileMetaData, OffsetIndex};
 use herringbone_format::schema::SchemaDescriptor;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::read::{DEFAULT_BATCH_SIZE, ReadPlan, RowGroupDecoder, row_group_ranges};
+use crate::read::{
+    DEFAULT_BATCH_SIZE, ReadPlan, RowGroupDecoder, RowSelection, RowSelector, row_group_ranges,
+};
 use crate::schema::{Projection, SchemaOptions, parquet_to_arrow};
+
+mod pages;
+use pages::{SparseChunk, rows_per_group, selected_page_ranges};
 
 #[cfg(feature = "object_store")]
 mod object_store_reader;
@@ -253,6 +263,8 @@ pub struct ParquetRecordBatchStreamBuilder<R> {
     limit: Option<usize>,
     coalesce_gap: u64,
     verify_crc: bool,
+    selection: Option<RowSelection>,
+    offset_index: bool,
 }
 
 impl<R> std::fmt::Debug for ParquetRecordBatchStreamBuilder<R> {
@@ -300,6 +312,8 @@ impl<R: AsyncFileReader + 'static> ParquetRecordBatchStreamBuilder<R> {
             limit: None,
             coalesce_gap: DEFAULT_COALESCE_GAP,
             verify_crc: false,
+            selection: None,
+            offset_index: true,
         })
     }
 
@@ -345,6 +359,23 @@ impl<R: AsyncFileReader + 'static> ParquetRecordBatchStreamBuilder<R> {
     /// Reads at most `limit` rows.
     pub fn with_limit(mut self, limit: usize) -> Self {
         self.limit = Some(limit);
+        self
+    }
+
+    /// Reads only the rows `selection` selects (over the row groups read, in order),
+    /// as [`crate::read::ParquetRecordBatchReaderBuilder::with_row_selection`]. Row
+    /// groups without a selected row are not fetched; of a row group read in part only
+    /// the data pages holding a selected row (and the dictionary pages) are fetched,
+    /// when its chunks have offset indexes (see [`Self::with_offset_index`]).
+    pub fn with_row_selection(mut self, selection: RowSelection) -> Self {
+        self.selection = Some(selection);
+        self
+    }
+
+    /// Whether a row group read in part fetches its chunks' offset indexes and then
+    /// only the pages it needs (default `true`); otherwise it fetches whole chunks.
+    pub fn with_offset_index(mut self, use_offset_index: bool) -> Self {
+        self.offset_index = use_offset_index;
         self
     }
 
@@ -406,16 +437,56 @@ impl<R: AsyncFileReader + 'static> ParquetRecordBatchStreamBuilder<R> {
         let options = PageReaderOptions::default().with_verify_crc(self.verify_crc);
         let plan = Arc::new(ReadPlan::new(self.descriptor, &mapping, options)?);
         let schema = plan.schema().clone();
+        // The selection (and limit) split by row group: groups without a selected row
+        // are dropped, and the runs rebuilt over the groups kept.
+        let sizes = row_groups
+            .iter()
+            .map(|&g| {
+                usize::try_from(self.metadata.row_groups[g].num_rows)
+                    .map_err(|_| Error::corrupt(format!("row group {g}: num_rows is negative")))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let total = sizes.iter().fold(0usize, |a, &n| a.saturating_add(n));
+        let mut selection = self.selection.unwrap_or_else(|| RowSelection::all(total));
+        if let Some(limit) = self.limit {
+            selection = selection.limit(limit);
+        }
+        let mut kept = VecDeque::new();
+        let mut partial = HashMap::new();
+        let mut kept_ranges = Vec::new();
+        let mut kept_rows = 0;
+        for ((&group, &rows), selected) in row_groups
+            .iter()
+            .zip(&sizes)
+            .zip(rows_per_group(selection.selectors(), &sizes))
+        {
+            if selected.is_empty() {
+                continue;
+            }
+            kept_ranges.extend(
+                selected
+                    .iter()
+                    .map(|r| kept_rows + r.start..kept_rows + r.end),
+            );
+            kept_rows += rows;
+            let whole = selected.len() == 1 && selected[0] == (0..rows);
+            if self.offset_index && !whole {
+                partial.insert(group, Arc::new(selected));
+            }
+            kept.push_back(group);
+        }
+        let runs = RowSelection::from_consecutive_ranges(kept_ranges, kept_rows).into_runs();
         let state = StreamState {
             reader: self.reader,
             file_size: self.file_size,
             metadata: self.metadata,
             plan,
-            row_groups: row_groups.into(),
+            row_groups: kept,
             current: None,
             prefetch: None,
             batch_size: self.batch_size,
-            rows_left: self.limit,
+            runs,
+            partial,
             gap: self.coalesce_gap,
         };
         let inner = futures::stream::unfold(Some(state), |state| async move {
@@ -434,10 +505,14 @@ impl<R: AsyncFileReader + 'static> ParquetRecordBatchStreamBuilder<R> {
     }
 }
 
+/// A row group's fetched chunks (whole, or the pages a selection reads) and the offset
+/// indexes that place their pages.
+type Fetched = (Vec<Arc<dyn ChunkSource>>, Vec<Option<OffsetIndex>>);
+
 /// The fetch of a row group's chunks, started ahead of its decoding.
 enum Prefetch {
-    Pending(usize, BoxFuture<'static, Result<Vec<Bytes>>>),
-    Ready(usize, Result<Vec<Bytes>>),
+    Pending(usize, BoxFuture<'static, Result<Fetched>>),
+    Ready(usize, Result<Fetched>),
 }
 
 struct StreamState<R> {
@@ -449,47 +524,48 @@ struct StreamState<R> {
     current: Option<RowGroupDecoder>,
     prefetch: Option<Prefetch>,
     batch_size: usize,
-    rows_left: Option<usize>,
+    /// What is left of the selection, over the row groups kept.
+    runs: VecDeque<RowSelector>,
+    /// The selected rows of each row group read in part (fetched page by page).
+    partial: HashMap<usize, Arc<Vec<Range<usize>>>>,
     gap: u64,
 }
 
 impl<R: AsyncFileReader + 'static> StreamState<R> {
     async fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
         loop {
-            if self.rows_left == Some(0) {
+            if self.runs.is_empty() {
                 return Ok(None);
             }
-            if let Some(decoder) = &mut self.current
-                && decoder.rows_left() > 0
-            {
+            if let Some(decoder) = &mut self.current {
                 // Let the next row group's requests progress before decoding.
                 if let Some(Prefetch::Pending(group, future)) = &mut self.prefetch
                     && let Poll::Ready(result) = futures::poll!(future)
                 {
                     self.prefetch = Some(Prefetch::Ready(*group, result));
                 }
-                let rows = self
-                    .batch_size
-                    .min(self.rows_left.unwrap_or(usize::MAX))
-                    .min(decoder.rows_left());
-                let batch = decoder.next_batch(rows)?;
-                if let Some(left) = &mut self.rows_left {
-                    *left -= batch.num_rows();
+                if let Some(batch) = decoder.next_selected_batch(&mut self.runs, self.batch_size)? {
+                    return Ok(Some(batch));
                 }
-                return Ok(Some(batch));
+                self.current = None;
             }
-            self.current = None;
-            let Some(group) = self.next_group()? else {
+            let Some(group) = self.row_groups.pop_front() else {
                 return Ok(None);
             };
-            let chunks = match self.prefetch.take() {
+            let (sources, indexes) = match self.prefetch.take() {
                 Some(Prefetch::Ready(g, result)) if g == group => result?,
                 Some(Prefetch::Pending(g, future)) if g == group => future.await?,
                 _ => self.fetch(group)?.await?,
             };
             self.current = Some(
-                RowGroupDecoder::new(self.plan.clone(), &self.metadata, group, chunks)
-                    .map_err(|e| e.context(format!("row group {group}")))?,
+                RowGroupDecoder::from_sources_with_offset_indexes(
+                    self.plan.clone(),
+                    &self.metadata,
+                    group,
+                    sources,
+                    indexes,
+                )
+                .map_err(|e| e.context(format!("row group {group}")))?,
             );
             // Start fetching the next row group while this one decodes.
             if let Some(&next) = self.row_groups.front() {
@@ -498,33 +574,129 @@ impl<R: AsyncFileReader + 'static> StreamState<R> {
         }
     }
 
-    /// The next row group with rows.
-    fn next_group(&mut self) -> Result<Option<usize>> {
-        while let Some(group) = self.row_groups.pop_front() {
-            let rows = self.metadata.row_groups[group].num_rows;
-            if rows < 0 {
-                return Err(Error::corrupt(format!(
-                    "row group {group}: num_rows {rows} is negative"
-                )));
-            }
-            if rows > 0 {
-                return Ok(Some(group));
-            }
-        }
-        Ok(None)
-    }
-
-    /// The fetch of row group `group`'s chunks (lazy: it starts when first polled).
-    fn fetch(&self, group: usize) -> Result<BoxFuture<'static, Result<Vec<Bytes>>>> {
+    /// The fetch of row group `group`'s chunks (lazy: it starts when first polled):
+    /// whole, or for a row group read in part, its offset indexes and then the pages
+    /// holding selected rows.
+    fn fetch(&self, group: usize) -> Result<BoxFuture<'static, Result<Fetched>>> {
         let ranges = row_group_ranges(&self.metadata, group, self.plan.columns(), self.file_size)?;
         let reader = self.reader.clone();
         let gap = self.gap;
+        let selected = self.partial.get(&group).cloned();
+        let metadata = self.metadata.clone();
+        let columns = self.plan.columns().to_vec();
+        let file_size = self.file_size;
         Ok(Box::pin(async move {
-            fetch(reader.as_ref(), &ranges, gap)
-                .await
-                .map_err(|e| e.context(format!("fetching row group {group}")))
+            let fetched = match selected {
+                None => fetch_whole(reader.as_ref(), &ranges, gap).await,
+                Some(rows) => {
+                    fetch_pages(
+                        reader.as_ref(),
+                        &metadata,
+                        group,
+                        &columns,
+                        (&ranges, file_size),
+                        &rows,
+                        gap,
+                    )
+                    .await
+                }
+            };
+            fetched.map_err(|e| e.context(format!("fetching row group {group}")))
         }))
     }
+}
+
+/// A row group's whole chunks.
+async fn fetch_whole<R: AsyncFileReader + ?Sized>(
+    reader: &R,
+    ranges: &[Range<u64>],
+    gap: u64,
+) -> Result<Fetched> {
+    let chunks = fetch(reader, ranges, gap).await?;
+    let sources = chunks
+        .into_iter()
+        .map(|bytes| Arc::new(SparseChunk::new(bytes.len(), vec![(0, bytes)])) as _)
+        .collect();
+    Ok((sources, Vec::new()))
+}
+
+/// Of a row group, the offset indexes of its chunks, then the pages holding `rows`
+/// (and the dictionary pages) of each chunk that has one, the others whole.
+async fn fetch_pages<R: AsyncFileReader + ?Sized>(
+    reader: &R,
+    metadata: &FileMetaData,
+    group: usize,
+    columns: &[usize],
+    (ranges, file_size): (&[Range<u64>], u64),
+    rows: &[Range<usize>],
+    gap: u64,
+) -> Result<Fetched> {
+    let chunks = &metadata.row_groups[group].columns;
+    let file_len = usize::try_from(file_size).unwrap_or(usize::MAX);
+    let mut index_ranges = Vec::new();
+    let mut has_index = Vec::with_capacity(columns.len());
+    for &c in columns {
+        let range = match chunks.get(c) {
+            Some(chunk) if chunk.crypto_metadata.is_none() => offset_index_range(chunk, file_len)?,
+            _ => None,
+        };
+        has_index.push(range.is_some());
+        index_ranges.extend(range.map(|r| r.start as u64..r.end as u64));
+    }
+    let mut index_bytes = fetch(reader, &index_ranges, gap)
+        .await?
+        .into_iter()
+        .zip(index_ranges);
+    let group_rows = metadata.row_groups[group].num_rows as u64;
+    let mut indexes = Vec::with_capacity(columns.len());
+    let mut wanted = Vec::new();
+    // Per column: where its pieces start in the chunk, and their index in `wanted`.
+    let mut placed: Vec<Vec<(usize, usize)>> = Vec::with_capacity(columns.len());
+    for ((&c, chunk), indexed) in columns.iter().zip(ranges).zip(has_index) {
+        let chunk_len = (chunk.end - chunk.start) as usize;
+        let index = match indexed.then(|| index_bytes.next()).flatten() {
+            Some((bytes, range)) => {
+                Some(decode_offset_index(&bytes, range.start).map_err(|e| {
+                    Error::from(e).context(format!("row group {group}, leaf column {c}"))
+                })?)
+            }
+            None => None,
+        };
+        let pieces = match &index {
+            Some(index) => {
+                let locations =
+                    PageLocations::new(&index.page_locations, chunk.start, chunk_len, group_rows)
+                        .map_err(|e| {
+                        Error::from(e).context(format!("row group {group}, leaf column {c}"))
+                    })?;
+                selected_page_ranges(&locations, rows)
+            }
+            None => std::iter::once(0..chunk_len).collect(),
+        };
+        placed.push(
+            pieces
+                .iter()
+                .map(|p| {
+                    wanted.push(chunk.start + p.start as u64..chunk.start + p.end as u64);
+                    (p.start, wanted.len() - 1)
+                })
+                .collect(),
+        );
+        indexes.push(index);
+    }
+    let fetched = fetch(reader, &wanted, gap).await?;
+    let sources = ranges
+        .iter()
+        .zip(placed)
+        .map(|(chunk, pieces)| {
+            let pieces = pieces
+                .into_iter()
+                .map(|(start, i)| (start, fetched[i].clone()))
+                .collect();
+            Arc::new(SparseChunk::new((chunk.end - chunk.start) as usize, pieces)) as _
+        })
+        .collect();
+    Ok((sources, indexes))
 }
 
 /// A [`Stream`] of `RecordBatch`es read from a Parquet file through an

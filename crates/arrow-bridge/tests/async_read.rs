@@ -2,7 +2,8 @@
 //! `InMemory` and local file system stores; the footer takes one request when the size
 //! hint covers it; a row group's chunks are coalesced into one request per run of near
 //! chunks, and only the projected columns' bytes are fetched (counted by a store
-//! wrapper); a store returning short reads is an I/O error, not a panic.
+//! wrapper); a store returning short reads is an I/O error, not a panic. A row
+//! selection fetches, through the offset index, only the pages holding selected rows.
 #![cfg(feature = "object_store")]
 
 use std::ops::Range;
@@ -295,4 +296,91 @@ async fn object_stores_in_memory_and_on_disk() {
         assert!(missing.to_string().contains("nope.parquet"), "{missing}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Columns `a` (unique numbers) and `b` (strings, dictionary-encoded) in pages of
+/// `page_rows` rows.
+fn paged_file(rows: i64, group_rows: usize, page_rows: usize) -> Bytes {
+    let a: ArrayRef = Arc::new(Int64Array::from((0..rows).collect::<Vec<_>>()));
+    let b: ArrayRef = Arc::new(StringArray::from(
+        (0..rows)
+            .map(|i| (i % 5 != 0).then(|| format!("value {}", i % 97)))
+            .collect::<Vec<_>>(),
+    ));
+    let batch = RecordBatch::try_from_iter([("a", a), ("b", b)]).unwrap();
+    let props = WriterProperties::builder()
+        .set_max_row_group_rows(group_rows)
+        .set_data_page_row_limit(page_rows)
+        // Unique numbers: PLAIN pages (a dictionary page would hold them all).
+        .set_column_dictionary_enabled("a", false)
+        .build();
+    let mut out = Vec::new();
+    let mut writer = ArrowWriter::try_new(&mut out, batch.schema(), Some(props)).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    Bytes::from(out)
+}
+
+#[tokio::test]
+async fn a_selection_fetches_only_its_pages_through_the_offset_index() {
+    use herringbone_arrow_bridge::read::RowSelection;
+    let rows = 40_000;
+    let bytes = paged_file(rows, 20_000, 500);
+    let size = bytes.len() as u64;
+    let store = Counting::new(bytes.clone());
+    let metadata = ParquetRecordBatchStreamBuilder::try_new(bytes.clone(), size)
+        .await
+        .unwrap()
+        .metadata()
+        .clone();
+    // Three runs of 60 rows in row group 0 (one crossing a page boundary), none in
+    // row group 1.
+    let ranges = [1_000..1_060, 7_480..7_540, 15_000..15_060];
+    let selection = || RowSelection::from_consecutive_ranges(ranges.clone(), rows as usize);
+    let expected = {
+        let reader = ParquetRecordBatchReaderBuilder::try_new(bytes.clone())
+            .unwrap()
+            .with_row_selection(selection())
+            .build()
+            .unwrap();
+        let schema = reader.schema();
+        let batches: Vec<RecordBatch> = reader.map(|b| b.unwrap()).collect();
+        arrow_select::concat::concat_batches(&schema, &batches).unwrap()
+    };
+    assert_eq!(expected.num_rows(), 180);
+    let whole_group: u64 = row_group_ranges(&metadata, 0, &[0, 1], size)
+        .unwrap()
+        .iter()
+        .map(|r| r.end - r.start)
+        .sum();
+    let mut fetched = Vec::new();
+    for offset_index in [true, false] {
+        let batches: Vec<RecordBatch> = builder_over(&store, size, &metadata)
+            .with_row_selection(selection())
+            .with_offset_index(offset_index)
+            // Pages are not merged across the gaps between them (the default gap of
+            // 1 MiB would fetch this small row group's pages in one range).
+            .with_coalesce_gap(0)
+            .with_batch_size(100)
+            .build()
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
+        assert_eq!(concat(&batches), expected, "offset index {offset_index}");
+        fetched.push(store.counts());
+    }
+    // Without the index: row group 0 whole (its two chunks side by side: one range),
+    // in one request; row group 1 not at all.
+    assert_eq!(fetched[1], (1, 1, whole_group));
+    // With it: the offset indexes (one request), then the pages (one request): 4 data
+    // pages of 500 rows per column and column b's dictionary page, a small part of
+    // the row group's 40 data pages per column.
+    let (requests, _, bytes_with_index) = fetched[0];
+    eprintln!("fetched {bytes_with_index} bytes of the row group's {whole_group}");
+    assert_eq!(requests, 2);
+    assert!(
+        bytes_with_index * 5 < whole_group,
+        "{bytes_with_index} bytes fetched of {whole_group}"
+    );
 }

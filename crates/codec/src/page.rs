@@ -510,7 +510,18 @@ impl PageReader {
         {
             return Ok(());
         }
-        let left = self.chunk.len() - self.position;
+        let mut left = self.chunk.len() - self.position;
+        // A page the offset index places ends where it says, and the dictionary page
+        // before the first data page: a header is not looked for beyond them (a source
+        // may hold only the pages a selection reads).
+        if let Some(locations) = &self.locations {
+            let end = match locations.page_at(self.position) {
+                Some(page) => locations.end(page),
+                None if self.position < locations.first_start() => locations.first_start(),
+                None => self.chunk.len(),
+            };
+            left = left.min(end - self.position);
+        }
         let (header, header_len, rest) = match &self.decryption {
             None => {
                 // A header is a few dozen bytes (more with statistics): read from what

@@ -16,8 +16,8 @@
 //!
 //! Without repetition every level entry is a row. With it, a row is the entries from one
 //! repetition level 0 to the next, and a record may continue from one v1 page into the
-//! next, so a read that ends with its page looks at the next page (v2 pages always start
-//! a record, so there it does not).
+//! next, so a read that ends with its page looks at the next page (v2 pages, and pages
+//! the offset index places, always start a record, so there it does not).
 
 use std::sync::Arc;
 
@@ -49,8 +49,9 @@ struct DataPage<P> {
     buffer: Bytes,
     /// Index of the page in the chunk, for errors.
     index: usize,
-    /// A v2 page: it starts and ends at record boundaries.
-    v2: bool,
+    /// A v2 page, or a page the offset index placed: it starts and ends at record
+    /// boundaries.
+    whole_records: bool,
 }
 
 /// Decodes one column chunk, batch by batch.
@@ -214,7 +215,7 @@ impl<K: ValueKind> LeafReader<K> {
         let mut started = 0;
         loop {
             if self.levels.entries_left() == 0 {
-                let at_boundary = self.page.as_ref().is_none_or(|p| p.v2);
+                let at_boundary = self.page.as_ref().is_none_or(|p| p.whole_records);
                 if started == records && at_boundary {
                     // A v2 page ends a record: no need to look at the next page.
                     return Ok(());
@@ -410,7 +411,7 @@ impl<K: ValueKind> LeafReader<K> {
                         values,
                         buffer,
                         index,
-                        v2,
+                        whole_records: v2 || located.is_some(),
                     });
                     return Ok(true);
                 }

@@ -47,6 +47,16 @@ pub trait ChunkSource: Send + Sync + std::fmt::Debug {
 
     /// The chunk's bytes `range` (always within `0..len()`); exactly that many bytes.
     fn fetch(&self, range: Range<usize>) -> Result<Bytes>;
+
+    /// The chunk's bytes from `start`, at least to `needed_end` and at most to
+    /// `wanted_end` (`start <= needed_end <= wanted_end <= len()`): the reader asks for
+    /// a little more than it needs (the next page's header). By default
+    /// [`Self::fetch`]`(start..wanted_end)`; a source that holds only some of the
+    /// chunk's bytes (the pages a selection reads) gives what it holds.
+    fn fetch_within(&self, start: usize, needed_end: usize, wanted_end: usize) -> Result<Bytes> {
+        let _ = needed_end;
+        self.fetch(start..wanted_end)
+    }
 }
 
 /// Bytes fetched beyond the end of a page body: enough for the next page's header in
@@ -112,11 +122,12 @@ impl ChunkBytes {
                 .saturating_add(HEADER_LOOKAHEAD)
                 .max(start.saturating_add(MIN_FETCH))
                 .min(self.len);
-            let fetched = source.fetch(start..fetch_end)?;
-            if fetched.len() != fetch_end - start {
+            let fetched = source.fetch_within(start, end, fetch_end)?;
+            if fetched.len() < end - start || fetched.len() > fetch_end - start {
                 return Err(Error::corrupt(format!(
-                    "fetched {} bytes of a column chunk where {} were asked for (bytes {start}..{fetch_end})",
+                    "fetched {} bytes of a column chunk where {}..={} were asked for (bytes {start}..{fetch_end})",
                     fetched.len(),
+                    end - start,
                     fetch_end - start
                 )));
             }

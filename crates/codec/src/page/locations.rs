@@ -153,6 +153,23 @@ impl PageLocations {
         next - self.pages[page].first_row
     }
 
+    /// The first row of data page `page`.
+    pub fn first_row(&self, page: usize) -> u64 {
+        self.pages[page].first_row
+    }
+
+    /// The bytes of data page `page` (header included), counted from the chunk's
+    /// first byte.
+    pub fn bytes(&self, page: usize) -> std::ops::Range<usize> {
+        self.pages[page].start..self.pages[page].end
+    }
+
+    /// Position in the chunk of the first data page (what precedes it is the
+    /// dictionary page, if any).
+    pub fn first_start(&self) -> usize {
+        self.pages.first().map_or(0, |p| p.start)
+    }
+
     /// The data page whose bytes start at `position` of the chunk, if any.
     pub(crate) fn page_at(&self, position: usize) -> Option<usize> {
         let i = self.pages.partition_point(|p| p.start < position);
@@ -167,12 +184,6 @@ impl PageLocations {
     /// Position in the chunk just past the last data page.
     pub(crate) fn data_end(&self) -> usize {
         self.pages.last().map_or(0, |p| p.end)
-    }
-
-    /// Position in the chunk of the first data page (what precedes it is the
-    /// dictionary page, if any).
-    pub(crate) fn first_start(&self) -> usize {
-        self.pages.first().map_or(0, |p| p.start)
     }
 }
 
