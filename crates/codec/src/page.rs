@@ -624,10 +624,12 @@ impl PageReader {
                 return Ok(None);
             }
             let pending = self.pending.take().expect("peek_header loaded a header");
-            let location = self.location();
+            // Formatted only for an error: a page read costs no string.
+            let (index, offset) = (self.page_index, self.offset());
+            let location = || format!("page {index} at offset {offset}");
             if let Err(e) = self.check_located(&pending.header) {
                 self.failed = true;
-                return Err(e.context(location));
+                return Err(e.context(location()));
             }
             let body_start = self.position + pending.header_len;
             let body_end = body_start + pending.compressed_len;
@@ -635,7 +637,7 @@ impl PageReader {
                 Ok(rest) => rest.slice(..pending.compressed_len),
                 Err(e) => {
                     self.failed = true;
-                    return Err(e.context(location));
+                    return Err(e.context(location()));
                 }
             };
             self.position = body_start + pending.compressed_len;
@@ -646,7 +648,7 @@ impl PageReader {
                 Ok(body) => body,
                 Err(e) => {
                     self.failed = true;
-                    return Err(e.context(location));
+                    return Err(e.context(location()));
                 }
             };
             match self.decode_page(&pending, body) {
@@ -660,7 +662,7 @@ impl PageReader {
                 Ok(None) => continue,
                 Err(e) => {
                     self.failed = true;
-                    return Err(e.context(location));
+                    return Err(e.context(location()));
                 }
             }
         }

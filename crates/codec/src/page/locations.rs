@@ -218,7 +218,7 @@ mod tests {
         assert_eq!(locations.page_at(100), Some(2));
         assert_eq!(locations.page_at(5), None);
         assert_eq!(locations.page_at(1000), None);
-        assert_eq!((locations.first_start(), locations.data_end()), (0, 1000));
+        assert_eq!((locations.first_start(), locations.data_end()), (0, 900));
         assert_eq!(locations.end(1), 30);
     }
 
