@@ -285,7 +285,31 @@ impl<S: ByteSource> PlainDecoder<S> {
 
     /// Skips up to `n` BYTE_ARRAY values (their lengths are still checked).
     pub fn skip_byte_array(&mut self, n: usize) -> Result<usize> {
-        self.walk_byte_arrays(n, |_, _, _| Ok(()))
+        // The values in one tight loop: one check per value, that its prefix and bytes
+        // end within the data (a chain of dependent loads, so every branch counts).
+        let data = self.data.as_ref();
+        let mut pos = self.pos;
+        let mut done = 0;
+        while done < n {
+            let Some(prefix) = data.get(pos..).and_then(<[u8]>::first_chunk::<4>) else {
+                break;
+            };
+            let next = (pos + 4).saturating_add(u32::from_le_bytes(*prefix) as usize);
+            if next > data.len() {
+                break;
+            }
+            pos = next;
+            done += 1;
+        }
+        self.pos = pos;
+        if let Some(left) = &mut self.values_left {
+            *left = left.saturating_sub(done);
+        }
+        if done == n || pos == data.len() {
+            return Ok(done);
+        }
+        // A truncated prefix or value: the walk says which.
+        Ok(done + self.walk_byte_arrays(n - done, |_, _, _| Ok(()))?)
     }
 }
 
