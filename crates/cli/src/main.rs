@@ -68,6 +68,10 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t)]
         format: commands::cat::Format,
+        /// Read on past damage: print the rows that survive, list what was lost on
+        /// stderr; exit 0 nothing lost, 3 rows dropped, 2 nothing readable.
+        #[arg(long)]
+        salvage: bool,
     },
     /// Print the first rows of a Parquet file (like `hb cat --limit N`).
     Head {
@@ -108,6 +112,10 @@ enum Command {
         encrypt: commands::keys::EncryptArgs,
         #[command(flatten)]
         csv: commands::convert::CsvArgs,
+        /// Read a Parquet input on past damage: convert the rows that survive, list what
+        /// was lost on stderr; exit 0 nothing lost, 3 rows dropped, 2 nothing readable.
+        #[arg(long)]
+        salvage: bool,
     },
     /// Write a Parquet file again with other writer settings, keeping its rows and
     /// key-value metadata (streaming: memory follows one row group).
@@ -190,18 +198,22 @@ fn main() -> ExitCode {
         Command::Meta { json, file, keys } => commands::meta::run(&file, json, &keys, &mut out),
         Command::Cat {
             file,
-            read,
+            mut read,
             limit,
             all,
             offset,
             format,
+            salvage,
         } => {
             let rows = match (limit, all) {
                 (Some(n), _) => commands::cat::Rows::Limit(n),
                 (None, true) => commands::cat::Rows::All,
                 (None, false) => commands::cat::Rows::Default,
             };
-            commands::cat::run(&file, &read, offset, rows, format, &mut out)
+            let log = salvage.then(commands::salvage::SalvageLog::default);
+            read.salvage = log.clone();
+            let result = commands::cat::run(&file, &read, offset, rows, format, &mut out);
+            salvaged(log, result, &mut out, &mut status)
         }
         Command::Head {
             file,
@@ -217,11 +229,18 @@ fn main() -> ExitCode {
         Command::Convert {
             input,
             output,
-            read,
+            mut read,
             write,
             encrypt,
             csv,
-        } => commands::convert::run(&input, &output, &read, &write, &encrypt, &csv, &mut out),
+            salvage,
+        } => {
+            let log = salvage.then(commands::salvage::SalvageLog::default);
+            read.salvage = log.clone();
+            let result =
+                commands::convert::run(&input, &output, &read, &write, &encrypt, &csv, &mut out);
+            salvaged(log, result, &mut out, &mut status)
+        }
         Command::Variant { metadata, value } => commands::variant::run(&metadata, &value, &mut out),
         Command::Rewrite {
             input,
@@ -255,6 +274,23 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The result of a command run with `--salvage` (`log` set): its output flushed, the
+/// losses printed and the exit status set; errors then exit 2 rather than 1.
+fn salvaged(
+    log: Option<commands::salvage::SalvageLog>,
+    result: Result<(), String>,
+    out: &mut dyn Write,
+    status: &mut u8,
+) -> Result<(), String> {
+    let Some(log) = log else {
+        return result;
+    };
+    // The rows go out before the report, so that a terminal shows the report last.
+    let result = result.and_then(|()| out.flush().map_err(|e| format!("writing output: {e}")));
+    *status = log.finish(result);
+    Ok(())
 }
 
 /// `--help` and `--version` print as clap does; a usage error becomes the same one-line

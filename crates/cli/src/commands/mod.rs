@@ -15,6 +15,7 @@ pub mod reading;
 pub mod recover;
 pub mod render;
 pub mod rewrite;
+pub mod salvage;
 pub mod scan;
 pub mod schema;
 pub mod variant;
