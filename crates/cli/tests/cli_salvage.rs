@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{hb, temp_dir};
+use common::{fails, hb, temp_dir};
 
 fn data(name: &str) -> String {
     herringbone_testkit::corpus_data_dir()
@@ -214,6 +214,9 @@ fn a_broken_page_header_loses_the_rest_of_its_chunk() {
     bytes[offset..offset + 3].fill(0xff);
     std::fs::write(parquet, &bytes).unwrap();
 
+    // Without --salvage the damage is an error (exit 1).
+    let err = fails(&["cat", "--all", "--format", "csv", parquet]);
+    assert!(err.contains("page 2"), "{err}");
     let salvaged = run(&["cat", "--salvage", "--all", "--format", "csv", parquet]);
     assert_eq!(salvaged.code, Some(3), "{}", salvaged.stderr);
     let want: String = text
