@@ -1,6 +1,8 @@
 //! `hb`: inspect, read and write Parquet files with Herringbone.
 //!
-//! Every command exits 0 on success and 1 with a one-line error on stderr otherwise.
+//! Every command exits 0 on success and 1 with a one-line error on stderr otherwise
+//! (`hb verify`: 0 clean, 1 problems, 2 unreadable; `--salvage`: 0 nothing lost, 3 rows
+//! dropped, 2 nothing read).
 #![forbid(unsafe_code)]
 
 mod commands;
@@ -151,6 +153,11 @@ enum Command {
         inputs: Vec<PathBuf>,
         #[command(flatten)]
         write: commands::writing::WriteArgs,
+        /// Keys: decrypt encrypted inputs (re-encoded) and encrypt the output.
+        #[command(flatten)]
+        keys: commands::keys::KeyArgs,
+        #[command(flatten)]
+        encrypt: commands::keys::EncryptArgs,
     },
     /// Print every page of every column chunk: offset, type, encoding, sizes, values,
     /// nulls, rows, statistics, CRC.
@@ -160,6 +167,9 @@ enum Command {
         json: bool,
         /// The Parquet file.
         file: PathBuf,
+        /// Keys of an encrypted file: the page headers of encrypted chunks are decrypted.
+        #[command(flatten)]
+        keys: commands::keys::KeyArgs,
     },
     /// Check everything a file promises (pages, CRCs, decoding, counts, statistics,
     /// page index, Bloom filters, sort order); exit 0 clean, 1 problems, 2 unreadable.
@@ -173,6 +183,10 @@ enum Command {
         /// The Parquet files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// Keys of encrypted files: the footer and every encrypted module are checked to
+        /// authenticate, then checked like a plaintext file's.
+        #[command(flatten)]
+        keys: commands::keys::KeyArgs,
     },
     /// Print the JSON of a Variant given its metadata and value blobs.
     Variant {
@@ -257,13 +271,17 @@ fn main() -> ExitCode {
             output,
             inputs,
             write,
-        } => commands::merge::run(&output, &inputs, &write, &mut out),
-        Command::Pages { json, file } => commands::pages::run(&file, json, &mut out),
+            keys,
+            encrypt,
+        } => commands::merge::run(&output, &inputs, &write, &keys, &encrypt, &mut out),
+        Command::Pages { json, file, keys } => commands::pages::run(&file, json, &keys, &mut out),
         Command::Verify {
             json,
             no_arrow,
             files,
-        } => commands::verify::run(&files, json, no_arrow, &mut out).map(|code| status = code),
+            keys,
+        } => commands::verify::run(&files, json, no_arrow, &keys, &mut out)
+            .map(|code| status = code),
     };
     let result = result.and_then(|()| out.flush().map_err(|e| format!("writing output: {e}")));
     match result {
