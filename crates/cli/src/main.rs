@@ -280,8 +280,9 @@ fn main() -> ExitCode {
             no_arrow,
             files,
             keys,
-        } => commands::verify::run(&files, json, no_arrow, &keys, &mut out)
-            .map(|code| status = code),
+        } => {
+            commands::verify::run(&files, json, no_arrow, &keys, &mut out).map(|code| status = code)
+        }
     };
     let result = result.and_then(|()| out.flush().map_err(|e| format!("writing output: {e}")));
     match result {

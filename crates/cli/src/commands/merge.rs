@@ -7,8 +7,8 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use herringbone::merge::{MergeMode, MergeOptions, merge};
 use herringbone::encryption::read_metadata_with_decryption;
+use herringbone::merge::{MergeMode, MergeOptions, merge};
 
 use super::rewrite::same_file;
 use super::writing::WriteArgs;

@@ -84,7 +84,10 @@ fn write_text(path: &Path, report: &Report, out: &mut dyn Write) -> std::io::Res
         format!(", {}", plural(report.warnings.len(), "warning"))
     };
     let encrypted = if s.encrypted_modules > 0 {
-        format!(", {} authenticated", plural(s.encrypted_modules, "encrypted module"))
+        format!(
+            ", {} authenticated",
+            plural(s.encrypted_modules, "encrypted module")
+        )
     } else {
         String::new()
     };
