@@ -288,20 +288,20 @@ impl KindVisitor for Walk<'_> {
                 // The dictionary page (or a page holding no rows).
                 Ok(Some(None)) => {}
                 Ok(Some(Some((rows, v2)))) => {
-                    if max_rep == 0 || v2 {
-                        if let Some(declared) = header_rows.filter(|&n| n != rows.started) {
-                            // The reader steps over pages by their header's count.
-                            damage.push(rest(
-                                &at,
-                                index,
-                                offset,
-                                format!(
-                                    "the header counts {declared} rows, the levels {}",
-                                    rows.started
-                                ),
-                            ));
-                            return Ok(damage);
-                        }
+                    if (max_rep == 0 || v2)
+                        && let Some(declared) = header_rows.filter(|&n| n != rows.started)
+                    {
+                        // The reader steps over pages by their header's count.
+                        damage.push(rest(
+                            &at,
+                            index,
+                            offset,
+                            format!(
+                                "the header counts {declared} rows, the levels {}",
+                                rows.started
+                            ),
+                        ));
+                        return Ok(damage);
                     }
                     at.row += rows.started;
                     at.open_v1 = !v2 && max_rep > 0 && (rows.started > 0 || at.open_v1);

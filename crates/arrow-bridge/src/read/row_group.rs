@@ -400,10 +400,11 @@ impl RowGroupDecoder {
             }
         }
         let mut applied = &steps[..];
-        if self.leave_tail_unread && position == self.rows_left {
-            if let Some((&(true, _), head)) = applied.split_last() {
-                applied = head;
-            }
+        if self.leave_tail_unread
+            && position == self.rows_left
+            && let Some((&(true, _), head)) = applied.split_last()
+        {
+            applied = head;
         }
         self.decode(applied, selected)?;
         self.rows_left -= position;

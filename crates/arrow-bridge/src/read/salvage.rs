@@ -188,7 +188,8 @@ impl SalvageReport {
     ) {
         let start = rows - rows_left.min(rows);
         let first_row = first_row_of(metadata, group);
-        self.rows_dropped += exclude_rows(runs, rows_left, &[0..rows_left]);
+        let rest = 0..rows_left;
+        self.rows_dropped += exclude_rows(runs, rows_left, std::slice::from_ref(&rest));
         self.losses.push(LostRows {
             row_group: group,
             column: None,
@@ -316,7 +317,7 @@ mod tests {
     #[test]
     fn runs_shorter_than_the_group_are_left_short() {
         let mut r = runs(&[(false, 4)]);
-        assert_eq!(exclude_rows(&mut r, 10, &[2..8]), 2);
+        assert_eq!(exclude_rows(&mut r, 10, std::slice::from_ref(&(2..8))), 2);
         assert_eq!(r, runs(&[(false, 2), (true, 2)]));
     }
 }
