@@ -2,10 +2,10 @@
 //! section allows, and saying what was lost.
 //!
 //! With [`super::ParquetRecordBatchReaderBuilder::with_salvage`], each row group the
-//! reader opens first goes through a checking pass over its projected chunks
-//! ([`super::damage`]), page by page, which turns damage into lost row ranges. The lost
-//! rows of every column are then taken out of the reader's row selection, and the row
-//! group is read by the ordinary reader: a damaged page lies wholly inside a skipped run,
+//! reader opens first goes through a checking pass over its projected chunks (the
+//! private `damage` module), page by page, which turns damage into lost row ranges. The
+//! lost rows of every column are then taken out of the reader's row selection, and the
+//! row group is read by the ordinary reader: a damaged page lies wholly inside a skipped run,
 //! so the reader steps over it by its header without touching its bytes; a chunk lost
 //! whole makes the row group skipped whole (nothing fetched); the rest of a chunk lost
 //! ends the row group's reading there. A row lost in any projected column is dropped
