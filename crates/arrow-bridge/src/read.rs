@@ -599,7 +599,8 @@ impl ParquetRecordBatchReader {
                     &self.input,
                     &mut self.runs,
                 )?;
-                if self.skip_whole(rows) {
+                // Nothing selected in the group any more (or after it): not opened.
+                if self.runs.is_empty() || self.skip_whole(rows) {
                     continue;
                 }
             }

@@ -539,3 +539,23 @@ fn damage_in_any_page_body_loses_exactly_what_is_reported() {
         }
     }
 }
+
+#[test]
+fn a_limit_ending_inside_a_loss_stops_before_it() {
+    let mut file = write(&v1_crc());
+    let page = data_page(&file, 0, ID, 1);
+    flip(&mut file, page.body.start..page.body.start + 4);
+    let mut reader = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(file))
+        .unwrap()
+        .with_salvage(true)
+        .with_limit(150)
+        .build()
+        .unwrap();
+    let rows: usize = reader.by_ref().map(|b| b.unwrap().num_rows()).sum();
+    assert_eq!(rows, 100);
+    let report = reader.salvage_report().unwrap();
+    // The page's loss only: the reader never stepped into it.
+    assert_eq!(report.losses().len(), 1, "{report:?}");
+    assert_eq!(report.losses()[0].scope, LossScope::Page);
+    assert_eq!(report.rows_dropped(), 50);
+}

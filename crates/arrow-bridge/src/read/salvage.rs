@@ -276,6 +276,11 @@ fn exclude_rows(runs: &mut VecDeque<RowSelector>, rows: usize, lost: &[Range<usi
     for run in out.into_iter().rev() {
         runs.push_front(run);
     }
+    // Skips that no selected row follows select nothing (as in a `RowSelection`): the
+    // reader must not step into them (they may cover damage).
+    while runs.back().is_some_and(|run| run.skip) {
+        runs.pop_back();
+    }
     dropped
 }
 
@@ -318,6 +323,11 @@ mod tests {
     fn runs_shorter_than_the_group_are_left_short() {
         let mut r = runs(&[(false, 4)]);
         assert_eq!(exclude_rows(&mut r, 10, std::slice::from_ref(&(2..8))), 2);
-        assert_eq!(r, runs(&[(false, 2), (true, 2)]));
+        // The trailing skip selects nothing: dropped.
+        assert_eq!(r, runs(&[(false, 2)]));
+        let mut r = runs(&[(false, 10), (true, 5), (false, 5)]);
+        assert_eq!(exclude_rows(&mut r, 10, std::slice::from_ref(&(6..10))), 4);
+        // The next row group's runs are left as they were.
+        assert_eq!(r, runs(&[(false, 6), (true, 4), (true, 5), (false, 5)]));
     }
 }
