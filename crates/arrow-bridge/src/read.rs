@@ -52,11 +52,13 @@
 mod assemble;
 mod budget;
 mod column;
+mod damage;
 mod decode;
 mod input;
 mod leaf;
 mod levels;
 mod row_group;
+pub mod salvage;
 mod selection;
 mod values;
 mod views;
@@ -81,6 +83,7 @@ use crate::schema::{ArrowSchemaMapping, Projection, SchemaOptions, parquet_to_ar
 pub use budget::DEFAULT_BATCH_MEMORY_LIMIT;
 use input::{InputRange, SharedInput, offset_indexes};
 pub use row_group::{ReadPlan, RowGroupDecoder, row_group_ranges};
+pub use salvage::{LossScope, LostRows, SalvageReport};
 pub use selection::{RowSelection, RowSelector};
 
 /// The default number of rows per batch.
@@ -254,6 +257,7 @@ pub struct ParquetRecordBatchReaderBuilder<T> {
     decryptor: Option<Arc<FileDecryptor>>,
     unshredded_variants: bool,
     offset_index: bool,
+    salvage: bool,
 }
 
 impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
@@ -324,6 +328,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             decryptor,
             unshredded_variants: false,
             offset_index: true,
+            salvage: false,
         })
     }
 
@@ -422,6 +427,21 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         self
     }
 
+    /// Whether to read on past damage (default `false`), as the specification's error
+    /// recovery section allows: a damaged column chunk (metadata, dictionary page) loses
+    /// its row group's rows, a damaged page header the rest of its chunk, a damaged page
+    /// (CRC, which is then always checked, decryption, decompression, levels, values)
+    /// that page's rows; a v1 page of a repeated column, whose rows only its levels
+    /// tell, loses the rest of its chunk. A row lost in any projected column is left out
+    /// of the batches (no null is made up), and every loss is in
+    /// [`ParquetRecordBatchReader::salvage_report`]. See [`salvage`] for how.
+    ///
+    /// Offset, limit and row selection count the file's rows, lost ones included.
+    pub fn with_salvage(mut self, salvage: bool) -> Self {
+        self.salvage = salvage;
+        self
+    }
+
     /// Options of the Parquet -> Arrow type mapping.
     pub fn with_schema_options(mut self, options: SchemaOptions) -> Self {
         self.schema_options = options;
@@ -503,6 +523,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             failed: false,
             metrics: ReadMetrics::default(),
             offset_index: self.offset_index,
+            salvage: self.salvage.then(SalvageReport::default),
         })
     }
 }
@@ -537,6 +558,8 @@ pub struct ParquetRecordBatchReader {
     metrics: ReadMetrics,
     /// Whether row groups with skips read their chunks' offset indexes.
     offset_index: bool,
+    /// What a salvage read lost (`None`: not a salvage read).
+    salvage: Option<SalvageReport>,
 }
 
 impl ParquetRecordBatchReader {
@@ -547,8 +570,31 @@ impl ParquetRecordBatchReader {
                 return Ok(None);
             }
             if let Some(decoder) = &mut self.current {
-                if let Some(batch) = decoder.next_selected_batch(&mut self.runs, self.batch_size)? {
-                    return Ok(Some(batch));
+                // A salvage read can go back to where a failed batch began.
+                let before = self
+                    .salvage
+                    .is_some()
+                    .then(|| (self.runs.clone(), decoder.rows_left()));
+                match decoder.next_selected_batch(&mut self.runs, self.batch_size) {
+                    Ok(Some(batch)) => return Ok(Some(batch)),
+                    Ok(None) => {}
+                    Err(e) => {
+                        let (Some(report), Some((runs, rows_left))) = (&mut self.salvage, before)
+                        else {
+                            return Err(e);
+                        };
+                        let group = decoder.row_group();
+                        let rows = group_rows(&self.metadata, group)?;
+                        self.runs = runs;
+                        report.lose_rest(
+                            &self.metadata,
+                            group,
+                            rows,
+                            rows_left,
+                            &e,
+                            &mut self.runs,
+                        );
+                    }
                 }
                 self.finish_row_group();
                 continue;
@@ -556,45 +602,102 @@ impl ParquetRecordBatchReader {
             let Some(group) = self.row_groups.pop_front() else {
                 return Ok(None);
             };
-            let rows = usize::try_from(self.metadata.row_groups[group].num_rows)
-                .map_err(|_| Error::corrupt(format!("row group {group}: negative num_rows")))?;
-            if rows == 0 {
+            let rows = group_rows(&self.metadata, group)?;
+            if rows == 0 || self.skip_whole(rows) {
                 continue;
             }
-            if let Some(run) = self.runs.front_mut()
-                && run.skip
-                && run.row_count >= rows
-            {
-                // Skipped whole: no bytes are fetched.
-                self.metrics.row_groups_skipped += 1;
-                run.row_count -= rows;
-                if run.row_count == 0 {
-                    self.runs.pop_front();
+            if let Some(report) = &mut self.salvage {
+                report.check_row_group(
+                    &self.plan,
+                    &self.metadata,
+                    group,
+                    rows,
+                    &self.input,
+                    &mut self.runs,
+                )?;
+                // Nothing selected in the group any more (or after it): not opened.
+                if self.runs.is_empty() || self.skip_whole(rows) {
+                    continue;
                 }
-                continue;
             }
-            let input_len = self.input.lock().unwrap_or_else(|p| p.into_inner()).len();
-            let ranges = row_group_ranges(&self.metadata, group, self.plan.columns(), input_len)?;
-            // Each column's pages are read from the input as its batches reach them:
-            // the reader holds about a page per column, not the row group's chunks.
-            let sources = ranges
-                .into_iter()
-                .map(|range| InputRange::source(self.input.clone(), range))
-                .collect::<Result<Vec<_>>>()?;
-            let indexes = if self.offset_index && skips_within(&self.runs, rows) {
-                offset_indexes(&self.input, &self.metadata, group, self.plan.columns())?
-            } else {
-                Vec::new()
-            };
-            self.current = Some(RowGroupDecoder::from_sources_with_offset_indexes(
-                self.plan.clone(),
-                &self.metadata,
-                group,
-                sources,
-                indexes,
-            )?);
+            match self.open_row_group(group, rows) {
+                Ok(decoder) => self.current = Some(decoder),
+                Err(e) => match &mut self.salvage {
+                    Some(report) => {
+                        report.lose_rest(&self.metadata, group, rows, rows, &e, &mut self.runs)
+                    }
+                    None => return Err(e),
+                },
+            }
         }
     }
+
+    /// Whether the selection skips the next `rows` rows (a row group) whole; if so they
+    /// are taken off it and counted.
+    fn skip_whole(&mut self, rows: usize) -> bool {
+        let Some(run) = self.runs.front_mut() else {
+            return false;
+        };
+        if !run.skip || run.row_count < rows {
+            return false;
+        }
+        // Skipped whole: no bytes are fetched.
+        self.metrics.row_groups_skipped += 1;
+        run.row_count -= rows;
+        if run.row_count == 0 {
+            self.runs.pop_front();
+        }
+        true
+    }
+
+    /// The decoder of row group `group` (of `rows` rows), its chunks read page by page
+    /// from the input; with the chunks' offset indexes when the selection skips rows
+    /// inside it, so that pages wholly skipped are neither fetched nor parsed.
+    fn open_row_group(&self, group: usize, rows: usize) -> Result<RowGroupDecoder> {
+        let input_len = self.input.lock().unwrap_or_else(|p| p.into_inner()).len();
+        let ranges = row_group_ranges(&self.metadata, group, self.plan.columns(), input_len)?;
+        // Each column's pages are read from the input as its batches reach them:
+        // the reader holds about a page per column, not the row group's chunks.
+        let sources = ranges
+            .into_iter()
+            .map(|range| InputRange::source(self.input.clone(), range))
+            .collect::<Result<Vec<_>>>()?;
+        let indexes = if self.offset_index && skips_within(&self.runs, rows) {
+            match offset_indexes(&self.input, &self.metadata, group, self.plan.columns()) {
+                Ok(indexes) => indexes,
+                // A salvage read steps over pages by their headers instead: a damaged
+                // index must not lose rows the pages still hold.
+                Err(_) if self.salvage.is_some() => Vec::new(),
+                Err(e) => return Err(e),
+            }
+        } else {
+            Vec::new()
+        };
+        let decoder = RowGroupDecoder::from_sources_with_offset_indexes(
+            self.plan.clone(),
+            &self.metadata,
+            group,
+            sources,
+            indexes,
+        )?;
+        Ok(if self.salvage.is_some() {
+            decoder.with_tail_unread()
+        } else {
+            decoder
+        })
+    }
+
+    /// What a salvage read lost so far (complete once the reader is exhausted); `None`
+    /// for a reader built without [`ParquetRecordBatchReaderBuilder::with_salvage`].
+    pub fn salvage_report(&self) -> Option<&SalvageReport> {
+        self.salvage.as_ref()
+    }
+}
+
+/// The rows of row group `group`.
+fn group_rows(metadata: &FileMetaData, group: usize) -> Result<usize> {
+    usize::try_from(metadata.row_groups[group].num_rows)
+        .map_err(|_| Error::corrupt(format!("row group {group}: negative num_rows")))
 }
 
 /// Whether the selection `runs` skips any of the next `rows` rows.
@@ -680,6 +783,7 @@ impl<T> std::fmt::Debug for ParquetRecordBatchReaderBuilder<T> {
             .field("verify_crc", &self.verify_crc)
             .field("batch_memory_limit", &self.batch_memory_limit)
             .field("unshredded_variants", &self.unshredded_variants)
+            .field("salvage", &self.salvage)
             .finish_non_exhaustive()
     }
 }

@@ -248,6 +248,13 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
         self
     }
 
+    /// Reads on past damage, dropping the rows lost and reporting them
+    /// ([`ParquetRecordBatchReaderBuilder::with_salvage`]; [`Scan::salvage_report`]).
+    pub fn with_salvage(mut self, salvage: bool) -> Self {
+        self.builder = self.builder.with_salvage(salvage);
+        self
+    }
+
     /// Counts the pages of the columns read and the pages selected (reads the offset
     /// index of every column read; off by default).
     pub fn with_page_counts(mut self, on: bool) -> Self {
@@ -470,6 +477,12 @@ pub struct Scan {
 }
 
 impl Scan {
+    /// What a salvage read lost so far (see [`ScanBuilder::with_salvage`]); `None` for
+    /// a scan built without salvage.
+    pub fn salvage_report(&self) -> Option<&crate::read::SalvageReport> {
+        self.reader.salvage_report()
+    }
+
     /// What was pruned and read so far (`rows_matched` grows as batches are returned).
     pub fn metrics(&self) -> &ScanMetrics {
         &self.metrics

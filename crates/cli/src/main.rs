@@ -1,6 +1,8 @@
 //! `hb`: inspect, read and write Parquet files with Herringbone.
 //!
-//! Every command exits 0 on success and 1 with a one-line error on stderr otherwise.
+//! Every command exits 0 on success and 1 with a one-line error on stderr otherwise
+//! (`hb verify`: 0 clean, 1 problems, 2 unreadable; `--salvage`: 0 nothing lost, 3 rows
+//! dropped, 2 nothing read).
 #![forbid(unsafe_code)]
 
 mod commands;
@@ -68,6 +70,10 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t)]
         format: commands::cat::Format,
+        /// Read on past damage: print the rows that survive, list what was lost on
+        /// stderr; exit 0 nothing lost, 3 rows dropped, 2 nothing readable.
+        #[arg(long)]
+        salvage: bool,
     },
     /// Print the first rows of a Parquet file (like `hb cat --limit N`).
     Head {
@@ -108,6 +114,10 @@ enum Command {
         encrypt: commands::keys::EncryptArgs,
         #[command(flatten)]
         csv: commands::convert::CsvArgs,
+        /// Read a Parquet input on past damage: convert the rows that survive, list what
+        /// was lost on stderr; exit 0 nothing lost, 3 rows dropped, 2 nothing readable.
+        #[arg(long)]
+        salvage: bool,
     },
     /// Write a Parquet file again with other writer settings, keeping its rows and
     /// key-value metadata (streaming: memory follows one row group).
@@ -143,6 +153,11 @@ enum Command {
         inputs: Vec<PathBuf>,
         #[command(flatten)]
         write: commands::writing::WriteArgs,
+        /// Keys: decrypt encrypted inputs (re-encoded) and encrypt the output.
+        #[command(flatten)]
+        keys: commands::keys::KeyArgs,
+        #[command(flatten)]
+        encrypt: commands::keys::EncryptArgs,
     },
     /// Print every page of every column chunk: offset, type, encoding, sizes, values,
     /// nulls, rows, statistics, CRC.
@@ -152,6 +167,9 @@ enum Command {
         json: bool,
         /// The Parquet file.
         file: PathBuf,
+        /// Keys of an encrypted file: the page headers of encrypted chunks are decrypted.
+        #[command(flatten)]
+        keys: commands::keys::KeyArgs,
     },
     /// Check everything a file promises (pages, CRCs, decoding, counts, statistics,
     /// page index, Bloom filters, sort order); exit 0 clean, 1 problems, 2 unreadable.
@@ -165,6 +183,10 @@ enum Command {
         /// The Parquet files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// Keys of encrypted files: the footer and every encrypted module are checked to
+        /// authenticate, then checked like a plaintext file's.
+        #[command(flatten)]
+        keys: commands::keys::KeyArgs,
     },
     /// Print the JSON of a Variant given its metadata and value blobs.
     Variant {
@@ -190,18 +212,22 @@ fn main() -> ExitCode {
         Command::Meta { json, file, keys } => commands::meta::run(&file, json, &keys, &mut out),
         Command::Cat {
             file,
-            read,
+            mut read,
             limit,
             all,
             offset,
             format,
+            salvage,
         } => {
             let rows = match (limit, all) {
                 (Some(n), _) => commands::cat::Rows::Limit(n),
                 (None, true) => commands::cat::Rows::All,
                 (None, false) => commands::cat::Rows::Default,
             };
-            commands::cat::run(&file, &read, offset, rows, format, &mut out)
+            let log = salvage.then(commands::salvage::SalvageLog::default);
+            read.salvage = log.clone();
+            let result = commands::cat::run(&file, &read, offset, rows, format, &mut out);
+            salvaged(log, result, &mut out, &mut status)
         }
         Command::Head {
             file,
@@ -217,11 +243,18 @@ fn main() -> ExitCode {
         Command::Convert {
             input,
             output,
-            read,
+            mut read,
             write,
             encrypt,
             csv,
-        } => commands::convert::run(&input, &output, &read, &write, &encrypt, &csv, &mut out),
+            salvage,
+        } => {
+            let log = salvage.then(commands::salvage::SalvageLog::default);
+            read.salvage = log.clone();
+            let result =
+                commands::convert::run(&input, &output, &read, &write, &encrypt, &csv, &mut out);
+            salvaged(log, result, &mut out, &mut status)
+        }
         Command::Variant { metadata, value } => commands::variant::run(&metadata, &value, &mut out),
         Command::Rewrite {
             input,
@@ -238,13 +271,18 @@ fn main() -> ExitCode {
             output,
             inputs,
             write,
-        } => commands::merge::run(&output, &inputs, &write, &mut out),
-        Command::Pages { json, file } => commands::pages::run(&file, json, &mut out),
+            keys,
+            encrypt,
+        } => commands::merge::run(&output, &inputs, &write, &keys, &encrypt, &mut out),
+        Command::Pages { json, file, keys } => commands::pages::run(&file, json, &keys, &mut out),
         Command::Verify {
             json,
             no_arrow,
             files,
-        } => commands::verify::run(&files, json, no_arrow, &mut out).map(|code| status = code),
+            keys,
+        } => {
+            commands::verify::run(&files, json, no_arrow, &keys, &mut out).map(|code| status = code)
+        }
     };
     let result = result.and_then(|()| out.flush().map_err(|e| format!("writing output: {e}")));
     match result {
@@ -255,6 +293,23 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The result of a command run with `--salvage` (`log` set): its output flushed, the
+/// losses printed and the exit status set; errors then exit 2 rather than 1.
+fn salvaged(
+    log: Option<commands::salvage::SalvageLog>,
+    result: Result<(), String>,
+    out: &mut dyn Write,
+    status: &mut u8,
+) -> Result<(), String> {
+    let Some(log) = log else {
+        return result;
+    };
+    // The rows go out before the report, so that a terminal shows the report last.
+    let result = result.and_then(|()| out.flush().map_err(|e| format!("writing output: {e}")));
+    *status = log.finish(result);
+    Ok(())
 }
 
 /// `--help` and `--version` print as clap does; a usage error becomes the same one-line

@@ -39,9 +39,10 @@
 
 use bytes::Bytes;
 use herringbone_codec::crc;
+use herringbone_codec::crypto::{ColumnDecryptor, ModuleType};
 use herringbone_codec::{Error, Result};
 use herringbone_format::metadata::{Encoding, PageHeader, PageType, Statistics};
-use herringbone_format::thrift::{CompactReader, ThriftStruct};
+use herringbone_format::thrift::{CompactReader, CompactWriter, ThriftStruct};
 
 /// One page as it lies in the file.
 #[derive(Debug, Clone)]
@@ -58,6 +59,12 @@ pub struct PageSpan {
     pub uncompressed_len: usize,
     /// The page's stored bytes (after the header).
     pub body: Bytes,
+    /// For a page of an encrypted chunk walked with its keys
+    /// ([`PageWalker::with_decryptor`]): the page as a plaintext page (its decrypted
+    /// header, without CRC and sized to the decrypted body, then that body), or why the
+    /// body's module did not decrypt (its tag does not authenticate). `None` for a
+    /// plaintext page and for pages other than data and dictionary pages.
+    pub plaintext: Option<std::result::Result<Bytes, String>>,
 }
 
 /// Whether a page's CRC holds.
@@ -175,7 +182,97 @@ pub fn read_page_span(bytes: &Bytes, offset: u64) -> Result<PageSpan> {
         compressed_len,
         uncompressed_len,
         body,
+        plaintext: None,
     })
+}
+
+/// Reads the encrypted page header module at the start of `bytes` (file offset
+/// `offset`), checks the page's sizes and decrypts its body module.
+fn read_encrypted_span(
+    bytes: &Bytes,
+    offset: u64,
+    decryption: &WalkDecryption,
+) -> Result<PageSpan> {
+    let decryptor = &decryption.decryptor;
+    let (header_module, ordinal) = if decryption.index == 0 && decryption.dictionary_first {
+        (ModuleType::DictionaryPageHeader, None)
+    } else {
+        (ModuleType::DataPageHeader, Some(decryption.data_pages))
+    };
+    let (plain, header_len) = decryptor
+        .decrypt_prefix(header_module, ordinal, bytes)
+        .map_err(|e| e.context(format!("page header at offset {offset}")))?;
+    let plain = Bytes::from(plain);
+    let mut reader = CompactReader::from_bytes(&plain);
+    let header = PageHeader::read(&mut reader).map_err(|e| {
+        Error::from(e).context(format!("decrypted {header_module} at offset {offset}"))
+    })?;
+    let size = |value: i32, field: &str| {
+        usize::try_from(value).map_err(|_| {
+            Error::corrupt(format!(
+                "page header at offset {offset}: {field} {value} is negative"
+            ))
+        })
+    };
+    let body_module = match header.type_ {
+        PageType::DICTIONARY_PAGE => Some(ModuleType::DictionaryPage),
+        PageType::DATA_PAGE | PageType::DATA_PAGE_V2 => Some(ModuleType::DataPage),
+        _ => None,
+    };
+    let mut compressed_len = size(header.compressed_page_size, "compressed_page_size")?;
+    let uncompressed_len = size(header.uncompressed_page_size, "uncompressed_page_size")?;
+    // DuckDB 2.0's compressed_page_size counts the plaintext: the module's own length
+    // field sizes the body (as the page reader does).
+    if let Some(module) = body_module
+        && decryptor.is_empty_aad()
+    {
+        compressed_len = decryptor.module_size(module, &bytes[header_len..])?;
+    }
+    let available = bytes.len() - header_len;
+    if compressed_len > available {
+        return Err(Error::corrupt(format!(
+            "page header at offset {offset}: compressed_page_size {compressed_len} exceeds the {available} bytes left"
+        )));
+    }
+    let body = bytes.slice(header_len..header_len + compressed_len);
+    let plaintext = body_module.map(|module| {
+        let ordinal = (module == ModuleType::DataPage).then_some(decryption.data_pages);
+        decryptor
+            .decrypt(module, ordinal, &body)
+            .map(|plain_body| {
+                let mut page_header = header.clone();
+                page_header.crc = None;
+                page_header.compressed_page_size =
+                    i32::try_from(plain_body.len()).unwrap_or(i32::MAX);
+                let mut writer = CompactWriter::new();
+                page_header.write(&mut writer);
+                let mut page = writer.into_inner();
+                page.extend_from_slice(&plain_body);
+                Bytes::from(page)
+            })
+            .map_err(|e| e.to_string())
+    });
+    Ok(PageSpan {
+        offset,
+        header,
+        header_len,
+        compressed_len,
+        uncompressed_len,
+        body,
+        plaintext,
+    })
+}
+
+/// The state of walking an encrypted chunk: which module comes next.
+#[derive(Debug)]
+struct WalkDecryption {
+    decryptor: ColumnDecryptor,
+    /// Whether the chunk starts with a dictionary page.
+    dictionary_first: bool,
+    /// Index of the next page.
+    index: usize,
+    /// Ordinal of the next data page (the AADs count data pages only).
+    data_pages: usize,
 }
 
 /// Walks the pages of a column chunk's bytes, header after header, until the bytes
@@ -186,6 +283,7 @@ pub struct PageWalker {
     base: u64,
     position: usize,
     failed: bool,
+    decryption: Option<WalkDecryption>,
 }
 
 impl PageWalker {
@@ -196,7 +294,22 @@ impl PageWalker {
             base,
             position: 0,
             failed: false,
+            decryption: None,
         }
+    }
+
+    /// Walks an encrypted chunk: each page header module is decrypted (a header that
+    /// does not authenticate ends the walk with an error), each page's body module too
+    /// ([`PageSpan::plaintext`]). `dictionary_first`: the chunk starts with a dictionary
+    /// page (its metadata has a `dictionary_page_offset` before the first data page).
+    pub fn with_decryptor(mut self, decryptor: ColumnDecryptor, dictionary_first: bool) -> Self {
+        self.decryption = Some(WalkDecryption {
+            decryptor,
+            dictionary_first,
+            index: 0,
+            data_pages: 0,
+        });
+        self
     }
 
     /// File offset of the next page header.
@@ -218,9 +331,19 @@ impl Iterator for PageWalker {
             return None;
         }
         let rest = self.chunk.slice(self.position..);
-        match read_page_span(&rest, self.offset()) {
+        let span = match &self.decryption {
+            None => read_page_span(&rest, self.offset()),
+            Some(decryption) => read_encrypted_span(&rest, self.offset(), decryption),
+        };
+        match span {
             Ok(span) => {
                 self.position += span.header_len + span.compressed_len;
+                if let Some(decryption) = &mut self.decryption {
+                    decryption.index += 1;
+                    if span.is_data() {
+                        decryption.data_pages += 1;
+                    }
+                }
                 Some(Ok(span))
             }
             Err(e) => {

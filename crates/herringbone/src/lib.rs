@@ -8,7 +8,7 @@
 //!
 //! | module | what |
 //! | --- | --- |
-//! | [`read`] | [`ParquetRecordBatchReaderBuilder`]: projection, row groups, row selection, offset / limit, batch size; the reader exposes its Arrow schema, leaf columns and file metadata |
+//! | [`read`] | [`ParquetRecordBatchReaderBuilder`]: projection, row groups, row selection, offset / limit, batch size, salvage reading past damage ([`read::SalvageReport`]); the reader exposes its Arrow schema, leaf columns and file metadata |
 //! | [`write`](mod@write) | [`ArrowWriter`] and [`WriterProperties`]: codecs, encodings, dictionary, page versions and limits, statistics, Bloom filters, CRC |
 //! | [`schema`] | the Parquet <-> Arrow type mapping and its options ([`SchemaOptions`]), the Parquet schema tree ([`schema::SchemaDescriptor`]) and its text form |
 //! | [`metadata`] | the file metadata: row groups, column chunks, statistics, page indexes, key-value metadata |

@@ -3,7 +3,10 @@
 //! [`merge`] copies column chunks as they are (pages byte for byte: no decoding, no
 //! re-encoding, CRCs and statistics kept) when every input has the same schema, column
 //! orders and writer (`created_by`, which readers consult for known writer bugs), and
-//! no input is encrypted; offsets in the metadata, the offset indexes and the Bloom
+//! no input is encrypted (an encrypted chunk's modules are bound to their file by
+//! their AADs, so they are never copied: encrypted inputs are read with
+//! [`MergeOptions::with_decryption`] and re-encoded, encrypted again when the writer
+//! properties say so); offsets in the metadata, the offset indexes and the Bloom
 //! filter locations are moved to where the bytes land. Otherwise, or when
 //! [`MergeOptions::with_properties`] asks for other writer settings, every row is read
 //! and written again through the Arrow reader and writer. Memory follows one column
@@ -45,7 +48,8 @@ use std::sync::Arc;
 use crate::layout::PageWalker;
 use crate::shared::Shared;
 use crate::{ArrowWriter, ChunkReader, ParquetRecordBatchReaderBuilder, WriterProperties};
-use herringbone_arrow_bridge::read::read_metadata;
+use herringbone_arrow_bridge::read::read_metadata_with_decryption;
+use herringbone_codec::crypto::FileDecryptionProperties;
 
 /// Errors of merging: what went wrong and with which input.
 pub type Error = herringbone_arrow_bridge::Error;
@@ -77,12 +81,30 @@ pub struct MergeSummary {
 }
 
 /// How to merge.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct MergeOptions {
     properties: Option<WriterProperties>,
+    decryption: Option<FileDecryptionProperties>,
+}
+
+impl std::fmt::Debug for MergeOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MergeOptions")
+            .field("properties", &self.properties)
+            .field("keys", &self.decryption.is_some())
+            .finish()
+    }
 }
 
 impl MergeOptions {
+    /// Keys of encrypted inputs (the same for every input): their rows are decrypted
+    /// and re-encoded. An encrypted input without keys is an error; to merge plaintext
+    /// inputs too, build the keys with `with_allow_plaintext_files(true)`.
+    pub fn with_decryption(mut self, keys: FileDecryptionProperties) -> Self {
+        self.decryption = Some(keys);
+        self
+    }
+
     /// Re-encode every row with these writer settings instead of copying chunks.
     pub fn with_properties(mut self, properties: WriterProperties) -> Self {
         self.properties = Some(properties);
@@ -102,17 +124,30 @@ pub fn merge<R: ChunkReader + Sync + 'static, W: Write + Send>(
     let metadata: Vec<FileMetaData> = inputs
         .iter()
         .enumerate()
-        .map(|(i, input)| read_metadata(input).map_err(|e| e.context(format!("input {i}"))))
+        .map(|(i, input)| {
+            read_metadata_with_decryption(input, options.decryption.as_ref())
+                .map(|(metadata, _)| metadata)
+                .map_err(|e| e.context(format!("input {i}")))
+        })
         .collect::<Result<_>>()?;
-    let reason = match &options.properties {
-        Some(_) => Some("writer options given".to_string()),
-        None => why_not_copy(&metadata),
+    let why_not = why_not_copy(&metadata);
+    let reason = match (&options.properties, why_not) {
+        // Encryption is the reason even with writer options: copying was never possible.
+        (_, Some(why)) if why.contains("encrypted") => Some(why),
+        (Some(_), _) => Some("writer options given".to_string()),
+        (None, why) => why,
     };
     match reason {
         None => copy(&inputs, &metadata, output),
         Some(reason) => {
             let inputs = inputs.into_iter().map(|i| Shared(Arc::new(i))).collect();
-            reencode(inputs, output, options.properties.clone(), reason)
+            reencode(
+                inputs,
+                output,
+                options.properties.clone(),
+                options.decryption.as_ref(),
+                reason,
+            )
         }
     }
 }
@@ -128,7 +163,9 @@ fn why_not_copy(metadata: &[FileMetaData]) -> Option<String> {
                     .any(|c| c.crypto_metadata.is_some() || c.encrypted_column_metadata.is_some())
             })
         {
-            return Some(format!("input {i} is encrypted"));
+            return Some(format!(
+                "input {i} is encrypted (its chunks are bound to their file: decrypted and encoded again)"
+            ));
         }
         if m.row_groups.iter().any(|g| {
             g.columns
@@ -366,6 +403,7 @@ fn reencode<R: ChunkReader + 'static, W: Write + Send>(
     inputs: Vec<R>,
     output: W,
     properties: Option<WriterProperties>,
+    keys: Option<&FileDecryptionProperties>,
     reason: String,
 ) -> Result<MergeSummary> {
     let mut writer: Option<ArrowWriter<W>> = None;
@@ -373,9 +411,11 @@ fn reencode<R: ChunkReader + 'static, W: Write + Send>(
     let mut schema = None;
     for (i, input) in inputs.into_iter().enumerate() {
         let context = |e: Error| e.context(format!("input {i}"));
-        let reader = ParquetRecordBatchReaderBuilder::try_new(input)
-            .and_then(|b| b.build())
-            .map_err(context)?;
+        let opened = match keys {
+            Some(keys) => ParquetRecordBatchReaderBuilder::try_new_with_decryption(input, keys),
+            None => ParquetRecordBatchReaderBuilder::try_new(input),
+        };
+        let reader = opened.and_then(|b| b.build()).map_err(context)?;
         let this = reader.arrow_schema().clone();
         match &schema {
             None => schema = Some(this.clone()),

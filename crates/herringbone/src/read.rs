@@ -57,7 +57,7 @@
 //! [`schema`]: ParquetRecordBatchReaderBuilder::schema
 
 pub use herringbone_arrow_bridge::read::{
-    ChunkReader, DEFAULT_BATCH_SIZE, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
-    RowSelection, RowSelector, read_metadata,
+    ChunkReader, DEFAULT_BATCH_SIZE, LossScope, LostRows, ParquetRecordBatchReader,
+    ParquetRecordBatchReaderBuilder, RowSelection, RowSelector, SalvageReport, read_metadata,
 };
 pub use herringbone_arrow_bridge::schema::Projection;

@@ -65,20 +65,43 @@ where
     }
 }
 
-fn boxed<K>(
-    kind: K,
-    column: &ColumnDescriptor,
+/// What is done with the value kind [`with_value_kind`] picks for a leaf column: the
+/// one table of the module documentation, shared by the column readers and the salvage
+/// reader's page checks.
+pub(crate) trait KindVisitor {
+    /// What the visit produces.
+    type Output;
+    /// Called with the value kind of the column.
+    fn visit<K>(self, kind: K) -> Result<Self::Output>
+    where
+        K: ValueKind,
+        K::Buffer: IntoArray;
+}
+
+/// The reader of one chunk, built by [`column_reader`].
+struct LeafReaderOf<'a> {
+    column: &'a ColumnDescriptor,
     row_group: usize,
     pages: PageReader,
     rows: usize,
-) -> Result<Box<dyn ColumnReader>>
-where
-    K: ValueKind,
-    K::Buffer: IntoArray,
-{
-    Ok(Box::new(LeafReader::new(
-        kind, column, row_group, pages, rows,
-    )?))
+}
+
+impl KindVisitor for LeafReaderOf<'_> {
+    type Output = Box<dyn ColumnReader>;
+
+    fn visit<K>(self, kind: K) -> Result<Self::Output>
+    where
+        K: ValueKind,
+        K::Buffer: IntoArray,
+    {
+        Ok(Box::new(LeafReader::new(
+            kind,
+            self.column,
+            self.row_group,
+            self.pages,
+            self.rows,
+        )?))
+    }
 }
 
 /// The reader of `column` (whose chunk in row group `row_group` `pages` hands out,
@@ -90,6 +113,21 @@ pub(crate) fn column_reader(
     pages: PageReader,
     rows: usize,
 ) -> Result<Box<dyn ColumnReader>> {
+    let visitor = LeafReaderOf {
+        column,
+        row_group,
+        pages,
+        rows,
+    };
+    with_value_kind(column, target, visitor)
+}
+
+/// Calls `visitor` with the value kind `column` is decoded as when read as `target`.
+pub(crate) fn with_value_kind<V: KindVisitor>(
+    column: &ColumnDescriptor,
+    target: &DataType,
+    visitor: V,
+) -> Result<V::Output> {
     let physical = column.physical_type();
     // A dictionary whose key type can index entries keeps its chunks' dictionaries;
     // booleans never do (their pages are not dictionary-encoded in practice).
@@ -103,22 +141,16 @@ pub(crate) fn column_reader(
     macro_rules! kind {
         ($kind:expr) => {
             match keyed {
-                Some(max_entries) => boxed(
-                    KeyedKind {
-                        inner: $kind,
-                        max_entries,
-                    },
-                    column,
-                    row_group,
-                    pages,
-                    rows,
-                ),
-                None => boxed($kind, column, row_group, pages, rows),
+                Some(max_entries) => visitor.visit(KeyedKind {
+                    inner: $kind,
+                    max_entries,
+                }),
+                None => visitor.visit($kind),
             }
         };
     }
     match physical {
-        Type::BOOLEAN => boxed(Booleans, column, row_group, pages, rows),
+        Type::BOOLEAN => visitor.visit(Booleans),
         Type::INT32 => kind!(Fixed::<i32>::new()),
         Type::INT64 => kind!(Fixed::<i64>::new()),
         Type::INT96 => kind!(Fixed::<[u8; 12]>::new()),

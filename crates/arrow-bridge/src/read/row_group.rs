@@ -48,7 +48,7 @@ pub fn row_group_ranges(
         .collect()
 }
 
-fn chunk_metadata(
+pub(crate) fn chunk_metadata(
     metadata: &FileMetaData,
     row_group: usize,
     column: usize,
@@ -201,6 +201,21 @@ impl ReadPlan {
     pub fn descriptor(&self) -> &Arc<SchemaDescriptor> {
         &self.descriptor
     }
+
+    /// The Arrow type each of [`Self::columns`] is read into.
+    pub(crate) fn leaf_types(&self) -> &[DataType] {
+        &self.leaf_types
+    }
+
+    /// How pages are read and checked.
+    pub(crate) fn page_options(&self) -> PageReaderOptions {
+        self.options
+    }
+
+    /// The most memory one batch's buffers may take.
+    pub(crate) fn batch_memory_limit(&self) -> usize {
+        self.batch_memory_limit
+    }
 }
 
 /// A column chunk's bytes: fetched whole, or fetched page by page.
@@ -217,6 +232,9 @@ pub struct RowGroupDecoder {
     columns: Vec<Box<dyn ColumnReader>>,
     rows_left: usize,
     budget: Budget,
+    /// A skip that ends the row group is not applied to the columns (salvage: the rest
+    /// of a damaged chunk is never read).
+    leave_tail_unread: bool,
 }
 
 impl RowGroupDecoder {
@@ -369,7 +387,20 @@ impl RowGroupDecoder {
             columns,
             rows_left: rows,
             budget,
+            leave_tail_unread: false,
         })
+    }
+
+    /// Leaves a skip that reaches the end of the row group unapplied (the columns are
+    /// not read past the last selected row), as the salvage reader needs.
+    pub(crate) fn with_tail_unread(mut self) -> Self {
+        self.leave_tail_unread = true;
+        self
+    }
+
+    /// The row group decoded.
+    pub fn row_group(&self) -> usize {
+        self.row_group
     }
 
     /// Rows not yet decoded or skipped.
@@ -424,7 +455,14 @@ impl RowGroupDecoder {
                 runs.pop_front();
             }
         }
-        self.decode(&steps, selected)?;
+        let mut applied = &steps[..];
+        if self.leave_tail_unread
+            && position == self.rows_left
+            && let Some((&(true, _), head)) = applied.split_last()
+        {
+            applied = head;
+        }
+        self.decode(applied, selected)?;
         self.rows_left -= position;
         if selected == 0 {
             return Ok(None);

@@ -103,6 +103,9 @@ pub fn run(
         if args.int96_unit.is_some() {
             return Err("--int96-unit applies only to Parquet input".to_string());
         }
+        if args.salvage.is_some() {
+            return Err("--salvage applies only to Parquet input".to_string());
+        }
     }
     // The key options decrypt a Parquet input and encrypt a Parquet output.
     if args.keys.any() && in_kind != Kind::Parquet && out_kind != Kind::Parquet {

@@ -7,8 +7,8 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use herringbone::encryption::read_metadata_with_decryption;
 use herringbone::merge::{MergeMode, MergeOptions, merge};
-use herringbone::read::read_metadata;
 
 use super::rewrite::same_file;
 use super::writing::WriteArgs;
@@ -17,8 +17,13 @@ pub fn run(
     output: &Path,
     inputs: &[PathBuf],
     write: &WriteArgs,
+    keys: &super::keys::KeyArgs,
+    encrypt: &super::keys::EncryptArgs,
     out: &mut dyn Write,
 ) -> Result<(), String> {
+    // As in `hb convert`, the key options decrypt the inputs and encrypt the output.
+    let decryption = keys.decryption()?;
+    let encryption = keys.encryption(encrypt)?;
     if let Some(input) = inputs.iter().find(|i| same_file(i, output)) {
         return Err(format!(
             "{}: the output would overwrite an input",
@@ -29,14 +34,18 @@ pub fn run(
     let mut rows = 0u64;
     for path in inputs {
         let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let metadata = read_metadata(&file).map_err(|e| format!("{}: {e}", path.display()))?;
+        let (metadata, _) = read_metadata_with_decryption(&file, decryption.as_ref())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         rows += u64::try_from(metadata.num_rows).unwrap_or(0);
         files.push(file);
     }
     let mut options = MergeOptions::default();
-    if !write.is_default() {
+    if !write.is_default() || encryption.is_some() {
         // The rows to be written size the Bloom filters.
-        options = options.with_properties(write.properties(rows, None)?);
+        options = options.with_properties(write.properties(rows, encryption)?);
+    }
+    if let Some(keys) = decryption {
+        options = options.with_decryption(keys);
     }
     let file = File::create(output).map_err(|e| format!("{}: {e}", output.display()))?;
     let result = merge(files, BufWriter::new(file), &options);

@@ -15,6 +15,7 @@ pub mod reading;
 pub mod recover;
 pub mod render;
 pub mod rewrite;
+pub mod salvage;
 pub mod scan;
 pub mod schema;
 pub mod variant;
@@ -35,6 +36,8 @@ pub struct ParquetFile {
     pub bytes: Bytes,
     pub metadata: FileMetaData,
     pub schema: SchemaDescriptor,
+    /// The file's decryptor, when it was opened with keys and is encrypted.
+    pub decryptor: Option<std::sync::Arc<herringbone_codec::crypto::FileDecryptor>>,
 }
 
 impl ParquetFile {
@@ -62,6 +65,7 @@ impl ParquetFile {
             bytes,
             metadata: decoded.metadata,
             schema,
+            decryptor: decoded.decryptor,
         })
     }
 
@@ -73,6 +77,7 @@ impl ParquetFile {
             bytes,
             metadata,
             schema,
+            decryptor: None,
         })
     }
 }

@@ -12,9 +12,14 @@ use serde_json::{Value, json};
 use super::ParquetFile;
 use super::meta::{value_text, write_table};
 
-pub fn run(path: &Path, as_json: bool, out: &mut dyn Write) -> Result<(), String> {
-    // No key options: the pages of encrypted chunks are modules the walker cannot read.
-    let file = ParquetFile::open(path, &super::keys::KeyArgs::default())?;
+pub fn run(
+    path: &Path,
+    as_json: bool,
+    keys: &super::keys::KeyArgs,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    // With keys, the page headers of encrypted chunks are decrypted as they are walked.
+    let file = ParquetFile::open(path, keys)?;
     let mut groups = Vec::new();
     for (g, group) in file.metadata.row_groups.iter().enumerate() {
         let mut chunks = Vec::new();
@@ -114,12 +119,31 @@ fn chunk_pages(
         json: Vec::new(),
         problem: None,
     };
+    let encrypted = chunk.crypto_metadata.is_some() || chunk.encrypted_column_metadata.is_some();
+    let decryptor = match (&file.decryptor, encrypted) {
+        (Some(file_decryptor), true) => {
+            match herringbone_arrow_bridge::decryption::chunk_decryptor(
+                Some(file_decryptor),
+                &file.metadata,
+                g,
+                c,
+                &result.path,
+            ) {
+                Ok(decryptor) => decryptor,
+                Err(e) => {
+                    result.problem = Some(format!("encrypted column: {e}"));
+                    return result;
+                }
+            }
+        }
+        (None, true) => {
+            result.problem = Some("encrypted column: keys required".to_string());
+            return result;
+        }
+        _ => None,
+    };
     let Some(meta) = &chunk.meta_data else {
-        result.problem = Some(if chunk.crypto_metadata.is_some() {
-            "encrypted column: keys required".to_string()
-        } else {
-            "no column metadata".to_string()
-        });
+        result.problem = Some("no column metadata".to_string());
         return result;
     };
     result.physical = format!("{:?}", meta.type_);
@@ -139,7 +163,15 @@ fn chunk_pages(
     let bytes = file.bytes.slice(range.start as usize..range.end as usize);
     let max_rep = descr.map_or(0, |d| d.max_rep_level());
     let mut values_left = u64::try_from(meta.num_values).unwrap_or(0);
-    for (i, span) in PageWalker::new(bytes, range.start).enumerate() {
+    let mut walker = PageWalker::new(bytes, range.start);
+    if let Some(decryptor) = decryptor {
+        let dictionary_first = matches!(
+            meta.dictionary_page_offset,
+            Some(d) if d > 0 && d < meta.data_page_offset
+        );
+        walker = walker.with_decryptor(decryptor, dictionary_first);
+    }
+    for (i, span) in walker.enumerate() {
         let span = match span {
             Ok(span) => span,
             Err(e) => {

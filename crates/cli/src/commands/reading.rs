@@ -78,6 +78,10 @@ pub struct ReadArgs {
     /// page index.
     #[arg(long, value_name = "EXPR")]
     pub filter: Option<String>,
+    /// Set by the commands that take `--salvage`: read on past damage and log the
+    /// losses here.
+    #[arg(skip)]
+    pub salvage: Option<super::salvage::SalvageLog>,
 }
 
 /// `--int96-unit`.
@@ -116,6 +120,7 @@ pub struct Batches {
     parquet_schema: Arc<SchemaDescriptor>,
     leaf_columns: Vec<usize>,
     filtered: bool,
+    salvage: Option<super::salvage::SalvageLog>,
 }
 
 impl Batches {
@@ -141,7 +146,8 @@ impl Batches {
             None => ScanBuilder::try_new(file),
         }
         .map_err(|e| named(&e))?
-        .with_schema_options(options.clone());
+        .with_schema_options(options.clone())
+        .with_salvage(args.salvage.is_some());
         if let Some(filter) = &args.filter {
             let predicate = Predicate::parse(filter).map_err(|e| format!("--{e}"))?;
             builder = builder.with_predicate(predicate);
@@ -186,6 +192,7 @@ impl Batches {
             parquet_schema,
             leaf_columns,
             filtered: args.filter.is_some(),
+            salvage: args.salvage.clone(),
         })
     }
 
@@ -235,7 +242,15 @@ impl Iterator for Batches {
     type Item = Result<RecordBatch, String>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let batch = self.reader.next()?;
+        let batch = self.reader.next();
+        if let Some(log) = &self.salvage {
+            let rows = match &batch {
+                Some(Ok(b)) => b.num_rows(),
+                _ => 0,
+            };
+            log.update(self.reader.salvage_report(), rows);
+        }
+        let batch = batch?;
         Some(
             batch
                 .and_then(|b| match &self.order {

@@ -14,9 +14,13 @@ pub fn run(
     files: &[impl AsRef<Path>],
     as_json: bool,
     no_arrow: bool,
+    keys: &super::keys::KeyArgs,
     out: &mut dyn Write,
 ) -> Result<u8, String> {
-    let options = VerifyOptions::default().with_arrow_read(!no_arrow);
+    let mut options = VerifyOptions::default().with_arrow_read(!no_arrow);
+    if let Some(keys) = keys.decryption()? {
+        options = options.with_decryption(keys);
+    }
     let mut status = 0u8;
     let mut documents = Vec::new();
     for path in files {
@@ -79,10 +83,18 @@ fn write_text(path: &Path, report: &Report, out: &mut dyn Write) -> std::io::Res
     } else {
         format!(", {}", plural(report.warnings.len(), "warning"))
     };
+    let encrypted = if s.encrypted_modules > 0 {
+        format!(
+            ", {} authenticated",
+            plural(s.encrypted_modules, "encrypted module")
+        )
+    } else {
+        String::new()
+    };
     if report.readable {
         writeln!(
             out,
-            "{name}: {verdict}{warnings} ({}, {}, {} ({} with CRC), {} levels, {}, {} column / {} offset indexes, {}, {} read through Arrow)",
+            "{name}: {verdict}{warnings} ({}, {}, {} ({} with CRC), {} levels, {}, {} column / {} offset indexes, {}, {} read through Arrow{encrypted})",
             plural(s.row_groups, "row group"),
             plural(s.column_chunks, "column chunk"),
             plural(s.pages, "page"),
@@ -143,6 +155,7 @@ fn report_json(path: &Path, report: &Report) -> Value {
             "column_indexes": s.column_indexes,
             "offset_indexes": s.offset_indexes,
             "bloom_filters": s.bloom_filters,
+            "encrypted_modules": s.encrypted_modules,
             "arrow_row_groups": s.arrow_row_groups,
         },
     })

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use bytes::Bytes;
 use herringbone_codec::bloom::{self, SplitBlockBloomFilter};
 use herringbone_codec::compression::Codec;
+use herringbone_codec::crypto::ColumnDecryptor;
 use herringbone_codec::page::{Page, PageReader, PageReaderOptions};
 use herringbone_format::metadata::{ColumnMetaData, PageType, Type};
 use herringbone_format::schema::{ColumnDescriptor, SchemaDescriptor};
@@ -211,6 +212,7 @@ pub(crate) fn load_bloom_filter(
     input: &dyn ChunkReader,
     meta: &ColumnMetaData,
     file_len: u64,
+    decryptor: Option<&ColumnDecryptor>,
     findings: &mut Findings<'_>,
 ) -> Option<SplitBlockBloomFilter> {
     let offset = meta.bloom_filter_offset?;
@@ -230,6 +232,31 @@ pub(crate) fn load_bloom_filter(
             findings,
             format!("bloom_filter_offset {start} lies beyond the end of the file"),
         );
+    }
+    if let Some(decryptor) = decryptor {
+        // The header and bitset modules, sized by their length fields when the
+        // metadata has no bloom_filter_length.
+        let end = match meta.bloom_filter_length {
+            Some(len) => start.saturating_add(u64::try_from(len).unwrap_or(0)),
+            // Header and bitset modules at most: a bitset of the largest size allowed.
+            None => start.saturating_add(bloom::BITSET_MAX_BYTES as u64 + 4096),
+        }
+        .min(file_len);
+        let bytes = match input.get_bytes(start..end) {
+            Ok(bytes) => bytes,
+            Err(e) => return fail(findings, format!("reading the Bloom filter: {e}")),
+        };
+        return match herringbone_codec::crypto::decrypt_bloom_filter(
+            &bytes,
+            decryptor,
+            bloom::BITSET_MAX_BYTES,
+        ) {
+            Ok((filter, _)) => {
+                findings.report().summary.encrypted_modules += 2;
+                Some(filter)
+            }
+            Err(e) => fail(findings, format!("unreadable encrypted Bloom filter: {e}")),
+        };
     }
     let span = match meta.bloom_filter_length {
         Some(len) if len < 0 => {
@@ -290,6 +317,7 @@ pub(crate) fn walk_chunk(
     codec: Option<Codec>,
     options: &VerifyOptions,
     page_index_present: bool,
+    decryptor: Option<(ColumnDecryptor, bool)>,
     checks: &mut ValueChecks<'_>,
     findings: &mut Findings<'_>,
 ) -> ChunkSummary {
@@ -307,6 +335,9 @@ pub(crate) fn walk_chunk(
     let mut dictionary_failed = false;
     let mut plain_bytes = Vec::new();
     let mut walker = PageWalker::new(bytes.clone(), start);
+    if let Some((decryptor, dictionary_first)) = decryptor {
+        walker = walker.with_decryptor(decryptor, dictionary_first);
+    }
     let mut index = 0usize;
     loop {
         let header_offset = walker.offset();
@@ -495,7 +526,25 @@ fn decode_page(
         findings.problem_at(Finding::new(at.clone(), check, message));
         false
     };
-    let decoded = match read_page(page_bytes(chunk, chunk_start, span), codec, options) {
+    let stored = match &span.plaintext {
+        None => page_bytes(chunk, chunk_start, span),
+        Some(Ok(plain)) => {
+            // The header module (decrypted by the walker) and the page module.
+            findings.report().summary.encrypted_modules += 2;
+            plain.clone()
+        }
+        Some(Err(e)) => {
+            if span.header.type_ == PageType::DICTIONARY_PAGE {
+                *dictionary_failed = true;
+            }
+            return problem(
+                findings,
+                Check::Encryption,
+                format!("the page module does not decrypt: {e}"),
+            );
+        }
+    };
+    let decoded = match read_page(stored, codec, options) {
         Ok(Some(decoded)) => decoded,
         Ok(None) => return true,
         Err(e) => {

@@ -2,6 +2,7 @@
 //! the verifier walked and decoded.
 
 use bytes::Bytes;
+use herringbone_codec::crypto::{ColumnDecryptor, decrypt_column_index, decrypt_offset_index};
 use herringbone_format::footer::{decode_column_index, decode_offset_index};
 use herringbone_format::metadata::{BoundaryOrder, ColumnChunk, ColumnIndex, OffsetIndex};
 
@@ -63,6 +64,7 @@ pub(crate) fn check_page_index(
     chunk: &ColumnChunk,
     summary: &ChunkSummary,
     facts: &ColumnFacts,
+    decryptor: Option<&ColumnDecryptor>,
     findings: &mut Findings<'_>,
 ) {
     if let Some((bytes, start)) = fetch(
@@ -74,9 +76,14 @@ pub(crate) fn check_page_index(
         Check::OffsetIndex,
         findings,
     ) {
-        match decode_offset_index(&bytes, start) {
+        let index = match decryptor {
+            Some(decryptor) => decrypt_offset_index(&bytes, decryptor).map_err(|e| e.to_string()),
+            None => decode_offset_index(&bytes, start).map_err(|e| e.to_string()),
+        };
+        match index {
             Ok(index) => {
                 findings.report().summary.offset_indexes += 1;
+                findings.report().summary.encrypted_modules += usize::from(decryptor.is_some());
                 check_offset_index(&index, summary, findings);
             }
             Err(e) => findings.problem(Check::OffsetIndex, format!("unreadable offset index: {e}")),
@@ -91,9 +98,14 @@ pub(crate) fn check_page_index(
         Check::ColumnIndex,
         findings,
     ) {
-        match decode_column_index(&bytes, start) {
+        let index = match decryptor {
+            Some(decryptor) => decrypt_column_index(&bytes, decryptor).map_err(|e| e.to_string()),
+            None => decode_column_index(&bytes, start).map_err(|e| e.to_string()),
+        };
+        match index {
             Ok(index) => {
                 findings.report().summary.column_indexes += 1;
+                findings.report().summary.encrypted_modules += usize::from(decryptor.is_some());
                 check_column_index(&index, summary, facts, findings);
             }
             Err(e) => findings.problem(Check::ColumnIndex, format!("unreadable column index: {e}")),

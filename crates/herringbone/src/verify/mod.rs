@@ -53,17 +53,30 @@ pub(crate) mod values;
 use std::sync::Arc;
 
 use herringbone_codec::compression::DEFAULT_MAX_UNCOMPRESSED_SIZE;
+use herringbone_codec::crypto::FileDecryptionProperties;
 
 use crate::ChunkReader;
 
 pub use report::{Check, Finding, Location, Report, Summary};
 
 /// What [`verify`] does besides checking everything.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct VerifyOptions {
     max_page_size: usize,
     max_distinct: usize,
     arrow_read: bool,
+    decryption: Option<FileDecryptionProperties>,
+}
+
+impl std::fmt::Debug for VerifyOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VerifyOptions")
+            .field("max_page_size", &self.max_page_size)
+            .field("max_distinct", &self.max_distinct)
+            .field("arrow_read", &self.arrow_read)
+            .field("keys", &self.decryption.is_some())
+            .finish()
+    }
 }
 
 impl Default for VerifyOptions {
@@ -74,6 +87,7 @@ impl Default for VerifyOptions {
             max_page_size: DEFAULT_MAX_UNCOMPRESSED_SIZE,
             max_distinct: 1 << 20,
             arrow_read: true,
+            decryption: None,
         }
     }
 }
@@ -89,6 +103,16 @@ impl VerifyOptions {
     /// count is not checked (a warning says so).
     pub fn with_max_distinct(mut self, values: usize) -> Self {
         self.max_distinct = values;
+        self
+    }
+
+    /// Keys of an encrypted file: the footer is decrypted (or its signature checked),
+    /// and every encrypted module is checked to authenticate (page headers, pages,
+    /// dictionary pages, column and offset indexes, Bloom filters) and then checked
+    /// like its plaintext counterpart. Without keys, encrypted modules are reported as
+    /// not checked.
+    pub fn with_decryption(mut self, keys: FileDecryptionProperties) -> Self {
+        self.decryption = Some(keys);
         self
     }
 

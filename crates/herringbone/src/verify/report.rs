@@ -194,6 +194,9 @@ pub struct Summary {
     pub bloom_filters: usize,
     /// Row groups read through the Arrow reader.
     pub arrow_row_groups: usize,
+    /// Encrypted modules that authenticated (footer, page headers and pages, column
+    /// and offset indexes, Bloom filter headers and bitsets), when keys were given.
+    pub encrypted_modules: usize,
 }
 
 /// The verifier's answer about one file.
