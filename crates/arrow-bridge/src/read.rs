@@ -56,6 +56,7 @@ mod decode;
 mod input;
 mod leaf;
 mod levels;
+mod reader_metadata;
 mod row_group;
 mod selection;
 mod values;
@@ -80,6 +81,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::schema::{ArrowSchemaMapping, Projection, SchemaOptions, parquet_to_arrow};
 pub use budget::DEFAULT_BATCH_MEMORY_LIMIT;
 use input::{InputRange, SharedInput};
+pub use reader_metadata::ReaderMetadata;
 pub use row_group::{ReadPlan, RowGroupDecoder, row_group_ranges};
 pub use selection::{RowSelection, RowSelector};
 
@@ -304,12 +306,18 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
     }
 
     fn open(input: T, decryption: Option<&FileDecryptionProperties>) -> Result<Self> {
-        let (metadata, decryptor) = read_metadata_with_decryption(&input, decryption)?;
-        let descriptor = SchemaDescriptor::new(&metadata.schema)?;
-        Ok(Self {
+        let footer = ReaderMetadata::load_with_decryption(&input, decryption)?;
+        Ok(Self::new_with_metadata(input, footer))
+    }
+
+    /// Prepares to read all of `input`, whose footer was read before (see
+    /// [`ReaderMetadata`]): no footer is read again.
+    pub fn new_with_metadata(input: T, footer: ReaderMetadata) -> Self {
+        let (metadata, descriptor, decryptor) = footer.into_parts();
+        Self {
             input,
-            metadata: Arc::new(metadata),
-            descriptor: Arc::new(descriptor),
+            metadata,
+            descriptor,
             schema_options: SchemaOptions::default(),
             supplied_schema: None,
             projection: Projection::All,
@@ -322,7 +330,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             batch_memory_limit: DEFAULT_BATCH_MEMORY_LIMIT,
             decryptor,
             unshredded_variants: false,
-        })
+        }
     }
 
     /// The file's decryptor, when it was opened with keys and is encrypted.

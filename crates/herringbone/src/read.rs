@@ -58,6 +58,6 @@
 
 pub use herringbone_arrow_bridge::read::{
     ChunkReader, DEFAULT_BATCH_SIZE, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
-    RowSelection, RowSelector, read_metadata,
+    ReaderMetadata, RowSelection, RowSelector, read_metadata,
 };
 pub use herringbone_arrow_bridge::schema::Projection;
