@@ -57,6 +57,7 @@ mod decode;
 mod input;
 mod leaf;
 mod levels;
+mod reader_metadata;
 mod row_group;
 pub mod salvage;
 mod selection;
@@ -82,6 +83,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::schema::{ArrowSchemaMapping, Projection, SchemaOptions, parquet_to_arrow};
 pub use budget::DEFAULT_BATCH_MEMORY_LIMIT;
 use input::{InputRange, SharedInput, offset_indexes};
+pub use reader_metadata::ReaderMetadata;
 pub use row_group::{ReadPlan, RowGroupDecoder, row_group_ranges};
 pub use salvage::{LossScope, LostRows, SalvageReport};
 pub use selection::{RowSelection, RowSelector};
@@ -309,12 +311,18 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
     }
 
     fn open(input: T, decryption: Option<&FileDecryptionProperties>) -> Result<Self> {
-        let (metadata, decryptor) = read_metadata_with_decryption(&input, decryption)?;
-        let descriptor = SchemaDescriptor::new(&metadata.schema)?;
-        Ok(Self {
+        let footer = ReaderMetadata::load_with_decryption(&input, decryption)?;
+        Ok(Self::new_with_metadata(input, footer))
+    }
+
+    /// Prepares to read all of `input`, whose footer was read before (see
+    /// [`ReaderMetadata`]): no footer is read again.
+    pub fn new_with_metadata(input: T, footer: ReaderMetadata) -> Self {
+        let (metadata, descriptor, decryptor) = footer.into_parts();
+        Self {
             input,
-            metadata: Arc::new(metadata),
-            descriptor: Arc::new(descriptor),
+            metadata,
+            descriptor,
             schema_options: SchemaOptions::default(),
             supplied_schema: None,
             projection: Projection::All,
@@ -329,7 +337,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             unshredded_variants: false,
             offset_index: true,
             salvage: false,
-        })
+        }
     }
 
     /// The file's decryptor, when it was opened with keys and is encrypted.

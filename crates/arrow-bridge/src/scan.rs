@@ -46,6 +46,7 @@ use arrow_array::{
 use arrow_schema::{ArrowError, DataType, Field, SchemaRef};
 use bytes::Bytes;
 use herringbone_codec::crypto::{FileDecryptionProperties, FileDecryptor};
+use herringbone_format::footer::{column_index_range, offset_index_range};
 use herringbone_format::metadata::FileMetaData;
 use herringbone_format::schema::SchemaDescriptor;
 
@@ -53,7 +54,10 @@ use crate::decryption::chunk_decryptor;
 use crate::error::{Error, Result};
 use crate::predicate::{BoundPredicate, Predicate};
 use crate::prune::{self, Pruner, RowRanges};
-use crate::read::{ChunkReader, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use crate::read::{
+    ChunkReader, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder, ReaderMetadata,
+    row_group_ranges,
+};
 use crate::schema::{ArrowSchemaMapping, Projection, SchemaOptions, parquet_to_arrow};
 
 /// What a scan skipped and read. Row groups and rows count those of the row groups
@@ -153,14 +157,22 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
         Self::open(input, Some(decryption))
     }
 
-    fn open(input: T, decryption: Option<&FileDecryptionProperties>) -> Result<Self> {
+    /// A scan of `input`, whose footer was read before (see [`ReaderMetadata`]): no
+    /// footer is read again, so a table opened once can scan its files many times.
+    pub fn new_with_metadata(input: T, footer: ReaderMetadata) -> Self {
         let input = Arc::new(input);
-        let shared = Shared(input.clone());
-        let builder = match decryption {
-            Some(keys) => ParquetRecordBatchReaderBuilder::try_new_with_decryption(shared, keys)?,
-            None => ParquetRecordBatchReaderBuilder::try_new(shared)?,
-        };
-        Ok(Self {
+        let builder =
+            ParquetRecordBatchReaderBuilder::new_with_metadata(Shared(input.clone()), footer);
+        Self::with_builder(input, builder)
+    }
+
+    fn open(input: T, decryption: Option<&FileDecryptionProperties>) -> Result<Self> {
+        let footer = ReaderMetadata::load_with_decryption(&input, decryption)?;
+        Ok(Self::new_with_metadata(input, footer))
+    }
+
+    fn with_builder(input: Arc<T>, builder: ParquetRecordBatchReaderBuilder<Shared<T>>) -> Self {
+        Self {
             input,
             builder,
             schema_options: SchemaOptions::default(),
@@ -172,7 +184,7 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
             limit: None,
             pruning: PruningOptions::default(),
             page_counts: false,
-        })
+        }
     }
 
     /// The file's metadata.
@@ -255,6 +267,65 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
         self
     }
 
+    /// The byte ranges the scan may read from `row_group`, in file order: the column
+    /// chunks of the projection's and the predicate's leaves; with a predicate, the
+    /// column indexes and Bloom filters of its leaves that pruning reads, and the offset
+    /// indexes of every leaf read, by which the reader jumps over pruned pages (a Bloom
+    /// filter whose length the metadata does not give is left out: the scan finds its
+    /// end itself).
+    ///
+    /// An engine reading from an object store fetches these ahead, coalesced, while it
+    /// decodes the previous row group, and serves the scan from memory. Errors for a
+    /// row group out of range, a predicate that does not bind, and chunk offsets
+    /// outside the file.
+    pub fn byte_ranges(&self, row_group: usize) -> Result<Vec<Range<u64>>> {
+        let metadata = self.metadata();
+        let group = metadata.row_groups.get(row_group).ok_or_else(|| {
+            Error::invalid_argument(format!(
+                "row group {row_group} out of range (the file has {})",
+                metadata.row_groups.len()
+            ))
+        })?;
+        let mapping = self.mapping()?;
+        let output = mapping.project(&self.projection)?;
+        let bound = match &self.predicate {
+            Some(p) => Some(p.bind(mapping.schema())?),
+            None => None,
+        };
+        let (read_leaves, predicate_leaves) = leaves_to_read(&output, &mapping, bound.as_ref());
+        let file_len = self.input.len();
+        let mut ranges = row_group_ranges(metadata, row_group, &read_leaves, file_len)?;
+        let len = usize::try_from(file_len).unwrap_or(usize::MAX);
+        let as_u64 = |r: Range<usize>| r.start as u64..r.end as u64;
+        let page_pruning = bound.is_some() && self.pruning.page_index;
+        for &leaf in &read_leaves {
+            let Some(chunk) = group.columns.get(leaf) else {
+                continue;
+            };
+            // The page index prunes with the predicate's column indexes; a selection
+            // it leaves partial makes the reader jump pages by every column's offset
+            // index.
+            if page_pruning {
+                if predicate_leaves.contains(&leaf) {
+                    ranges.extend(column_index_range(chunk, len)?.map(as_u64));
+                }
+                ranges.extend(offset_index_range(chunk, len)?.map(as_u64));
+            }
+            let bloom = chunk.meta_data.as_ref().and_then(|m| {
+                let start = u64::try_from(m.bloom_filter_offset?).ok()?;
+                let len = u64::try_from(m.bloom_filter_length?).ok()?;
+                Some(start..start.checked_add(len)?)
+            });
+            if let Some(bloom) = bloom.filter(|r| {
+                self.pruning.bloom_filters && predicate_leaves.contains(&leaf) && r.end <= file_len
+            }) {
+                ranges.push(bloom);
+            }
+        }
+        ranges.sort_unstable_by_key(|r| (r.start, r.end));
+        Ok(ranges)
+    }
+
     /// Counts the pages of the columns read and the pages selected (reads the offset
     /// index of every column read; off by default).
     pub fn with_page_counts(mut self, on: bool) -> Self {
@@ -295,18 +366,7 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
             Some(p) => Some(p.bind(mapping.schema())?),
             None => None,
         };
-        // The leaves to read: the projection's and the predicate's.
-        let mut read_leaves = output.leaf_columns();
-        if let Some(bound) = &bound {
-            for path in bound.column_paths() {
-                if let Some(leaf) = prune::leaf_of_path(mapping.fields(), &path)
-                    && !read_leaves.contains(&leaf)
-                {
-                    read_leaves.push(leaf);
-                }
-            }
-            read_leaves.sort_unstable();
-        }
+        let (read_leaves, _) = leaves_to_read(&output, &mapping, bound.as_ref());
         let read_projection = match (&self.projection, &bound) {
             (Projection::All, _) | (_, None) => self.projection.clone(),
             _ => Projection::Leaves(read_leaves.clone()),
@@ -401,6 +461,32 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
             done: false,
         })
     }
+}
+
+/// The leaves a scan reads (the projection's and the predicate's, sorted) and those of
+/// the predicate alone.
+fn leaves_to_read(
+    output: &ArrowSchemaMapping,
+    mapping: &ArrowSchemaMapping,
+    bound: Option<&BoundPredicate>,
+) -> (Vec<usize>, Vec<usize>) {
+    let mut read_leaves = output.leaf_columns();
+    let mut predicate_leaves = Vec::new();
+    if let Some(bound) = bound {
+        for path in bound.column_paths() {
+            if let Some(leaf) = prune::leaf_of_path(mapping.fields(), &path) {
+                if !read_leaves.contains(&leaf) {
+                    read_leaves.push(leaf);
+                }
+                if !predicate_leaves.contains(&leaf) {
+                    predicate_leaves.push(leaf);
+                }
+            }
+        }
+        read_leaves.sort_unstable();
+        predicate_leaves.sort_unstable();
+    }
+    (read_leaves, predicate_leaves)
 }
 
 impl<T> std::fmt::Debug for ScanBuilder<T> {

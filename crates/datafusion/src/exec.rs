@@ -21,10 +21,12 @@ use datafusion::physical_plan::{
     SendableRecordBatchStream,
 };
 use herringbone::predicate::Predicate;
-use herringbone::read::Projection;
+use herringbone::read::{ChunkReader, Projection};
 use herringbone::scan::ScanBuilder;
+use tokio::runtime::Handle;
 
-use crate::table::{FileEntry, external};
+use crate::store::{FetchCounts, Prefetch, StoreFile};
+use crate::table::{FileEntry, Location, external};
 
 /// Row groups of one file that a partition reads, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,6 +46,7 @@ pub struct HerringboneExec {
     statistics: Arc<Statistics>,
     batch_size: usize,
     properties: Arc<PlanProperties>,
+    fetch_counts: Arc<FetchCounts>,
 }
 
 impl HerringboneExec {
@@ -58,6 +61,7 @@ impl HerringboneExec {
         statistics: Statistics,
         ordering: Vec<PhysicalSortExpr>,
         batch_size: usize,
+        fetch_counts: Arc<FetchCounts>,
     ) -> Self {
         let orderings = if ordering.is_empty() {
             vec![]
@@ -80,6 +84,7 @@ impl HerringboneExec {
             statistics: Arc::new(statistics),
             batch_size,
             properties: Arc::new(properties),
+            fetch_counts,
         }
     }
 
@@ -196,6 +201,8 @@ impl ExecutionPlan for HerringboneExec {
             predicate: self.predicate.clone(),
             limit: self.limit,
             batch_size: self.batch_size,
+            runtime: Handle::current(),
+            fetch_counts: self.fetch_counts.clone(),
         };
         builder.spawn_blocking(move || {
             if let Err(e) = task.run(&parts, &mut |batch| tx.blocking_send(Ok(batch)).is_ok()) {
@@ -216,6 +223,9 @@ struct ScanTask {
     predicate: Option<Predicate>,
     limit: Option<usize>,
     batch_size: usize,
+    /// The runtime that fetches from object stores while the task decodes.
+    runtime: Handle,
+    fetch_counts: Arc<FetchCounts>,
 }
 
 impl ScanTask {
@@ -227,38 +237,121 @@ impl ScanTask {
                 break;
             }
             let entry = &self.files[part.file];
-            let path = entry.path.display();
-            let wrap = |e: herringbone::Error| external(format!("{path}: {e}"));
-            let file =
-                std::fs::File::open(&entry.path).map_err(|e| external(format!("{path}: {e}")))?;
-            let mut scan = ScanBuilder::try_new(file)
-                .map_err(wrap)?
-                .with_row_groups(part.row_groups.clone())
-                .with_batch_size(self.batch_size);
-            if let Some(p) = &self.projection {
-                let mut roots = p.clone();
-                roots.sort_unstable();
-                roots.dedup();
-                scan = scan.with_projection(Projection::Roots(roots));
-            }
-            if let Some(p) = &self.predicate {
-                scan = scan.with_predicate(p.clone());
-            }
-            if let Some(l) = left {
-                scan = scan.with_limit(l);
-            }
-            for batch in scan.build().map_err(wrap)? {
-                let batch = batch.map_err(|e| external(format!("{path}: {e}")))?;
-                let batch = self.reorder(batch)?;
-                if let Some(l) = &mut left {
-                    *l = l.saturating_sub(batch.num_rows());
+            let more = match &entry.location {
+                Location::Local(path) => {
+                    let file = std::fs::File::open(path)
+                        .map_err(|e| external(format!("{}: {e}", path.display())))?;
+                    let scan = self.scan(
+                        ScanBuilder::new_with_metadata(file, entry.footer.clone()),
+                        &part.row_groups,
+                        left,
+                    );
+                    self.drain(entry, scan, &mut left, send)?
                 }
-                if !send(batch) {
-                    return Ok(());
+                Location::Store(file) => {
+                    self.run_in_store(entry, file, &part.row_groups, &mut left, send)?
                 }
+            };
+            if !more {
+                break;
             }
         }
         Ok(())
+    }
+
+    /// Reads row groups of an object one at a time, each fetched while the one before
+    /// it decodes.
+    fn run_in_store(
+        &self,
+        entry: &FileEntry,
+        file: &StoreFile,
+        row_groups: &[usize],
+        left: &mut Option<usize>,
+        send: &mut dyn FnMut(RecordBatch) -> bool,
+    ) -> Result<bool> {
+        let wrap = |e: herringbone::Error| external(format!("{}: {e}", entry.location));
+        let plan = |group: usize| -> Result<Prefetch> {
+            let nothing_fetched = file.nothing_fetched(&self.runtime, self.fetch_counts.clone());
+            let planner = self.scan(
+                ScanBuilder::new_with_metadata(nothing_fetched, entry.footer.clone()),
+                &[group],
+                None,
+            );
+            let ranges = planner.byte_ranges(group).map_err(wrap)?;
+            Ok(file.prefetch(&self.runtime, ranges, self.fetch_counts.clone()))
+        };
+        let mut next = match row_groups.first() {
+            Some(&g) => Some(plan(g)?),
+            None => None,
+        };
+        for (i, &group) in row_groups.iter().enumerate() {
+            let Some(current) = next.take() else { break };
+            if *left == Some(0) {
+                return Ok(false);
+            }
+            let fetched = file
+                .fetched(&self.runtime, current, self.fetch_counts.clone())
+                .map_err(wrap)?;
+            if let Some(&g) = row_groups.get(i + 1) {
+                next = Some(plan(g)?);
+            }
+            let scan = self.scan(
+                ScanBuilder::new_with_metadata(fetched, entry.footer.clone()),
+                &[group],
+                *left,
+            );
+            if !self.drain(entry, scan, left, send)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The scan of `row_groups` with the task's projection, predicate and limit.
+    fn scan<T: ChunkReader + Sync + 'static>(
+        &self,
+        builder: ScanBuilder<T>,
+        row_groups: &[usize],
+        limit: Option<usize>,
+    ) -> ScanBuilder<T> {
+        let mut scan = builder
+            .with_row_groups(row_groups.to_vec())
+            .with_batch_size(self.batch_size);
+        if let Some(p) = &self.projection {
+            let mut roots = p.clone();
+            roots.sort_unstable();
+            roots.dedup();
+            scan = scan.with_projection(Projection::Roots(roots));
+        }
+        if let Some(p) = &self.predicate {
+            scan = scan.with_predicate(p.clone());
+        }
+        if let Some(l) = limit {
+            scan = scan.with_limit(l);
+        }
+        scan
+    }
+
+    /// Runs a scan, sending its batches; answers whether to go on.
+    fn drain<T: ChunkReader + Sync + 'static>(
+        &self,
+        entry: &FileEntry,
+        scan: ScanBuilder<T>,
+        left: &mut Option<usize>,
+        send: &mut dyn FnMut(RecordBatch) -> bool,
+    ) -> Result<bool> {
+        let wrap = |e: herringbone::Error| external(format!("{}: {e}", entry.location));
+        for batch in scan.build().map_err(wrap)? {
+            let batch = batch.map_err(|e| external(format!("{}: {e}", entry.location)))?;
+            let batch = self.reorder(batch)?;
+            if let Some(l) = left {
+                *l = l.saturating_sub(batch.num_rows());
+            }
+            if !send(batch) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// The batch's columns in the projection's order (the reader returns file order).

@@ -60,7 +60,7 @@ impl DeclaredOrder {
     pub fn of(files: &[Arc<FileEntry>]) -> Self {
         let mut keys: Option<Vec<SortKey>> = None;
         for file in files {
-            for group in &file.metadata.row_groups {
+            for group in &file.metadata().row_groups {
                 let declared = group
                     .sorting_columns
                     .as_deref()
@@ -231,15 +231,15 @@ fn orderable(data_type: &DataType) -> bool {
 /// The first key's bounds and null count per row group of `file` (unknown entries when
 /// the statistics cannot be read).
 fn first_key_bounds(file: &FileEntry, field: usize) -> Vec<GroupBounds> {
-    let groups = file.metadata.row_groups.len();
+    let groups = file.metadata().row_groups.len();
     let leaf = match file.mapping.fields().get(field).map(|f| &f.kind) {
         Some(ParquetFieldKind::Primitive { column, .. }) => *column,
         _ => return vec![GroupBounds::default(); groups],
     };
     let all: Vec<usize> = (0..groups).collect();
     let stats =
-        StatisticsConverter::for_leaf(leaf, &file.metadata, &file.descriptor, &file.mapping)
-            .and_then(|c| c.row_groups(&file.metadata, &all));
+        StatisticsConverter::for_leaf(leaf, file.metadata(), file.descriptor(), &file.mapping)
+            .and_then(|c| c.row_groups(file.metadata(), &all));
     let Ok(stats) = stats else {
         return vec![GroupBounds::default(); groups];
     };

@@ -17,7 +17,7 @@ pub(crate) fn table_statistics(files: &[Arc<FileEntry>], num_fields: usize) -> S
     let mut rows = 0usize;
     let mut bytes = 0usize;
     for f in files {
-        for g in &f.metadata.row_groups {
+        for g in &f.metadata().row_groups {
             rows = rows.saturating_add(usize::try_from(g.num_rows).unwrap_or(0));
             bytes = bytes.saturating_add(usize::try_from(g.total_byte_size).unwrap_or(0));
         }
@@ -44,9 +44,9 @@ fn column_statistics(files: &[Arc<FileEntry>], field: usize) -> Option<ColumnSta
             return None;
         };
         let converter =
-            StatisticsConverter::for_leaf(column, &f.metadata, &f.descriptor, &f.mapping).ok()?;
-        let groups: Vec<usize> = (0..f.metadata.row_groups.len()).collect();
-        let stats = converter.row_groups(&f.metadata, &groups).ok()?;
+            StatisticsConverter::for_leaf(column, f.metadata(), f.descriptor(), &f.mapping).ok()?;
+        let groups: Vec<usize> = (0..f.metadata().row_groups.len()).collect();
+        let stats = converter.row_groups(f.metadata(), &groups).ok()?;
         for i in 0..stats.len() {
             nulls = match (nulls, stats.null_count.is_valid(i)) {
                 (Some(n), true) => Some(n.saturating_add(stats.null_count.value(i) as usize)),

@@ -11,24 +11,70 @@ use datafusion::common::{DataFusionError, Result, Statistics};
 use datafusion::datasource::TableType;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_plan::ExecutionPlan;
+use futures::{TryStreamExt, future};
+use herringbone::async_read::{DEFAULT_FOOTER_SIZE_HINT, ObjectStoreReader, read_metadata_async};
 use herringbone::metadata::FileMetaData;
 use herringbone::predicate::Predicate;
 use herringbone::prune::Pruner;
-use herringbone::read::ParquetRecordBatchReaderBuilder;
+use herringbone::read::ReaderMetadata;
 use herringbone::schema::SchemaDescriptor;
 use herringbone::schema::{ArrowSchemaMapping, SchemaOptions, parquet_to_arrow};
+use object_store::{ObjectStore, ObjectStoreExt};
 
 use crate::exec::{HerringboneExec, Part};
 use crate::expr::to_predicate;
 use crate::ordering::DeclaredOrder;
+use crate::store::{FetchCounts, StoreFile};
 
-/// One Parquet file of a table, its footer read once.
+/// Where a file of a table is.
+#[derive(Debug, Clone)]
+pub(crate) enum Location {
+    /// A local file, read with positioned reads.
+    Local(PathBuf),
+    /// An object of an `object_store`, read by ranges fetched ahead.
+    Store(StoreFile),
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Local(path) => write!(f, "{}", path.display()),
+            Location::Store(file) => write!(f, "{}", file.reader.path()),
+        }
+    }
+}
+
+/// One Parquet file of a table, its footer read once: the scans of every partition
+/// start from it.
 #[derive(Debug)]
 pub(crate) struct FileEntry {
-    pub path: PathBuf,
-    pub metadata: Arc<FileMetaData>,
-    pub descriptor: Arc<SchemaDescriptor>,
+    pub location: Location,
+    pub footer: ReaderMetadata,
     pub mapping: ArrowSchemaMapping,
+}
+
+impl FileEntry {
+    fn new(location: Location, footer: ReaderMetadata) -> Result<Self> {
+        let mapping = parquet_to_arrow(
+            footer.parquet_schema(),
+            footer.metadata().key_value_metadata.as_deref(),
+            &SchemaOptions::default(),
+        )
+        .map_err(|e| external(format!("{location}: {e}")))?;
+        Ok(Self {
+            location,
+            footer,
+            mapping,
+        })
+    }
+
+    pub fn metadata(&self) -> &Arc<FileMetaData> {
+        self.footer.metadata()
+    }
+
+    pub fn descriptor(&self) -> &Arc<SchemaDescriptor> {
+        self.footer.parquet_schema()
+    }
 }
 
 /// Parquet files with one schema, as a DataFusion table scanned by Herringbone.
@@ -57,6 +103,7 @@ pub struct HerringboneTable {
     schema: SchemaRef,
     statistics: Statistics,
     order: DeclaredOrder,
+    fetch_counts: Arc<FetchCounts>,
 }
 
 impl HerringboneTable {
@@ -77,20 +124,83 @@ impl HerringboneTable {
                 files.push(path);
             }
         }
-        if files.is_empty() {
-            return Err(external("a table needs at least one Parquet file"));
-        }
         let mut entries = Vec::with_capacity(files.len());
         for path in files {
-            entries.push(Arc::new(open(&path)?));
+            entries.push(open(&path)?);
         }
+        Self::from_files(entries)
+    }
+
+    /// A table of objects in `store`: each location is an object or a prefix whose
+    /// `*.parquet` objects (sorted by path) are read. Every footer is read once, here,
+    /// with one ranged request when it fits in the last 64 KiB; scans then fetch each
+    /// row group's byte ranges, coalesced, one row group ahead of the decoding.
+    ///
+    /// ```no_run
+    /// # async fn example() -> datafusion::common::Result<()> {
+    /// use std::sync::Arc;
+    /// use datafusion::prelude::SessionContext;
+    /// use herringbone_datafusion::HerringboneTable;
+    /// use object_store::{ObjectStore, local::LocalFileSystem, path::Path};
+    /// let store: Arc<dyn ObjectStore> = Arc::new(LocalFileSystem::new_with_prefix("/data")?);
+    /// let table = HerringboneTable::try_new_in_store(store, vec![Path::from("lineitem")]).await?;
+    /// let ctx = SessionContext::new();
+    /// ctx.register_table("lineitem", Arc::new(table))?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn try_new_in_store(
+        store: Arc<dyn ObjectStore>,
+        locations: Vec<object_store::path::Path>,
+    ) -> Result<Self> {
+        let mut objects = Vec::new();
+        for location in locations {
+            match store.head(&location).await {
+                Ok(meta) => objects.push((meta.location, meta.size)),
+                Err(object_store::Error::NotFound { .. }) => {
+                    let mut inside: Vec<(object_store::path::Path, u64)> = store
+                        .list(Some(&location))
+                        .try_filter(|m| future::ready(m.location.extension() == Some("parquet")))
+                        .map_ok(|m| (m.location, m.size))
+                        .try_collect()
+                        .await
+                        .map_err(|e| external(format!("{location}: {e}")))?;
+                    if inside.is_empty() {
+                        return Err(external(format!(
+                            "{location}: no such object, and no Parquet object under it"
+                        )));
+                    }
+                    inside.sort();
+                    objects.extend(inside);
+                }
+                Err(e) => return Err(external(format!("{location}: {e}"))),
+            }
+        }
+        let mut entries = Vec::with_capacity(objects.len());
+        for (path, size) in objects {
+            let reader = ObjectStoreReader::new(store.clone(), path);
+            let metadata = read_metadata_async(&reader, size, DEFAULT_FOOTER_SIZE_HINT)
+                .await
+                .and_then(|m| ReaderMetadata::try_new(Arc::new(m)))
+                .map_err(|e| external(format!("{}: {e}", reader.path())))?;
+            entries.push(FileEntry::new(
+                Location::Store(StoreFile { reader, size }),
+                metadata,
+            )?);
+        }
+        Self::from_files(entries)
+    }
+
+    fn from_files(entries: Vec<FileEntry>) -> Result<Self> {
+        if entries.is_empty() {
+            return Err(external("a table needs at least one Parquet file"));
+        }
+        let entries: Vec<Arc<FileEntry>> = entries.into_iter().map(Arc::new).collect();
         let schema = entries[0].mapping.schema().clone();
         for e in &entries[1..] {
             if e.mapping.schema().fields() != schema.fields() {
                 return Err(external(format!(
                     "{}: its schema differs from {}'s",
-                    e.path.display(),
-                    entries[0].path.display()
+                    e.location, entries[0].location
                 )));
             }
         }
@@ -101,7 +211,13 @@ impl HerringboneTable {
             schema,
             statistics,
             order,
+            fetch_counts: Arc::new(FetchCounts::default()),
         })
+    }
+
+    /// What this table's scans fetched from its store so far (zero for local files).
+    pub fn fetch_counts(&self) -> &Arc<FetchCounts> {
+        &self.fetch_counts
     }
 
     /// Whether scans report the order the files' `sorting_columns` declare (on by
@@ -150,22 +266,9 @@ impl HerringboneTable {
 fn open(path: &Path) -> Result<FileEntry> {
     let file =
         std::fs::File::open(path).map_err(|e| external(format!("{}: {e}", path.display())))?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file)
-        .map_err(|e| external(format!("{}: {e}", path.display())))?;
-    let metadata = builder.metadata().clone();
-    let descriptor = builder.parquet_schema().clone();
-    let mapping = parquet_to_arrow(
-        &descriptor,
-        metadata.key_value_metadata.as_deref(),
-        &SchemaOptions::default(),
-    )
-    .map_err(|e| external(format!("{}: {e}", path.display())))?;
-    Ok(FileEntry {
-        path: path.to_path_buf(),
-        metadata,
-        descriptor,
-        mapping,
-    })
+    let footer =
+        ReaderMetadata::load(&file).map_err(|e| external(format!("{}: {e}", path.display())))?;
+    FileEntry::new(Location::Local(path.to_path_buf()), footer)
 }
 
 pub(crate) fn external(message: impl Into<String>) -> DataFusionError {
@@ -177,7 +280,11 @@ impl fmt::Debug for HerringboneTable {
         f.debug_struct("HerringboneTable")
             .field(
                 "files",
-                &self.files.iter().map(|e| &e.path).collect::<Vec<_>>(),
+                &self
+                    .files
+                    .iter()
+                    .map(|e| e.location.to_string())
+                    .collect::<Vec<_>>(),
             )
             .field("schema", &self.schema)
             .finish()
@@ -222,20 +329,20 @@ impl TableProvider for HerringboneTable {
         // Row groups left by the chunk statistics, in file order.
         let mut units: Vec<(usize, usize, u64)> = Vec::new();
         for (i, file) in self.files.iter().enumerate() {
-            let groups: Vec<usize> = (0..file.metadata.row_groups.len()).collect();
+            let groups: Vec<usize> = (0..file.metadata().row_groups.len()).collect();
             let keep = match &predicate {
                 Some(p) => {
                     let bound = p
                         .bind(file.mapping.schema())
                         .map_err(|e| external(e.to_string()))?;
-                    Pruner::try_new(&bound, &file.metadata, &file.descriptor, &file.mapping)
-                        .and_then(|pruner| pruner.row_groups(&file.metadata, &groups))
-                        .map_err(|e| external(format!("{}: {e}", file.path.display())))?
+                    Pruner::try_new(&bound, file.metadata(), file.descriptor(), &file.mapping)
+                        .and_then(|pruner| pruner.row_groups(file.metadata(), &groups))
+                        .map_err(|e| external(format!("{}: {e}", file.location)))?
                 }
                 None => vec![true; groups.len()],
             };
             for (g, keep) in groups.into_iter().zip(keep) {
-                let rows = u64::try_from(file.metadata.row_groups[g].num_rows).unwrap_or(0);
+                let rows = u64::try_from(file.metadata().row_groups[g].num_rows).unwrap_or(0);
                 if keep && rows > 0 {
                     units.push((i, g, rows));
                 }
@@ -267,6 +374,7 @@ impl TableProvider for HerringboneTable {
             statistics,
             ordering,
             state.config().batch_size(),
+            self.fetch_counts.clone(),
         )))
     }
 }

@@ -11,5 +11,5 @@
 pub use herringbone_arrow_bridge::async_read::ObjectStoreReader;
 pub use herringbone_arrow_bridge::async_read::{
     AsyncFileReader, DEFAULT_COALESCE_GAP, DEFAULT_FOOTER_SIZE_HINT, ParquetRecordBatchStream,
-    ParquetRecordBatchStreamBuilder, Placement, coalesce_ranges,
+    ParquetRecordBatchStreamBuilder, Placement, coalesce_ranges, read_metadata_async,
 };

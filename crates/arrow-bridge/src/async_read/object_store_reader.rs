@@ -48,6 +48,11 @@ impl ObjectStoreReader {
         Self { store, path }
     }
 
+    /// The object's path in its store.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// A reader of `path` in `store` and the object's size, from one `head` request.
     pub async fn open(store: Arc<dyn ObjectStore>, path: Path) -> Result<(Self, u64)> {
         let meta = store.head(&path).await.map_err(|e| store_error(&path, e))?;

@@ -1,0 +1,172 @@
+//! `ScanBuilder::byte_ranges` names every byte a scan of a row group reads (a scan over
+//! an input that serves only those ranges returns what a scan of the whole file does),
+//! and a scan built from `ReaderMetadata` reads no footer.
+
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use bytes::Bytes;
+use herringbone_arrow_bridge::predicate::Predicate;
+use herringbone_arrow_bridge::read::{ChunkReader, ReaderMetadata};
+use herringbone_arrow_bridge::scan::ScanBuilder;
+use herringbone_arrow_bridge::schema::Projection;
+use herringbone_arrow_bridge::write::{ArrowWriter, WriterProperties};
+use herringbone_arrow_bridge::{Error, Result};
+
+/// `a` sorted, `b` strings, `c` more strings; three row groups, small pages, page index
+/// and a Bloom filter on `a`.
+fn file() -> Bytes {
+    let rows = 3_000i64;
+    let a: ArrayRef = Arc::new(Int64Array::from((0..rows).collect::<Vec<_>>()));
+    let b: ArrayRef = Arc::new(StringArray::from_iter_values(
+        (0..rows).map(|i| format!("b{}", i % 17)),
+    ));
+    let c: ArrayRef = Arc::new(StringArray::from_iter_values(
+        (0..rows).map(|i| format!("c{i}")),
+    ));
+    let batch = RecordBatch::try_from_iter([("a", a), ("b", b), ("c", c)]).unwrap();
+    let props = WriterProperties::builder()
+        .set_max_row_group_rows(1_000)
+        .set_data_page_row_limit(100)
+        .set_bloom_filter("a", 0.01, 1_000)
+        .build();
+    let mut out = Vec::new();
+    let mut writer = ArrowWriter::try_new(&mut out, batch.schema(), Some(props)).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    Bytes::from(out)
+}
+
+/// Serves only the ranges given, and records every read.
+struct OnlyThese {
+    file: Bytes,
+    allowed: Vec<Range<u64>>,
+    reads: Mutex<Vec<Range<u64>>>,
+}
+
+impl ChunkReader for OnlyThese {
+    fn len(&self) -> u64 {
+        self.file.len() as u64
+    }
+
+    fn get_bytes(&self, range: Range<u64>) -> Result<Bytes> {
+        self.reads.lock().unwrap().push(range.clone());
+        if !self
+            .allowed
+            .iter()
+            .any(|r| r.start <= range.start && range.end <= r.end)
+        {
+            return Err(Error::invalid_argument(format!(
+                "{range:?} is not among the planned ranges"
+            )));
+        }
+        self.file.get_bytes(range)
+    }
+}
+
+fn values(scan: ScanBuilder<impl ChunkReader + Sync + 'static>) -> Vec<RecordBatch> {
+    scan.build()
+        .unwrap()
+        .collect::<std::result::Result<_, _>>()
+        .unwrap()
+}
+
+#[test]
+fn planned_ranges_are_all_a_scan_reads() {
+    let file = file();
+    let footer = ReaderMetadata::load(&file).unwrap();
+    let predicate = Predicate::parse("a >= 1250 AND a < 1320").unwrap();
+    fn setup<T: ChunkReader + Sync + 'static>(
+        input: T,
+        footer: &ReaderMetadata,
+        predicate: &Predicate,
+    ) -> ScanBuilder<T> {
+        ScanBuilder::new_with_metadata(input, footer.clone())
+            .with_projection(Projection::Roots(vec![1]))
+            .with_predicate(predicate.clone())
+            .with_row_groups(vec![1])
+    }
+    let planned = setup(file.clone(), &footer, &predicate)
+        .byte_ranges(1)
+        .unwrap();
+    // Chunks of `a` (the predicate) and `b` (the projection), and `a`'s column index,
+    // offset index and Bloom filter; not `c`.
+    let group = &footer.metadata().row_groups[1];
+    let chunk = |c: usize| {
+        let m = group.columns[c].meta_data.as_ref().unwrap();
+        let start = m.dictionary_page_offset.unwrap_or(m.data_page_offset) as u64;
+        start..start + m.total_compressed_size as u64
+    };
+    let a = &group.columns[0];
+    let index = |offset: Option<i64>, length: Option<i32>| {
+        let start = offset.unwrap() as u64;
+        start..start + length.unwrap() as u64
+    };
+    let a_meta = a.meta_data.as_ref().unwrap();
+    let mut expected = vec![
+        chunk(0),
+        chunk(1),
+        index(a.column_index_offset, a.column_index_length),
+        index(a.offset_index_offset, a.offset_index_length),
+        index(a_meta.bloom_filter_offset, a_meta.bloom_filter_length),
+    ];
+    expected.sort_unstable_by_key(|r| r.start);
+    assert_eq!(planned, expected);
+
+    let served = OnlyThese {
+        file: file.clone(),
+        allowed: planned,
+        reads: Mutex::new(Vec::new()),
+    };
+    let from_plan = values(setup(served, &footer, &predicate));
+    let whole = values(setup(file.clone(), &footer, &predicate));
+    assert_eq!(from_plan, whole);
+    let rows: usize = whole.iter().map(|b| b.num_rows()).sum();
+    assert_eq!(rows, 70);
+    let b = whole[0]
+        .column(0)
+        .as_any()
+        .downcast_ref::<StringArray>()
+        .unwrap();
+    assert_eq!(b.value(0), format!("b{}", 1250 % 17));
+}
+
+#[test]
+fn a_scan_from_reader_metadata_reads_no_footer() {
+    let file = file();
+    let footer = ReaderMetadata::load(&file).unwrap();
+    let len = file.len() as u64;
+    let input = Arc::new(OnlyThese {
+        file: file.clone(),
+        allowed: std::iter::once(0..len).collect(),
+        reads: Mutex::new(Vec::new()),
+    });
+    for _ in 0..2 {
+        let scan = ScanBuilder::new_with_metadata(SharedInput(input.clone()), footer.clone())
+            .with_projection(Projection::Roots(vec![2]));
+        let rows: usize = values(scan).iter().map(|b| b.num_rows()).sum();
+        assert_eq!(rows, 3_000);
+    }
+    let footer_start = len
+        - 8
+        - u32::from_le_bytes(file[file.len() - 8..file.len() - 4].try_into().unwrap()) as u64;
+    let reads = input.reads.lock().unwrap();
+    assert!(!reads.is_empty());
+    assert!(
+        reads.iter().all(|r| r.end <= footer_start && r.start >= 4),
+        "{reads:?}"
+    );
+}
+
+struct SharedInput(Arc<OnlyThese>);
+
+impl ChunkReader for SharedInput {
+    fn len(&self) -> u64 {
+        self.0.len()
+    }
+
+    fn get_bytes(&self, range: Range<u64>) -> Result<Bytes> {
+        self.0.get_bytes(range)
+    }
+}
