@@ -460,7 +460,14 @@ impl SchemaDescriptor {
                 root.name.as_str()
             )));
         }
-        check_group_annotation(root, 0, root.name.as_str())?;
+        check_group_annotation(
+            root,
+            0,
+            &DottedPath {
+                prefix: &[],
+                name: root.name.as_str(),
+            },
+        )?;
 
         let mut nodes: Vec<Node> = Vec::with_capacity(elements.len());
         // Leaves are the elements with a physical type and no children (an upper bound
@@ -520,13 +527,12 @@ impl SchemaDescriptor {
                 parent.root_field
             };
 
-            let dotted = || {
-                let mut p = path.join(".");
-                if !p.is_empty() {
-                    p.push('.');
-                }
-                p.push_str(element.name.as_str());
-                p
+            // Formatted only when an error names the element: building the dotted
+            // path eagerly cost an allocation per leaf.
+            let name = element.name.as_str();
+            let at = DottedPath {
+                prefix: &path,
+                name,
             };
             let repetition = match element.repetition_type {
                 None => FieldRepetitionType::REQUIRED,
@@ -538,7 +544,7 @@ impl SchemaDescriptor {
                 Some(other) => {
                     return Err(invalid(format!(
                         "schema element {index} (`{}`): invalid repetition_type {other}",
-                        dotted()
+                        at
                     )));
                 }
             };
@@ -553,13 +559,13 @@ impl SchemaDescriptor {
                     return Err(invalid(format!(
                         "schema element {index} (`{}`): a group ({n} children) has physical \
                          type {physical}",
-                        dotted()
+                        at
                     )));
                 }
                 (None, None) => {
                     return Err(invalid(format!(
                         "schema element {index} (`{}`): a leaf has no physical type",
-                        dotted()
+                        at
                     )));
                 }
             };
@@ -583,7 +589,7 @@ impl SchemaDescriptor {
             if let Some(n) = group_children {
                 let left = elements.len() - index - 1;
                 let n = check_children(n, left, index, &element.name)?;
-                check_group_annotation(element, index, &dotted())?;
+                check_group_annotation(element, index, &at)?;
                 if open.len() > MAX_SCHEMA_DEPTH {
                     return Err(limit_exceeded(format!(
                         "schema element {index} (`{}`): groups nest deeper than {MAX_SCHEMA_DEPTH} levels",
@@ -602,10 +608,10 @@ impl SchemaDescriptor {
                     rep,
                     root_field,
                 });
-                path.push(element.name.as_str().to_owned());
+                path.push(name.to_owned());
             } else {
                 let physical_type = element.type_.unwrap_or(Type::BYTE_ARRAY);
-                check_leaf(element, physical_type, index, &dotted())?;
+                check_leaf(element, physical_type, index, &at)?;
                 let mut node = common(NodeKind::Primitive {
                     physical_type,
                     type_length: element.type_length,
@@ -619,12 +625,12 @@ impl SchemaDescriptor {
                     return Err(limit_exceeded(format!(
                         "schema element {index} (`{}`): the column paths hold more than \
                          {MAX_TOTAL_PATH_NAMES} names together",
-                        dotted()
+                        at
                     )));
                 }
                 let mut parts = Vec::with_capacity(path.len() + 1);
                 parts.extend(path.iter().cloned());
-                parts.push(element.name.as_str().to_owned());
+                parts.push(name.to_owned());
                 columns.push(ColumnDescriptor {
                     logical_type: node.resolved_logical_type(),
                     converted_type: node.resolved_converted_type(),
@@ -735,6 +741,23 @@ impl SchemaDescriptor {
     }
 }
 
+/// The dotted path of the element being read (`a.b.c`), formatted on demand for error
+/// messages.
+struct DottedPath<'a> {
+    prefix: &'a [String],
+    name: &'a str,
+}
+
+impl fmt::Display for DottedPath<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for part in self.prefix {
+            f.write_str(part)?;
+            f.write_str(".")?;
+        }
+        f.write_str(self.name)
+    }
+}
+
 fn check_children(n: i32, left: usize, index: usize, name: &Text) -> Result<usize> {
     match usize::try_from(n) {
         Ok(n) if n <= left => Ok(n),
@@ -750,7 +773,11 @@ fn check_children(n: i32, left: usize, index: usize, name: &Text) -> Result<usiz
     }
 }
 
-fn check_group_annotation(element: &SchemaElement, index: usize, path: &str) -> Result<()> {
+fn check_group_annotation(
+    element: &SchemaElement,
+    index: usize,
+    path: &DottedPath<'_>,
+) -> Result<()> {
     match &element.logical_type {
         Some(LogicalType::List | LogicalType::Map | LogicalType::Variant { .. })
         | Some(LogicalType::Unrecognized { .. }) => {}
@@ -805,7 +832,7 @@ fn check_decimal(
     precision: Option<i32>,
     scale: i32,
     index: usize,
-    path: &str,
+    path: &DottedPath<'_>,
 ) -> Result<()> {
     let here = || format!("schema element {index} (`{path}`)");
     let precision = match precision {
@@ -853,7 +880,12 @@ fn check_decimal(
     Ok(())
 }
 
-fn check_leaf(element: &SchemaElement, physical: Type, index: usize, path: &str) -> Result<()> {
+fn check_leaf(
+    element: &SchemaElement,
+    physical: Type,
+    index: usize,
+    path: &DottedPath<'_>,
+) -> Result<()> {
     let here = || format!("schema element {index} (`{path}`)");
     if physical.name().is_none() {
         return Err(invalid(format!(
