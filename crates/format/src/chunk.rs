@@ -765,13 +765,13 @@ mod tests {
     fn other_layouts_are_left_to_the_generated_reader() {
         let mut cases: Vec<(&str, Vec<u8>)> = Vec::new();
         let mut c = typical_chunk();
-        c.file_path = Some("other.parquet".into());
+        c.file_path = Some(Box::new("other.parquet".into()));
         cases.push(("file_path", c.encode()));
         let mut c = typical_chunk();
-        c.meta_data.as_mut().unwrap().key_value_metadata = Some(vec![KeyValue {
+        c.meta_data.as_mut().unwrap().key_value_metadata = Some(Box::new(vec![KeyValue {
             key: "k".into(),
             value: None,
-        }]);
+        }]));
         cases.push(("key_value_metadata", c.encode()));
         let mut c = typical_chunk();
         c.meta_data.as_mut().unwrap().encodings = vec![Encoding::PLAIN; 6].into();
