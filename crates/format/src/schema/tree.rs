@@ -252,29 +252,78 @@ impl Node {
 
 /// A column's path from the root (root name excluded): `a.b.c` for leaf `c` in group `b`
 /// in top-level group `a`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct ColumnPath(Vec<String>);
+#[derive(Clone)]
+pub struct ColumnPath(PathParts);
+
+/// A top-level leaf (most columns of wide tables) holds its one name without a vector
+/// around it: one allocation per column, not two.
+#[derive(Clone)]
+enum PathParts {
+    One(String),
+    Many(Vec<String>),
+}
 
 impl ColumnPath {
     /// A path from its parts (outermost first).
     pub fn new(parts: Vec<String>) -> Self {
-        ColumnPath(parts)
+        ColumnPath(PathParts::Many(parts))
     }
 
     /// The names from the top-level field down to the leaf.
     pub fn parts(&self) -> &[String] {
-        &self.0
+        match &self.0 {
+            PathParts::One(name) => std::slice::from_ref(name),
+            PathParts::Many(parts) => parts,
+        }
     }
 
     /// The dotted form, `a.b.c`.
     pub fn dotted(&self) -> String {
-        self.0.join(".")
+        self.parts().join(".")
+    }
+}
+
+impl Default for ColumnPath {
+    fn default() -> Self {
+        ColumnPath(PathParts::Many(Vec::new()))
+    }
+}
+
+impl fmt::Debug for ColumnPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("ColumnPath").field(&self.parts()).finish()
+    }
+}
+
+impl PartialEq for ColumnPath {
+    fn eq(&self, other: &Self) -> bool {
+        self.parts() == other.parts()
+    }
+}
+
+impl Eq for ColumnPath {}
+
+impl std::hash::Hash for ColumnPath {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.parts().hash(state)
+    }
+}
+
+impl PartialOrd for ColumnPath {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ColumnPath {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.parts().cmp(other.parts())
     }
 }
 
 impl fmt::Display for ColumnPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, part) in self.0.iter().enumerate() {
+        for (i, part) in self.parts().iter().enumerate() {
             if i > 0 {
                 f.write_str(".")?;
             }
@@ -286,13 +335,13 @@ impl fmt::Display for ColumnPath {
 
 impl From<Vec<String>> for ColumnPath {
     fn from(parts: Vec<String>) -> Self {
-        ColumnPath(parts)
+        ColumnPath::new(parts)
     }
 }
 
 impl From<&[&str]> for ColumnPath {
     fn from(parts: &[&str]) -> Self {
-        ColumnPath(parts.iter().map(|p| (*p).to_owned()).collect())
+        ColumnPath::new(parts.iter().map(|p| (*p).to_owned()).collect())
     }
 }
 
@@ -628,9 +677,14 @@ impl SchemaDescriptor {
                         at
                     )));
                 }
-                let mut parts = Vec::with_capacity(path.len() + 1);
-                parts.extend(path.iter().cloned());
-                parts.push(name.to_owned());
+                let parts = if path.is_empty() {
+                    PathParts::One(name.to_owned())
+                } else {
+                    let mut parts = Vec::with_capacity(path.len() + 1);
+                    parts.extend(path.iter().cloned());
+                    parts.push(name.to_owned());
+                    PathParts::Many(parts)
+                };
                 columns.push(ColumnDescriptor {
                     logical_type: node.resolved_logical_type(),
                     converted_type: node.resolved_converted_type(),
@@ -1007,6 +1061,46 @@ fn check_leaf(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn column_paths_compare_by_parts_whatever_their_storage() {
+        use std::collections::hash_map::DefaultHasher;
+        use std::hash::{Hash, Hasher};
+        let one = ColumnPath(PathParts::One("a".to_owned()));
+        let many = ColumnPath::new(vec!["a".to_owned()]);
+        let hash = |p: &ColumnPath| {
+            let mut h = DefaultHasher::new();
+            p.hash(&mut h);
+            h.finish()
+        };
+        assert_eq!(one, many);
+        assert_eq!(hash(&one), hash(&many));
+        assert_eq!(one.cmp(&many), std::cmp::Ordering::Equal);
+        assert_eq!(one.parts(), ["a".to_owned()]);
+        assert_eq!(format!("{one:?}"), r#"ColumnPath(["a"])"#);
+        let nested = ColumnPath::from(&["a", "b"][..]);
+        assert!(one < nested);
+        assert_eq!(nested.dotted(), "a.b");
+        assert_eq!(ColumnPath::default().parts(), &[] as &[String]);
+
+        let schema = SchemaDescriptor::new(
+            &crate::schema::parse_message_type(
+                "message m { required int32 a; optional group g { required int64 b; } }",
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        assert!(matches!(
+            schema.column(0).unwrap().path().0,
+            PathParts::One(_)
+        ));
+        assert_eq!(schema.column(0).unwrap().path(), &many);
+        assert_eq!(
+            schema.column(1).unwrap().path(),
+            &ColumnPath::from(&["g", "b"][..])
+        );
+        assert_eq!(schema.column_index(&many), Some(0));
+    }
 
     #[test]
     fn flba_decimal_digits_match_the_spec_formula() {
