@@ -43,8 +43,10 @@ pub struct Node {
     field_id: Option<i32>,
     kind: NodeKind,
     /// Stored fields that mean nothing for this kind of node, kept so that
-    /// [`Node::to_element`] gives back exactly what the file holds.
-    unused: UnusedFields,
+    /// [`Node::to_element`] gives back exactly what the file holds. Boxed and `None`
+    /// when all are unset, as they almost always are (a node of a wide schema is 24
+    /// bytes smaller).
+    unused: Option<Box<UnusedFields>>,
 }
 
 /// `num_children` of a leaf (parquet-cpp has written `Some(0)`); `type_length`,
@@ -58,6 +60,10 @@ struct UnusedFields {
 }
 
 impl UnusedFields {
+    /// `None` when every field is unset.
+    fn boxed(self) -> Option<Box<Self>> {
+        (self != UnusedFields::default()).then(|| Box::new(self))
+    }
     fn of_group(element: &SchemaElement) -> Self {
         UnusedFields {
             num_children: None,
@@ -213,12 +219,13 @@ impl Node {
 
     /// The `SchemaElement` this node was built from (field for field).
     pub fn to_element(&self) -> SchemaElement {
+        let unused = self.unused.as_deref().copied().unwrap_or_default();
         let (type_, type_length, precision, scale, num_children) = match &self.kind {
             NodeKind::Group { children } => (
                 None,
-                self.unused.type_length,
-                self.unused.precision,
-                self.unused.scale,
+                unused.type_length,
+                unused.precision,
+                unused.scale,
                 Some(i32::try_from(children.len()).unwrap_or(i32::MAX)),
             ),
             NodeKind::Primitive {
@@ -232,7 +239,7 @@ impl Node {
                 *type_length,
                 *precision,
                 *scale,
-                self.unused.num_children,
+                unused.num_children,
             ),
         };
         SchemaElement {
@@ -537,7 +544,7 @@ impl SchemaDescriptor {
             kind: NodeKind::Group {
                 children: Vec::with_capacity(root_children),
             },
-            unused: UnusedFields::of_group(root),
+            unused: UnusedFields::of_group(root).boxed(),
         });
         let mut open: Vec<OpenGroup> = vec![OpenGroup {
             node: 0,
@@ -632,7 +639,7 @@ impl SchemaDescriptor {
                 logical_type: element.logical_type.clone(),
                 field_id: element.field_id,
                 kind,
-                unused: UnusedFields::default(),
+                unused: None,
             };
 
             if let Some(n) = group_children {
@@ -648,7 +655,7 @@ impl SchemaDescriptor {
                 let mut node = common(NodeKind::Group {
                     children: Vec::with_capacity(n),
                 });
-                node.unused = UnusedFields::of_group(element);
+                node.unused = UnusedFields::of_group(element).boxed();
                 nodes.push(node);
                 open.push(OpenGroup {
                     node: id,
@@ -668,7 +675,11 @@ impl SchemaDescriptor {
                     scale: element.scale,
                     column: columns.len(),
                 });
-                node.unused.num_children = element.num_children;
+                node.unused = UnusedFields {
+                    num_children: element.num_children,
+                    ..UnusedFields::default()
+                }
+                .boxed();
                 total_path_names += path.len() + 1;
                 if total_path_names > MAX_TOTAL_PATH_NAMES {
                     return Err(limit_exceeded(format!(
