@@ -1074,6 +1074,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn leftover_fields_survive_to_elements() {
+        let mut elements = crate::schema::parse_message_type(
+            "message m { required int32 a; optional group g { required int64 b; } }",
+        )
+        .unwrap();
+        // parquet-cpp's `num_children = 0` on a leaf, a precision on a group.
+        elements[1].num_children = Some(0);
+        elements[2].precision = Some(3);
+        let schema = SchemaDescriptor::new(&elements).unwrap();
+        assert!(schema.nodes()[1].unused.is_some());
+        assert!(schema.nodes()[3].unused.is_none());
+        assert_eq!(schema.to_elements(), elements);
+    }
+
+    #[test]
     fn column_paths_compare_by_parts_whatever_their_storage() {
         use std::collections::hash_map::DefaultHasher;
         use std::hash::{Hash, Hasher};
