@@ -588,6 +588,21 @@ fn read_bool_field(
 // Inlined: its result comes back in registers, not through memory.
 #[inline(always)]
 fn read_page_encoding_stats(c: &mut Cursor<'_>) -> Option<PageEncodingStats> {
+    // How writers encode it when the page count is below 64: three short `i32` field
+    // headers (id delta 1), each followed by a one-byte varint, then the stop. Matched
+    // as seven bytes at once; anything else takes the field-by-field path below.
+    if let Some(&[0x15, page_type, 0x15, encoding, 0x15, count, wire::STOP]) =
+        c.buf.get(c.pos..).and_then(|rest| rest.first_chunk::<7>())
+        && (page_type | encoding | count) < 0x80
+    {
+        c.pos += 7;
+        let zigzag = |v: u8| i32::from(v >> 1) ^ -i32::from(v & 1);
+        return Some(PageEncodingStats {
+            page_type: PageType(zigzag(page_type)),
+            encoding: Encoding(zigzag(encoding)),
+            count: zigzag(count),
+        });
+    }
     let mut last = 0i16;
     let (mut ty, mut id);
     next_field!(c, last, ty, id);
@@ -762,16 +777,49 @@ mod tests {
     }
 
     #[test]
+    fn page_encoding_stats_read_alike_on_the_seven_byte_path_and_off_it() {
+        let stats = |count: i32, page_type: PageType| PageEncodingStats {
+            page_type,
+            encoding: Encoding::RLE_DICTIONARY,
+            count,
+        };
+        // 63 and -64 are the last counts of one varint byte; 64 and -65 take two.
+        for count in [0, 1, 3, 63, -64, 64, -65, 1000, i32::MAX, i32::MIN] {
+            for page_type in [PageType::DATA_PAGE, PageType(-1), PageType(70)] {
+                let mut chunk = typical_chunk();
+                let list = vec![stats(count, page_type), stats(1, PageType::DICTIONARY_PAGE)];
+                chunk.meta_data.as_mut().unwrap().encoding_stats = Some(list.into());
+                let bytes = chunk.encode();
+                let (took, got, pos) = hand_tuned(&bytes);
+                assert!(took, "count {count}");
+                assert_eq!((got, pos), (chunk, bytes.len()), "count {count}");
+                assert_same_as_generated(&bytes);
+            }
+        }
+        let fast = [0x15, 0x02, 0x15, 0x10, 0x15, 0x7e, 0x00, 0xaa];
+        let mut c = Cursor { buf: &fast, pos: 0 };
+        assert_eq!(
+            read_page_encoding_stats(&mut c),
+            Some(PageEncodingStats {
+                page_type: PageType(1),
+                encoding: Encoding(8),
+                count: 63,
+            })
+        );
+        assert_eq!(c.pos, 7);
+    }
+
+    #[test]
     fn other_layouts_are_left_to_the_generated_reader() {
         let mut cases: Vec<(&str, Vec<u8>)> = Vec::new();
         let mut c = typical_chunk();
-        c.file_path = Some("other.parquet".into());
+        c.file_path = Some(Box::new("other.parquet".into()));
         cases.push(("file_path", c.encode()));
         let mut c = typical_chunk();
-        c.meta_data.as_mut().unwrap().key_value_metadata = Some(vec![KeyValue {
+        c.meta_data.as_mut().unwrap().key_value_metadata = Some(Box::new(vec![KeyValue {
             key: "k".into(),
             value: None,
-        }]);
+        }]));
         cases.push(("key_value_metadata", c.encode()));
         let mut c = typical_chunk();
         c.meta_data.as_mut().unwrap().encodings = vec![Encoding::PLAIN; 6].into();

@@ -10,7 +10,7 @@
 //! - [`InlineVec`]: a short list of small `Copy` values (encodings, level histograms,
 //!   page encoding stats) held inline, spilling to a `Vec` only when longer;
 //! - [`Binary`]: a statistics value, held inline up to [`Binary::INLINE_CAPACITY`]
-//!   bytes, else in its own heap copy (24 bytes either way, where `Option<Bytes>` took
+//!   bytes, else in its own heap copy (16 bytes either way, where `Option<Bytes>` took
 //!   32 plus a reference count on the footer buffer);
 //! - [`ColumnPath`]: a column's `path_in_schema`, shared (reference counted) between
 //!   the row groups that repeat the same path; the decoder reuses the previous row
@@ -327,7 +327,7 @@ impl<T: ThriftValue + Copy, const N: usize> ThriftValue for InlineVec<T, N> {
 
 /// A Thrift `binary` statistics value: held inline up to
 /// [`INLINE_CAPACITY`](Self::INLINE_CAPACITY) bytes (most minimum and maximum values:
-/// numbers, short strings), else in a heap copy of its own. Either way it is 24 bytes
+/// numbers, short strings), else in a heap copy of its own. Either way it is 16 bytes
 /// and owes nothing to the buffer it was decoded from (no reference count to update,
 /// which a wide footer would do hundreds of thousands of times). Dereferences to
 /// `[u8]`; compares and hashes by contents.
@@ -340,12 +340,14 @@ enum BinRepr {
         len: u8,
         data: [u8; Binary::INLINE_CAPACITY],
     },
-    Heap(Box<[u8]>),
+    // Boxed twice: a thin pointer leaves room beside the tag for the inline bytes,
+    // so the value (and `Option` of it) is 16 bytes rather than 24.
+    Heap(Box<Box<[u8]>>),
 }
 
 impl Binary {
     /// Values up to this many bytes are stored inline.
-    pub const INLINE_CAPACITY: usize = 22;
+    pub const INLINE_CAPACITY: usize = 14;
 
     /// An empty value.
     #[inline]
@@ -367,7 +369,7 @@ impl Binary {
                 data,
             })
         } else {
-            Binary(BinRepr::Heap(bytes.into()))
+            Binary(BinRepr::Heap(Box::new(bytes.into())))
         }
     }
 
@@ -382,9 +384,14 @@ impl Binary {
                 // A fixed-size copy (two vector moves) when the buffer extends far
                 // enough, rather than a `memcpy` call of a variable length; the bytes
                 // past `len` are never looked at.
-                match buf.get(start..start + Self::INLINE_CAPACITY) {
-                    Some(window) => data.copy_from_slice(window),
-                    None => data[..n].copy_from_slice(&buf[start..end]),
+                // The short copy at the end of the buffer is out of line: inlined, the
+                // compiler merged both copies into one `memcpy` of a selected length.
+                match buf
+                    .get(start..)
+                    .and_then(|tail| tail.first_chunk::<{ Self::INLINE_CAPACITY }>())
+                {
+                    Some(window) => *data = *window,
+                    None => copy_short(data, &buf[start..end]),
                 }
                 *len = n as u8;
             }
@@ -405,6 +412,13 @@ impl Binary {
     pub fn to_bytes(&self) -> Bytes {
         Bytes::copy_from_slice(self.as_slice())
     }
+}
+
+/// Copies a value shorter than the inline window available at the end of a buffer.
+#[cold]
+#[inline(never)]
+fn copy_short(data: &mut [u8; Binary::INLINE_CAPACITY], bytes: &[u8]) {
+    data[..bytes.len()].copy_from_slice(bytes);
 }
 
 impl Default for Binary {
@@ -440,7 +454,7 @@ impl From<Vec<u8>> for Binary {
         if v.len() <= Self::INLINE_CAPACITY {
             Binary::from_slice(&v)
         } else {
-            Binary(BinRepr::Heap(v.into_boxed_slice()))
+            Binary(BinRepr::Heap(Box::new(v.into_boxed_slice())))
         }
     }
 }
@@ -467,7 +481,7 @@ impl From<Binary> for Bytes {
     fn from(b: Binary) -> Self {
         match b.0 {
             BinRepr::Inline { .. } => Bytes::copy_from_slice(b.as_slice()),
-            BinRepr::Heap(b) => Bytes::from(b),
+            BinRepr::Heap(b) => Bytes::from(*b),
         }
     }
 }
@@ -681,13 +695,23 @@ impl ThriftValue for ColumnPath {
                 ),
             ));
         }
-        let mut names =
-            Vec::with_capacity(count.min(crate::thrift::initial_capacity::<Text>(r.remaining())));
+        // Names are gathered in the reader's scratch and moved into the shared slice
+        // (one allocation per new path, not a vector and then the slice).
+        let mut names = std::mem::take(&mut r.path_names);
+        names.clear();
+        names.reserve(count.min(crate::thrift::initial_capacity::<Text>(r.remaining())));
         for i in 0..count {
-            names.push(r.read_text().map_err(|e| e.at_index(i))?);
+            match r.read_text() {
+                Ok(name) => names.push(name),
+                Err(e) => {
+                    r.path_names = names;
+                    return Err(e.at_index(i));
+                }
+            }
         }
         let end = r.position();
-        let path = ColumnPath::from(names);
+        let path = ColumnPath(Some(names.drain(..).collect()));
+        r.path_names = names;
         r.cache_path(start, end, &path);
         Ok(path)
     }
@@ -757,7 +781,20 @@ mod tests {
         assert_eq!(b, long);
         assert_eq!(Binary::from(long.clone()), b);
         assert_eq!(Bytes::from(b.clone()), Bytes::from(long));
-        assert_eq!(std::mem::size_of::<Option<Binary>>(), 24);
+        assert_eq!(std::mem::size_of::<Binary>(), 16);
+        assert_eq!(std::mem::size_of::<Option<Binary>>(), 16);
+        // The inline capacity is the boundary: 14 bytes stay inline, 15 spill.
+        let mut w = CompactWriter::new();
+        w.write_binary(&[1u8; 14]);
+        w.write_binary(&[2u8; 15]);
+        let owner = Bytes::from(w.into_inner());
+        let mut r = CompactReader::from_bytes(&owner);
+        let fits = r.read_binary_compact().unwrap();
+        let spills = r.read_binary_compact().unwrap();
+        assert!(matches!(fits.0, BinRepr::Inline { len: 14, .. }));
+        assert_eq!(fits, [1u8; 14]);
+        assert!(matches!(spills.0, BinRepr::Heap(_)));
+        assert_eq!(spills, [2u8; 15]);
         assert_eq!(Bytes::from(a.clone()), Bytes::from_static(b"short"));
         assert_eq!(format!("{a:?}"), "b\"short\"");
         let e = CompactReader::new(&[5, 1, 2])

@@ -1006,7 +1006,8 @@ thrift_struct! {
         5: required num_values: i64,
         6: required total_uncompressed_size: i64,
         7: required total_compressed_size: i64,
-        8: optional key_value_metadata: Vec<KeyValue>,
+        /// Boxed: rarely present on a chunk.
+        8: optional key_value_metadata: Box<Vec<KeyValue>>,
         9: required data_page_offset: i64,
         10: optional index_page_offset: i64,
         11: optional dictionary_page_offset: i64,
@@ -1051,7 +1052,8 @@ thrift_struct! {
     // Wide footers are made of these: the usual layout has a hand-tuned reader.
     @fast_path crate::chunk::read_column_chunk;
     pub struct ColumnChunk {
-        1: optional file_path: Text,
+        /// Boxed: only chunks stored in another file have it.
+        1: optional file_path: Box<Text>,
         /// Deprecated; 0 when the metadata is not stored outside the footer.
         2: required file_offset: i64,
         3: optional meta_data: ColumnMetaData,
@@ -1061,7 +1063,8 @@ thrift_struct! {
         7: optional column_index_length: i32,
         /// Boxed: only encrypted columns have it.
         8: optional crypto_metadata: Box<ColumnCryptoMetaData>,
-        9: optional encrypted_column_metadata: Bytes,
+        /// Boxed: only encrypted columns have it.
+        9: optional encrypted_column_metadata: Box<Bytes>,
     }
 }
 

@@ -118,6 +118,9 @@ pub struct CompactReader<'a> {
     paths: Vec<(usize, usize, ColumnPath)>,
     /// Position of the next path within the current row group.
     path_slot: usize,
+    /// Scratch for the names of a path being decoded, kept between paths so that a
+    /// new path costs one allocation (its shared slice).
+    pub(crate) path_names: Vec<Text>,
 }
 
 impl<'a> CompactReader<'a> {
@@ -134,6 +137,7 @@ impl<'a> CompactReader<'a> {
             hand_tuned: true,
             paths: Vec::new(),
             path_slot: 0,
+            path_names: Vec::new(),
         }
     }
 

@@ -224,7 +224,7 @@ impl FileEncryptor {
             &[&meta.encode()],
             &mut sealed,
         )?;
-        chunk.encrypted_column_metadata = Some(sealed.into());
+        chunk.encrypted_column_metadata = Some(Box::new(sealed.into()));
         if plaintext_footer {
             let mut redacted = meta;
             redacted.statistics = None;

@@ -43,8 +43,10 @@ pub struct Node {
     field_id: Option<i32>,
     kind: NodeKind,
     /// Stored fields that mean nothing for this kind of node, kept so that
-    /// [`Node::to_element`] gives back exactly what the file holds.
-    unused: UnusedFields,
+    /// [`Node::to_element`] gives back exactly what the file holds. Boxed and `None`
+    /// when all are unset, as they almost always are (a node of a wide schema is 24
+    /// bytes smaller).
+    unused: Option<Box<UnusedFields>>,
 }
 
 /// `num_children` of a leaf (parquet-cpp has written `Some(0)`); `type_length`,
@@ -58,6 +60,10 @@ struct UnusedFields {
 }
 
 impl UnusedFields {
+    /// `None` when every field is unset.
+    fn boxed(self) -> Option<Box<Self>> {
+        (self != UnusedFields::default()).then(|| Box::new(self))
+    }
     fn of_group(element: &SchemaElement) -> Self {
         UnusedFields {
             num_children: None,
@@ -213,12 +219,13 @@ impl Node {
 
     /// The `SchemaElement` this node was built from (field for field).
     pub fn to_element(&self) -> SchemaElement {
+        let unused = self.unused.as_deref().copied().unwrap_or_default();
         let (type_, type_length, precision, scale, num_children) = match &self.kind {
             NodeKind::Group { children } => (
                 None,
-                self.unused.type_length,
-                self.unused.precision,
-                self.unused.scale,
+                unused.type_length,
+                unused.precision,
+                unused.scale,
                 Some(i32::try_from(children.len()).unwrap_or(i32::MAX)),
             ),
             NodeKind::Primitive {
@@ -232,7 +239,7 @@ impl Node {
                 *type_length,
                 *precision,
                 *scale,
-                self.unused.num_children,
+                unused.num_children,
             ),
         };
         SchemaElement {
@@ -252,29 +259,78 @@ impl Node {
 
 /// A column's path from the root (root name excluded): `a.b.c` for leaf `c` in group `b`
 /// in top-level group `a`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct ColumnPath(Vec<String>);
+#[derive(Clone)]
+pub struct ColumnPath(PathParts);
+
+/// A top-level leaf (most columns of wide tables) holds its one name without a vector
+/// around it: one allocation per column, not two.
+#[derive(Clone)]
+enum PathParts {
+    One(String),
+    Many(Vec<String>),
+}
 
 impl ColumnPath {
     /// A path from its parts (outermost first).
     pub fn new(parts: Vec<String>) -> Self {
-        ColumnPath(parts)
+        ColumnPath(PathParts::Many(parts))
     }
 
     /// The names from the top-level field down to the leaf.
     pub fn parts(&self) -> &[String] {
-        &self.0
+        match &self.0 {
+            PathParts::One(name) => std::slice::from_ref(name),
+            PathParts::Many(parts) => parts,
+        }
     }
 
     /// The dotted form, `a.b.c`.
     pub fn dotted(&self) -> String {
-        self.0.join(".")
+        self.parts().join(".")
+    }
+}
+
+impl Default for ColumnPath {
+    fn default() -> Self {
+        ColumnPath(PathParts::Many(Vec::new()))
+    }
+}
+
+impl fmt::Debug for ColumnPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("ColumnPath").field(&self.parts()).finish()
+    }
+}
+
+impl PartialEq for ColumnPath {
+    fn eq(&self, other: &Self) -> bool {
+        self.parts() == other.parts()
+    }
+}
+
+impl Eq for ColumnPath {}
+
+impl std::hash::Hash for ColumnPath {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.parts().hash(state)
+    }
+}
+
+impl PartialOrd for ColumnPath {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ColumnPath {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.parts().cmp(other.parts())
     }
 }
 
 impl fmt::Display for ColumnPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, part) in self.0.iter().enumerate() {
+        for (i, part) in self.parts().iter().enumerate() {
             if i > 0 {
                 f.write_str(".")?;
             }
@@ -286,13 +342,13 @@ impl fmt::Display for ColumnPath {
 
 impl From<Vec<String>> for ColumnPath {
     fn from(parts: Vec<String>) -> Self {
-        ColumnPath(parts)
+        ColumnPath::new(parts)
     }
 }
 
 impl From<&[&str]> for ColumnPath {
     fn from(parts: &[&str]) -> Self {
-        ColumnPath(parts.iter().map(|p| (*p).to_owned()).collect())
+        ColumnPath::new(parts.iter().map(|p| (*p).to_owned()).collect())
     }
 }
 
@@ -460,7 +516,14 @@ impl SchemaDescriptor {
                 root.name.as_str()
             )));
         }
-        check_group_annotation(root, 0, root.name.as_str())?;
+        check_group_annotation(
+            root,
+            0,
+            &DottedPath {
+                prefix: &[],
+                name: root.name.as_str(),
+            },
+        )?;
 
         let mut nodes: Vec<Node> = Vec::with_capacity(elements.len());
         // Leaves are the elements with a physical type and no children (an upper bound
@@ -481,7 +544,7 @@ impl SchemaDescriptor {
             kind: NodeKind::Group {
                 children: Vec::with_capacity(root_children),
             },
-            unused: UnusedFields::of_group(root),
+            unused: UnusedFields::of_group(root).boxed(),
         });
         let mut open: Vec<OpenGroup> = vec![OpenGroup {
             node: 0,
@@ -520,13 +583,12 @@ impl SchemaDescriptor {
                 parent.root_field
             };
 
-            let dotted = || {
-                let mut p = path.join(".");
-                if !p.is_empty() {
-                    p.push('.');
-                }
-                p.push_str(element.name.as_str());
-                p
+            // Formatted only when an error names the element: building the dotted
+            // path eagerly cost an allocation per leaf.
+            let name = element.name.as_str();
+            let at = DottedPath {
+                prefix: &path,
+                name,
             };
             let repetition = match element.repetition_type {
                 None => FieldRepetitionType::REQUIRED,
@@ -538,7 +600,7 @@ impl SchemaDescriptor {
                 Some(other) => {
                     return Err(invalid(format!(
                         "schema element {index} (`{}`): invalid repetition_type {other}",
-                        dotted()
+                        at
                     )));
                 }
             };
@@ -553,13 +615,13 @@ impl SchemaDescriptor {
                     return Err(invalid(format!(
                         "schema element {index} (`{}`): a group ({n} children) has physical \
                          type {physical}",
-                        dotted()
+                        at
                     )));
                 }
                 (None, None) => {
                     return Err(invalid(format!(
                         "schema element {index} (`{}`): a leaf has no physical type",
-                        dotted()
+                        at
                     )));
                 }
             };
@@ -577,13 +639,13 @@ impl SchemaDescriptor {
                 logical_type: element.logical_type.clone(),
                 field_id: element.field_id,
                 kind,
-                unused: UnusedFields::default(),
+                unused: None,
             };
 
             if let Some(n) = group_children {
                 let left = elements.len() - index - 1;
                 let n = check_children(n, left, index, &element.name)?;
-                check_group_annotation(element, index, &dotted())?;
+                check_group_annotation(element, index, &at)?;
                 if open.len() > MAX_SCHEMA_DEPTH {
                     return Err(limit_exceeded(format!(
                         "schema element {index} (`{}`): groups nest deeper than {MAX_SCHEMA_DEPTH} levels",
@@ -593,7 +655,7 @@ impl SchemaDescriptor {
                 let mut node = common(NodeKind::Group {
                     children: Vec::with_capacity(n),
                 });
-                node.unused = UnusedFields::of_group(element);
+                node.unused = UnusedFields::of_group(element).boxed();
                 nodes.push(node);
                 open.push(OpenGroup {
                     node: id,
@@ -602,10 +664,10 @@ impl SchemaDescriptor {
                     rep,
                     root_field,
                 });
-                path.push(element.name.as_str().to_owned());
+                path.push(name.to_owned());
             } else {
                 let physical_type = element.type_.unwrap_or(Type::BYTE_ARRAY);
-                check_leaf(element, physical_type, index, &dotted())?;
+                check_leaf(element, physical_type, index, &at)?;
                 let mut node = common(NodeKind::Primitive {
                     physical_type,
                     type_length: element.type_length,
@@ -613,18 +675,27 @@ impl SchemaDescriptor {
                     scale: element.scale,
                     column: columns.len(),
                 });
-                node.unused.num_children = element.num_children;
+                node.unused = UnusedFields {
+                    num_children: element.num_children,
+                    ..UnusedFields::default()
+                }
+                .boxed();
                 total_path_names += path.len() + 1;
                 if total_path_names > MAX_TOTAL_PATH_NAMES {
                     return Err(limit_exceeded(format!(
                         "schema element {index} (`{}`): the column paths hold more than \
                          {MAX_TOTAL_PATH_NAMES} names together",
-                        dotted()
+                        at
                     )));
                 }
-                let mut parts = Vec::with_capacity(path.len() + 1);
-                parts.extend(path.iter().cloned());
-                parts.push(element.name.as_str().to_owned());
+                let parts = if path.is_empty() {
+                    PathParts::One(name.to_owned())
+                } else {
+                    let mut parts = Vec::with_capacity(path.len() + 1);
+                    parts.extend(path.iter().cloned());
+                    parts.push(name.to_owned());
+                    PathParts::Many(parts)
+                };
                 columns.push(ColumnDescriptor {
                     logical_type: node.resolved_logical_type(),
                     converted_type: node.resolved_converted_type(),
@@ -735,6 +806,23 @@ impl SchemaDescriptor {
     }
 }
 
+/// The dotted path of the element being read (`a.b.c`), formatted on demand for error
+/// messages.
+struct DottedPath<'a> {
+    prefix: &'a [String],
+    name: &'a str,
+}
+
+impl fmt::Display for DottedPath<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for part in self.prefix {
+            f.write_str(part)?;
+            f.write_str(".")?;
+        }
+        f.write_str(self.name)
+    }
+}
+
 fn check_children(n: i32, left: usize, index: usize, name: &Text) -> Result<usize> {
     match usize::try_from(n) {
         Ok(n) if n <= left => Ok(n),
@@ -750,7 +838,11 @@ fn check_children(n: i32, left: usize, index: usize, name: &Text) -> Result<usiz
     }
 }
 
-fn check_group_annotation(element: &SchemaElement, index: usize, path: &str) -> Result<()> {
+fn check_group_annotation(
+    element: &SchemaElement,
+    index: usize,
+    path: &DottedPath<'_>,
+) -> Result<()> {
     match &element.logical_type {
         Some(LogicalType::List | LogicalType::Map | LogicalType::Variant { .. })
         | Some(LogicalType::Unrecognized { .. }) => {}
@@ -805,7 +897,7 @@ fn check_decimal(
     precision: Option<i32>,
     scale: i32,
     index: usize,
-    path: &str,
+    path: &DottedPath<'_>,
 ) -> Result<()> {
     let here = || format!("schema element {index} (`{path}`)");
     let precision = match precision {
@@ -853,7 +945,12 @@ fn check_decimal(
     Ok(())
 }
 
-fn check_leaf(element: &SchemaElement, physical: Type, index: usize, path: &str) -> Result<()> {
+fn check_leaf(
+    element: &SchemaElement,
+    physical: Type,
+    index: usize,
+    path: &DottedPath<'_>,
+) -> Result<()> {
     let here = || format!("schema element {index} (`{path}`)");
     if physical.name().is_none() {
         return Err(invalid(format!(
@@ -975,6 +1072,61 @@ fn check_leaf(element: &SchemaElement, physical: Type, index: usize, path: &str)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn leftover_fields_survive_to_elements() {
+        let mut elements = crate::schema::parse_message_type(
+            "message m { required int32 a; optional group g { required int64 b; } }",
+        )
+        .unwrap();
+        // parquet-cpp's `num_children = 0` on a leaf, a precision on a group.
+        elements[1].num_children = Some(0);
+        elements[2].precision = Some(3);
+        let schema = SchemaDescriptor::new(&elements).unwrap();
+        assert!(schema.nodes()[1].unused.is_some());
+        assert!(schema.nodes()[3].unused.is_none());
+        assert_eq!(schema.to_elements(), elements);
+    }
+
+    #[test]
+    fn column_paths_compare_by_parts_whatever_their_storage() {
+        use std::collections::hash_map::DefaultHasher;
+        use std::hash::{Hash, Hasher};
+        let one = ColumnPath(PathParts::One("a".to_owned()));
+        let many = ColumnPath::new(vec!["a".to_owned()]);
+        let hash = |p: &ColumnPath| {
+            let mut h = DefaultHasher::new();
+            p.hash(&mut h);
+            h.finish()
+        };
+        assert_eq!(one, many);
+        assert_eq!(hash(&one), hash(&many));
+        assert_eq!(one.cmp(&many), std::cmp::Ordering::Equal);
+        assert_eq!(one.parts(), ["a".to_owned()]);
+        assert_eq!(format!("{one:?}"), r#"ColumnPath(["a"])"#);
+        let nested = ColumnPath::from(&["a", "b"][..]);
+        assert!(one < nested);
+        assert_eq!(nested.dotted(), "a.b");
+        assert_eq!(ColumnPath::default().parts(), &[] as &[String]);
+
+        let schema = SchemaDescriptor::new(
+            &crate::schema::parse_message_type(
+                "message m { required int32 a; optional group g { required int64 b; } }",
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        assert!(matches!(
+            schema.column(0).unwrap().path().0,
+            PathParts::One(_)
+        ));
+        assert_eq!(schema.column(0).unwrap().path(), &many);
+        assert_eq!(
+            schema.column(1).unwrap().path(),
+            &ColumnPath::from(&["g", "b"][..])
+        );
+        assert_eq!(schema.column_index(&many), Some(0));
+    }
 
     #[test]
     fn flba_decimal_digits_match_the_spec_formula() {
