@@ -82,6 +82,7 @@ use herringbone_format::schema::SchemaDescriptor;
 use crate::error::{Error, ErrorKind, Result};
 use crate::schema::{ArrowSchemaMapping, Projection, SchemaOptions, parquet_to_arrow};
 pub use budget::DEFAULT_BATCH_MEMORY_LIMIT;
+pub(crate) use input::OffsetIndexFetch;
 use input::{InputRange, SharedInput, offset_indexes};
 pub use reader_metadata::ReaderMetadata;
 pub use row_group::{ReadPlan, RowGroupDecoder, row_group_ranges};

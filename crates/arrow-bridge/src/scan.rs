@@ -46,7 +46,7 @@ use arrow_array::{
 use arrow_schema::{ArrowError, DataType, Field, SchemaRef};
 use bytes::Bytes;
 use herringbone_codec::crypto::{FileDecryptionProperties, FileDecryptor};
-use herringbone_format::footer::{column_index_range, offset_index_range};
+use herringbone_format::footer::column_index_range;
 use herringbone_format::metadata::FileMetaData;
 use herringbone_format::schema::SchemaDescriptor;
 
@@ -55,8 +55,8 @@ use crate::error::{Error, Result};
 use crate::predicate::{BoundPredicate, Predicate};
 use crate::prune::{self, Pruner, RowRanges};
 use crate::read::{
-    ChunkReader, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder, ReaderMetadata,
-    row_group_ranges,
+    ChunkReader, OffsetIndexFetch, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
+    ReaderMetadata, row_group_ranges,
 };
 use crate::schema::{ArrowSchemaMapping, Projection, SchemaOptions, parquet_to_arrow};
 
@@ -298,18 +298,20 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
         let len = usize::try_from(file_len).unwrap_or(usize::MAX);
         let as_u64 = |r: Range<usize>| r.start as u64..r.end as u64;
         let page_pruning = bound.is_some() && self.pruning.page_index;
+        // The page index prunes with the predicate's column indexes; a selection it
+        // leaves partial makes the reader jump pages by the offset indexes of every
+        // leaf it reads, fetched as the reader fetches them.
+        if page_pruning {
+            ranges.extend(
+                OffsetIndexFetch::plan(metadata, row_group, &read_leaves, file_len)?.fetches(),
+            );
+        }
         for &leaf in &read_leaves {
             let Some(chunk) = group.columns.get(leaf) else {
                 continue;
             };
-            // The page index prunes with the predicate's column indexes; a selection
-            // it leaves partial makes the reader jump pages by every column's offset
-            // index.
-            if page_pruning {
-                if predicate_leaves.contains(&leaf) {
-                    ranges.extend(column_index_range(chunk, len)?.map(as_u64));
-                }
-                ranges.extend(offset_index_range(chunk, len)?.map(as_u64));
+            if page_pruning && predicate_leaves.contains(&leaf) {
+                ranges.extend(column_index_range(chunk, len)?.map(as_u64));
             }
             let bloom = chunk.meta_data.as_ref().and_then(|m| {
                 let start = u64::try_from(m.bloom_filter_offset?).ok()?;

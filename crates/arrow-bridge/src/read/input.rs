@@ -73,10 +73,68 @@ impl ChunkSource for InputRange {
     }
 }
 
+/// Where the offset indexes of leaf `columns` in row group `row_group` are (`None` for a
+/// chunk without one or an encrypted chunk), and the one range that holds them all when
+/// they lie close together (writers put a row group's indexes side by side): then it is
+/// read in one fetch, else each is read alone.
+pub(crate) struct OffsetIndexFetch {
+    ranges: Vec<Option<Range<usize>>>,
+    together: Option<Range<usize>>,
+}
+
+impl OffsetIndexFetch {
+    pub(crate) fn plan(
+        metadata: &FileMetaData,
+        row_group: usize,
+        columns: &[usize],
+        file_len: u64,
+    ) -> Result<Self> {
+        let file_len = usize::try_from(file_len).unwrap_or(usize::MAX);
+        let Some(group) = metadata.row_groups.get(row_group) else {
+            return Ok(Self {
+                ranges: vec![None; columns.len()],
+                together: None,
+            });
+        };
+        let mut ranges = Vec::with_capacity(columns.len());
+        for &column in columns {
+            let range = match group.columns.get(column) {
+                Some(chunk) if chunk.crypto_metadata.is_none() => {
+                    offset_index_range(chunk, file_len).map_err(|e| {
+                        Error::from(e)
+                            .context(format!("row group {row_group}, leaf column {column}"))
+                    })?
+                }
+                _ => None,
+            };
+            ranges.push(range);
+        }
+        let wanted: usize = ranges.iter().flatten().map(|r| r.len()).sum();
+        let span = ranges
+            .iter()
+            .flatten()
+            .fold(None, |span: Option<Range<usize>>, r| {
+                Some(span.map_or(r.clone(), |s| s.start.min(r.start)..s.end.max(r.end)))
+            });
+        // One fetch when it reads little beyond what is wanted.
+        let together =
+            span.filter(|span| span.len() <= wanted.saturating_mul(2).saturating_add(64 << 10));
+        Ok(Self { ranges, together })
+    }
+
+    /// The byte ranges the reader fetches.
+    pub(crate) fn fetches(&self) -> Vec<Range<u64>> {
+        let as_u64 = |r: &Range<usize>| r.start as u64..r.end as u64;
+        match &self.together {
+            Some(span) => vec![as_u64(span)],
+            None => self.ranges.iter().flatten().map(as_u64).collect(),
+        }
+    }
+}
+
 /// The offset index of each chunk of leaf `columns` in row group `row_group` that has
-/// one and is not encrypted (`None` for the others), read from `input` in one fetch
-/// when they lie close together (writers put a row group's indexes side by side), else
-/// one fetch each.
+/// one and is not encrypted (`None` for the others), fetched as [`OffsetIndexFetch`]
+/// plans.
 pub(crate) fn offset_indexes(
     input: &SharedInput,
     metadata: &FileMetaData,
@@ -84,37 +142,16 @@ pub(crate) fn offset_indexes(
     columns: &[usize],
 ) -> Result<Vec<Option<OffsetIndex>>> {
     let input = input.lock().unwrap_or_else(|p| p.into_inner());
-    let file_len = usize::try_from(input.len()).unwrap_or(usize::MAX);
-    let Some(group) = metadata.row_groups.get(row_group) else {
-        return Ok(vec![None; columns.len()]);
-    };
-    let mut ranges = Vec::with_capacity(columns.len());
-    for &column in columns {
-        let range = match group.columns.get(column) {
-            Some(chunk) if chunk.crypto_metadata.is_none() => offset_index_range(chunk, file_len)
-                .map_err(|e| {
-                Error::from(e).context(format!("row group {row_group}, leaf column {column}"))
-            })?,
-            _ => None,
-        };
-        ranges.push(range);
-    }
-    let wanted: usize = ranges.iter().flatten().map(|r| r.len()).sum();
-    let span = ranges
-        .iter()
-        .flatten()
-        .fold(None, |span: Option<Range<usize>>, r| {
-            Some(span.map_or(r.clone(), |s| s.start.min(r.start)..s.end.max(r.end)))
-        });
-    // One fetch when it reads little beyond what is wanted.
-    let together = match span {
-        Some(span) if span.len() <= wanted.saturating_mul(2).saturating_add(64 << 10) => Some((
+    let fetch = OffsetIndexFetch::plan(metadata, row_group, columns, input.len())?;
+    let together = match &fetch.together {
+        Some(span) => Some((
             span.start,
             input.get_bytes(span.start as u64..span.end as u64)?,
         )),
-        _ => None,
+        None => None,
     };
-    ranges
+    fetch
+        .ranges
         .into_iter()
         .zip(columns)
         .map(|(range, &column)| {
