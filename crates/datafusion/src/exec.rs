@@ -201,7 +201,7 @@ impl ExecutionPlan for HerringboneExec {
             predicate: self.predicate.clone(),
             limit: self.limit,
             batch_size: self.batch_size,
-            runtime: Handle::current(),
+            runtime: Handle::try_current().ok(),
             fetch_counts: self.fetch_counts.clone(),
         };
         builder.spawn_blocking(move || {
@@ -223,8 +223,9 @@ struct ScanTask {
     predicate: Option<Predicate>,
     limit: Option<usize>,
     batch_size: usize,
-    /// The runtime that fetches from object stores while the task decodes.
-    runtime: Handle,
+    /// The runtime that fetches from object stores while the task decodes (`execute`
+    /// called outside one can read local files only).
+    runtime: Option<Handle>,
     fetch_counts: Arc<FetchCounts>,
 }
 
@@ -270,15 +271,21 @@ impl ScanTask {
         send: &mut dyn FnMut(RecordBatch) -> bool,
     ) -> Result<bool> {
         let wrap = |e: herringbone::Error| external(format!("{}: {e}", entry.location));
+        let runtime = self.runtime.as_ref().ok_or_else(|| {
+            external(format!(
+                "{}: reading from an object store needs a tokio runtime",
+                entry.location
+            ))
+        })?;
         let plan = |group: usize| -> Result<Prefetch> {
-            let nothing_fetched = file.nothing_fetched(&self.runtime, self.fetch_counts.clone());
+            let nothing_fetched = file.nothing_fetched(runtime, self.fetch_counts.clone());
             let planner = self.scan(
                 ScanBuilder::new_with_metadata(nothing_fetched, entry.footer.clone()),
                 &[group],
                 None,
             );
             let ranges = planner.byte_ranges(group).map_err(wrap)?;
-            Ok(file.prefetch(&self.runtime, ranges, self.fetch_counts.clone()))
+            Ok(file.prefetch(runtime, ranges, self.fetch_counts.clone()))
         };
         let mut next = match row_groups.first() {
             Some(&g) => Some(plan(g)?),
@@ -290,7 +297,7 @@ impl ScanTask {
                 return Ok(false);
             }
             let fetched = file
-                .fetched(&self.runtime, current, self.fetch_counts.clone())
+                .fetched(runtime, current, self.fetch_counts.clone())
                 .map_err(wrap)?;
             if let Some(&g) = row_groups.get(i + 1) {
                 next = Some(plan(g)?);
