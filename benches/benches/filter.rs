@@ -1,5 +1,6 @@
 //! Filtered reads: Herringbone's `ScanBuilder` (statistics, Bloom filter and page index
-//! pruning, then the predicate per batch) against arrow-rs `parquet` doing the same with
+//! pruning, then per batch the predicate's columns, and the other columns only for the
+//! matching rows) against arrow-rs `parquet` doing the same with
 //! its own tools (`StatisticsConverter` for row groups and pages, `RowFilter` with an
 //! `ArrowPredicateFn`, `Sbbf` Bloom filters), and a DataFusion query set with
 //! Herringbone's table provider against DataFusion's own Parquet source.
@@ -45,6 +46,8 @@ const GROUP_ROWS: usize = 122_880;
 const BATCH_SIZE: usize = 8192;
 /// 1998-09-01 as days since the epoch.
 const SHIPDATE_FROM: i32 = 10_470;
+/// `l_partkey < 2000`: about 1% of the rows, spread over the whole unsorted file.
+const RARE_PARTKEY: i64 = 2_000;
 /// A part key inside the column's range that no row has (the generator draws 1..=200,000;
 /// the setup checks it is absent).
 const ABSENT_PARTKEY: i64 = 100_001;
@@ -199,11 +202,15 @@ fn arrow_rs(case: &Case) -> usize {
                     .collect();
                 (kept, None, "l_partkey")
             }
+            // Statistics and the page index cannot prune these (unsorted columns).
+            n if n.contains("partkey_lt") => (groups, None, "l_partkey"),
+            n if n.contains("shipmode") => (groups, None, "l_shipmode"),
             _ => (groups, None, "l_returnflag"),
         };
     let filter_columns: Vec<usize> = match predicate_column {
         "l_returnflag" => vec![8, 4],
         "l_shipdate" => vec![10],
+        "l_shipmode" => vec![14],
         _ => vec![1],
     };
     let name = case.name;
@@ -214,6 +221,13 @@ fn arrow_rs(case: &Case) -> usize {
                 arrow_ord::cmp::gt_eq(batch.column(0), &Date32Array::new_scalar(SHIPDATE_FROM))
             } else if name.contains("bloom") {
                 arrow_ord::cmp::eq(batch.column(0), &Int64Array::new_scalar(ABSENT_PARTKEY))
+            } else if name.contains("partkey_lt") {
+                arrow_ord::cmp::lt(batch.column(0), &Int64Array::new_scalar(RARE_PARTKEY))
+            } else if name.contains("shipmode") {
+                arrow_ord::cmp::eq(
+                    batch.column(0),
+                    &arrow_array::StringArray::new_scalar("AIR"),
+                )
             } else {
                 // l_returnflag = 'R' AND l_quantity < 5 (Decimal(15, 2): 500).
                 let quantity = batch.column_by_name("l_quantity").expect("l_quantity");
@@ -338,6 +352,22 @@ fn main() {
             file: unsorted.clone(),
             filter: "l_returnflag = 'R' AND l_quantity < 5",
             columns: &["l_orderkey", "l_quantity", "l_returnflag", "l_comment"],
+        },
+        // Late materialisation: rare matches spread everywhere (no pruning possible),
+        // wide columns projected beside the predicate's.
+        Case {
+            name: "unsorted_partkey_lt_1pct",
+            file: unsorted.clone(),
+            filter: "l_partkey < 2000",
+            columns: &["l_orderkey", "l_extendedprice", "l_shipmode", "l_comment"],
+        },
+        // A dictionary-encoded string predicate column that is not returned: decoded as
+        // keys and compared once per dictionary entry (1 row in 7 matches).
+        Case {
+            name: "unsorted_shipmode_eq",
+            file: unsorted.clone(),
+            filter: "l_shipmode = 'AIR'",
+            columns: &["l_extendedprice", "l_quantity"],
         },
         Case {
             name: "bloom_point_lookup",

@@ -85,7 +85,10 @@ pub use budget::DEFAULT_BATCH_MEMORY_LIMIT;
 pub(crate) use input::OffsetIndexFetch;
 use input::{InputRange, SharedInput, offset_indexes};
 pub use reader_metadata::ReaderMetadata;
-pub use row_group::{ReadPlan, RowGroupDecoder, row_group_ranges};
+use row_group::ResolvedFilter;
+pub use row_group::{
+    FilterFn, MIN_ROWS_PER_RUN, ReadPlan, RowFilter, RowGroupDecoder, row_group_ranges,
+};
 pub use salvage::{LossScope, LostRows, SalvageReport};
 pub use selection::{RowSelection, RowSelector};
 
@@ -261,6 +264,7 @@ pub struct ParquetRecordBatchReaderBuilder<T> {
     unshredded_variants: bool,
     offset_index: bool,
     salvage: bool,
+    row_filter: Option<RowFilter>,
 }
 
 impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
@@ -338,6 +342,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             unshredded_variants: false,
             offset_index: true,
             salvage: false,
+            row_filter: None,
         }
     }
 
@@ -385,6 +390,16 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
     /// groups (and, within one, rows) that are skipped whole are not fetched.
     pub fn with_row_selection(mut self, selection: RowSelection) -> Self {
         self.selection = Some(selection);
+        self
+    }
+
+    /// Returns only the rows `filter` keeps, decoding the fields it reads first and the
+    /// others only for those rows (late materialisation; see [`RowFilter`]). Offset and
+    /// limit count rows before the filter. Row groups with a filter read their chunks'
+    /// offset indexes (see [`Self::with_offset_index`]), so that the other fields step
+    /// over the pages the filter drops whole without fetching them.
+    pub fn with_row_filter(mut self, filter: RowFilter) -> Self {
+        self.row_filter = Some(filter);
         self
     }
 
@@ -502,6 +517,14 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         if self.unshredded_variants {
             plan = plan.with_unshredded_variants()?;
         }
+        let filter = match self.row_filter {
+            Some(filter) => {
+                let filter = filter.resolve(&plan)?;
+                plan = plan.with_keyed_columns(filter.keyed_columns().to_vec());
+                Some(filter)
+            }
+            None => None,
+        };
         // Keys are resolved now, so a missing one is reported before any data is read.
         for &g in &row_groups {
             for &c in plan.columns() {
@@ -533,6 +556,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             metrics: ReadMetrics::default(),
             offset_index: self.offset_index,
             salvage: self.salvage.then(SalvageReport::default),
+            filter,
         })
     }
 }
@@ -549,6 +573,12 @@ pub struct ReadMetrics {
     pub pages_skipped: usize,
     /// Row groups skipped whole (no byte fetched).
     pub row_groups_skipped: usize,
+    /// With a [`RowFilter`]: rows its fields were decoded for and the other fields
+    /// were not, as it dropped them (late materialisation).
+    pub rows_filtered_late: u64,
+    /// With a [`RowFilter`]: data pages of the other fields stepped over without being
+    /// decompressed in skips the filter made or lengthened.
+    pub pages_skipped_late: usize,
 }
 
 /// An iterator of `RecordBatch`es read from a Parquet file; built by
@@ -569,6 +599,8 @@ pub struct ParquetRecordBatchReader {
     offset_index: bool,
     /// What a salvage read lost (`None`: not a salvage read).
     salvage: Option<SalvageReport>,
+    /// The row filter, evaluated between the fields it reads and the others.
+    filter: Option<ResolvedFilter>,
 }
 
 impl ParquetRecordBatchReader {
@@ -584,7 +616,17 @@ impl ParquetRecordBatchReader {
                     .salvage
                     .is_some()
                     .then(|| (self.runs.clone(), decoder.rows_left()));
-                match decoder.next_selected_batch(&mut self.runs, self.batch_size) {
+                let batch = match &mut self.filter {
+                    Some(filter) => {
+                        decoder.next_filtered_batch(&mut self.runs, self.batch_size, filter)
+                    }
+                    None => decoder.next_selected_batch(&mut self.runs, self.batch_size),
+                };
+                match batch {
+                    // A filter may keep no row of a batch: the next one is read.
+                    Ok(Some(batch)) if batch.num_rows() == 0 && self.filter.is_some() => {
+                        continue;
+                    }
                     Ok(Some(batch)) => return Ok(Some(batch)),
                     Ok(None) => {}
                     Err(e) => {
@@ -671,7 +713,8 @@ impl ParquetRecordBatchReader {
             .into_iter()
             .map(|range| InputRange::source(self.input.clone(), range))
             .collect::<Result<Vec<_>>>()?;
-        let indexes = if self.offset_index && skips_within(&self.runs, rows) {
+        let skips = self.filter.is_some() || skips_within(&self.runs, rows);
+        let indexes = if self.offset_index && skips {
             match offset_indexes(&self.input, &self.metadata, group, self.plan.columns()) {
                 Ok(indexes) => indexes,
                 // A salvage read steps over pages by their headers instead: a damaged
@@ -728,9 +771,7 @@ impl ParquetRecordBatchReader {
     /// Adds the current row group's page counts to the metrics and drops it.
     fn finish_row_group(&mut self) {
         if let Some(decoder) = self.current.take() {
-            let (decoded, skipped) = decoder.page_counts();
-            self.metrics.pages_decoded += decoded;
-            self.metrics.pages_skipped += skipped;
+            add_decoder_counts(&mut self.metrics, &decoder);
         }
     }
 
@@ -738,12 +779,20 @@ impl ParquetRecordBatchReader {
     pub fn metrics(&self) -> ReadMetrics {
         let mut metrics = self.metrics;
         if let Some(decoder) = &self.current {
-            let (decoded, skipped) = decoder.page_counts();
-            metrics.pages_decoded += decoded;
-            metrics.pages_skipped += skipped;
+            add_decoder_counts(&mut metrics, decoder);
         }
         metrics
     }
+}
+
+/// Adds what `decoder` did to `metrics`.
+fn add_decoder_counts(metrics: &mut ReadMetrics, decoder: &RowGroupDecoder) {
+    let (decoded, skipped) = decoder.page_counts();
+    metrics.pages_decoded += decoded;
+    metrics.pages_skipped += skipped;
+    let late = decoder.late_counts();
+    metrics.rows_filtered_late += late.rows;
+    metrics.pages_skipped_late += late.pages;
 }
 
 impl Iterator for ParquetRecordBatchReader {

@@ -1,11 +1,15 @@
 //! A filtered read: a [`Predicate`] prunes row groups (chunk statistics, Bloom filters)
 //! and pages (the page index) before anything is decoded, then selects the matching
-//! rows of every batch.
+//! rows of every batch inside the reader: the predicate's fields are decoded first, the
+//! other projected fields only for the rows it keeps (late materialisation, see
+//! [`RowFilter`]; a field both filtered on and returned is decoded once).
 //!
 //! ```text
 //! ScanBuilder ── Pruner: row groups ── Bloom filters ── page index ──> RowSelection
-//!     └─> ParquetRecordBatchReader (projection ∪ predicate columns, the selection)
-//!             └─> Scan: predicate per batch, filter, projection, limit ──> batches
+//!     └─> ParquetRecordBatchReader (projection ∪ predicate columns, the selection,
+//!         │                         the predicate as a RowFilter)
+//!         └─ per batch: predicate fields ─> mask ─> other fields for the kept rows
+//!             └─> Scan: offset, limit, projection ──> batches
 //! ```
 //!
 //! ```
@@ -56,7 +60,7 @@ use crate::predicate::{BoundPredicate, Predicate};
 use crate::prune::{self, Pruner, RowRanges};
 use crate::read::{
     ChunkReader, OffsetIndexFetch, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
-    ReaderMetadata, row_group_ranges,
+    ReaderMetadata, RowFilter, row_group_ranges,
 };
 use crate::schema::{ArrowSchemaMapping, Projection, SchemaOptions, parquet_to_arrow};
 
@@ -86,6 +90,14 @@ pub struct ScanMetrics {
     pub rows_selected: u64,
     /// Rows where the predicate is true (returned, before the limit).
     pub rows_matched: u64,
+    /// Rows the predicate's fields were decoded for and the other projected fields
+    /// were not, as the predicate was false (late materialisation; see
+    /// [`crate::read::RowFilter`]). Grows as batches are returned.
+    pub rows_filtered_late: u64,
+    /// Data pages of the other projected fields stepped over without decompression
+    /// in skips the predicate made or lengthened (not counting the pages the page
+    /// index pruned). Grows as batches are returned.
+    pub pages_skipped_late: usize,
 }
 
 /// Whether each pruning source is used (all are by default).
@@ -298,10 +310,11 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
         let len = usize::try_from(file_len).unwrap_or(usize::MAX);
         let as_u64 = |r: Range<usize>| r.start as u64..r.end as u64;
         let page_pruning = bound.is_some() && self.pruning.page_index;
-        // The page index prunes with the predicate's column indexes; a selection it
-        // leaves partial makes the reader jump pages by the offset indexes of every
-        // leaf it reads, fetched as the reader fetches them.
-        if page_pruning {
+        // The page index prunes with the predicate's column indexes; the reader of a
+        // filtered scan jumps pages by the offset indexes of every leaf it reads (the
+        // pages the page index pruned, and those the predicate drops whole), fetched
+        // as the reader fetches them.
+        if bound.is_some() {
             ranges.extend(
                 OffsetIndexFetch::plan(metadata, row_group, &read_leaves, file_len)?.fetches(),
             );
@@ -447,15 +460,27 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
                 builder = builder.with_limit(limit);
             }
         }
+        // The predicate runs inside the reader, bound to the batches it reads: its
+        // fields are decoded first, the others only for the rows it keeps.
+        let has_filter = self.predicate.is_some();
+        if let Some(p) = &self.predicate {
+            let read_schema = mapping.project(&read_projection)?.schema().clone();
+            let filter = p.bind(&read_schema)?;
+            let mut fields: Vec<String> = Vec::new();
+            for path in filter.column_paths() {
+                if let Some(top) = path.into_iter().next()
+                    && !fields.contains(&top)
+                {
+                    fields.push(top);
+                }
+            }
+            builder = builder
+                .with_row_filter(RowFilter::new(fields, move |batch| filter.evaluate(batch)));
+        }
         let reader = builder.build()?;
-        let read_schema = reader.schema();
-        let filter = match &self.predicate {
-            Some(p) => Some(p.bind(&read_schema)?),
-            None => None,
-        };
         Ok(Scan {
             reader,
-            filter,
+            has_filter,
             output: output.schema().clone(),
             offset,
             limit: self.limit,
@@ -555,7 +580,8 @@ fn count_pages<R: ChunkReader + ?Sized>(
 /// After an error it yields nothing more.
 pub struct Scan {
     reader: ParquetRecordBatchReader,
-    filter: Option<BoundPredicate>,
+    /// Whether the reader filters (with the predicate).
+    has_filter: bool,
     output: SchemaRef,
     /// Matching rows still to skip.
     offset: usize,
@@ -584,18 +610,11 @@ impl Scan {
             let Some(batch) = self.reader.next() else {
                 return Ok(None);
             };
-            let batch = batch?;
-            let mut batch = match &self.filter {
-                Some(filter) => {
-                    let matched = filter.filter(&batch)?;
-                    self.metrics.rows_matched += matched.num_rows() as u64;
-                    matched
-                }
-                None => {
-                    self.metrics.rows_matched += batch.num_rows() as u64;
-                    batch
-                }
-            };
+            let mut batch = batch?;
+            self.metrics.rows_matched += batch.num_rows() as u64;
+            let read = self.reader.metrics();
+            self.metrics.rows_filtered_late = read.rows_filtered_late;
+            self.metrics.pages_skipped_late = read.pages_skipped_late;
             if self.offset > 0 {
                 let skip = self.offset.min(batch.num_rows());
                 batch = batch.slice(skip, batch.num_rows() - skip);
@@ -610,7 +629,7 @@ impl Scan {
                 }
                 *limit -= batch.num_rows();
             }
-            if batch.num_rows() == 0 && self.filter.is_some() {
+            if batch.num_rows() == 0 && self.has_filter {
                 continue;
             }
             return project(&batch, &self.output).map(Some);

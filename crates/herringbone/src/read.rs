@@ -58,7 +58,7 @@
 
 pub use herringbone_arrow_bridge::read::{
     ChunkReader, DEFAULT_BATCH_SIZE, LossScope, LostRows, ParquetRecordBatchReader,
-    ParquetRecordBatchReaderBuilder, ReaderMetadata, RowSelection, RowSelector, SalvageReport,
-    read_metadata,
+    ParquetRecordBatchReaderBuilder, ReadMetrics, ReaderMetadata, RowFilter, RowSelection,
+    RowSelector, SalvageReport, read_metadata,
 };
 pub use herringbone_arrow_bridge::schema::Projection;

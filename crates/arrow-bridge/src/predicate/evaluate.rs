@@ -50,7 +50,11 @@ impl Context<'_> {
         }
         let bound = &self.predicate.columns[index];
         let array = column_of(self.batch, &bound.path)?;
-        if array.data_type() != &bound.data_type {
+        // A reader may hand a column bound as `V` over as dictionary keys over `V`
+        // (a row filter's dictionary-encoded chunk): evaluated per entry all the same.
+        let keyed =
+            matches!(array.data_type(), DataType::Dictionary(_, v) if **v == bound.data_type);
+        if array.data_type() != &bound.data_type && !keyed {
             return Err(Error::invalid_argument(format!(
                 "filter: column {} is {} in the batch, the predicate was bound to {}",
                 bound.dotted(),
@@ -188,19 +192,28 @@ fn per_value(
         }
         let on_values = f(dict.values().as_ref())?;
         let keys = dict.normalized_keys();
-        let mut values = Vec::with_capacity(keys.len());
-        let mut valid = Vec::with_capacity(keys.len());
         let key_nulls = dict.keys().logical_nulls();
-        for (i, &k) in keys.iter().enumerate() {
-            let key_valid = key_nulls.as_ref().is_none_or(|n| n.is_valid(i));
-            let in_range = k < on_values.len();
-            let ok = key_valid && in_range && on_values.is_valid(k);
-            values.push(ok && on_values.value(k));
-            valid.push(ok);
+        let entries = on_values.len();
+        let entry_true = on_values.values();
+        let valid = |i: usize| {
+            let k = keys[i];
+            k < entries && on_values.is_valid(k) && key_nulls.as_ref().is_none_or(|n| n.is_valid(i))
+        };
+        // Without nulls among the keys or the entries' results, and keys in range
+        // (checked once), a result is one lookup per row.
+        let simple =
+            key_nulls.is_none() && on_values.null_count() == 0 && keys.iter().all(|&k| k < entries);
+        if simple {
+            let values = BooleanBuffer::collect_bool(keys.len(), |i| entry_true.value(keys[i]));
+            return Ok(BooleanArray::new(values, None));
         }
-        let nulls = NullBuffer::from(valid);
+        let validity = BooleanBuffer::collect_bool(keys.len(), valid);
+        let values = BooleanBuffer::collect_bool(keys.len(), |i| {
+            validity.value(i) && entry_true.value(keys[i])
+        });
+        let nulls = NullBuffer::new(validity);
         return Ok(BooleanArray::new(
-            BooleanBuffer::from(values),
+            values,
             (nulls.null_count() > 0).then_some(nulls),
         ));
     }

@@ -18,12 +18,17 @@ use herringbone_codec::page::{
 use herringbone_format::metadata::{ColumnMetaData, FileMetaData, OffsetIndex};
 use herringbone_format::schema::SchemaDescriptor;
 
+mod late;
+
 use super::assemble::nested;
 use super::budget::{Budget, DEFAULT_BATCH_MEMORY_LIMIT};
 use super::column::{ColumnReader, column_reader};
 use super::selection::RowSelector;
 use crate::error::{Error, ErrorKind, Result};
 use crate::schema::{ArrowSchemaMapping, ParquetField, ParquetFieldKind};
+pub(crate) use late::ResolvedFilter;
+pub use late::{FilterFn, MIN_ROWS_PER_RUN, RowFilter};
+use late::{LateCounts, Step, dictionary_encoded, keyed_type};
 
 /// The byte ranges a row group's column chunks occupy, one per leaf column of
 /// `columns`, in that order: what an I/O adapter fetches before [`RowGroupDecoder::new`].
@@ -94,6 +99,9 @@ pub struct ReadPlan {
     decryptor: Option<Arc<FileDecryptor>>,
     /// The schema of the batches when Variant columns are returned unshredded.
     unshredded: Option<SchemaRef>,
+    /// Per column: read as dictionary keys where its chunk is dictionary-encoded
+    /// throughout (a row filter's leaves; empty: none).
+    keyed: Vec<bool>,
 }
 
 impl ReadPlan {
@@ -139,6 +147,7 @@ impl ReadPlan {
             batch_memory_limit: DEFAULT_BATCH_MEMORY_LIMIT,
             decryptor: None,
             unshredded: None,
+            keyed: Vec::new(),
         })
     }
 
@@ -177,6 +186,14 @@ impl ReadPlan {
             column,
             &path,
         )
+    }
+
+    /// Reads the columns `keyed` marks (per column) as dictionary keys in row groups
+    /// where their chunk is dictionary-encoded throughout, for a row filter (see
+    /// [`RowFilter`]); only [`RowGroupDecoder`]'s filtered batches expand them.
+    pub(crate) fn with_keyed_columns(mut self, keyed: Vec<bool>) -> Self {
+        self.keyed = keyed;
+        self
     }
 
     /// The same plan returning every Variant column unshredded (see
@@ -235,6 +252,13 @@ pub struct RowGroupDecoder {
     /// A skip that ends the row group is not applied to the columns (salvage: the rest
     /// of a damaged chunk is never read).
     leave_tail_unread: bool,
+    /// The leaf columns read as dictionary keys in this row group (a row filter's).
+    keyed_columns: Vec<usize>,
+    /// What a row filter saved so far.
+    late: LateCounts,
+    /// With a row filter: rows the other fields are still to skip (see
+    /// `late::defer_tail`).
+    pending_skip: Step,
 }
 
 impl RowGroupDecoder {
@@ -322,12 +346,14 @@ impl RowGroupDecoder {
         }
         offset_indexes.resize(plan.columns.len(), None);
         let mut columns = Vec::with_capacity(plan.columns.len());
-        for (((&column, target), chunk), offset_index) in plan
+        let mut keyed_columns = Vec::new();
+        for (position, (((&column, target), chunk), offset_index)) in plan
             .columns
             .iter()
             .zip(&plan.leaf_types)
             .zip(chunks)
             .zip(offset_indexes)
+            .enumerate()
         {
             let descr = plan.descriptor.column(column).ok_or_else(|| {
                 Error::invalid_argument(format!("leaf column {column} is not in the schema"))
@@ -375,6 +401,14 @@ impl RowGroupDecoder {
                 })?;
                 pages = pages.with_page_locations(locations);
             }
+            let keyed_target;
+            let target = if plan.keyed.get(position) == Some(&true) && dictionary_encoded(meta) {
+                keyed_columns.push(column);
+                keyed_target = keyed_type(target);
+                &keyed_target
+            } else {
+                target
+            };
             columns.push(
                 column_reader(descr, target, row_group, pages, rows)
                     .map_err(|e| e.context(format!("row group {row_group}")))?,
@@ -388,6 +422,9 @@ impl RowGroupDecoder {
             rows_left: rows,
             budget,
             leave_tail_unread: false,
+            keyed_columns,
+            late: LateCounts::default(),
+            pending_skip: Step::pending(),
         })
     }
 
@@ -436,6 +473,24 @@ impl RowGroupDecoder {
     ) -> Result<Option<RecordBatch>> {
         // The batch's steps first, so that every column knows the batch's size before
         // it reads, and then reads column by column.
+        let (applied, position, selected) = self.batch_steps(runs, max_rows);
+        let applied = &applied[..];
+        self.decode(applied, selected)?;
+        self.rows_left -= position;
+        if selected == 0 {
+            return Ok(None);
+        }
+        self.assemble(selected).map(Some)
+    }
+
+    /// The steps (skip or read, rows) of the next batch of at most `max_rows` selected
+    /// rows, taken off `runs`; the rows they cover; the rows they read. A skip that
+    /// ends the row group is left out when the tail is to stay unread.
+    fn batch_steps(
+        &self,
+        runs: &mut VecDeque<RowSelector>,
+        max_rows: usize,
+    ) -> (Vec<(bool, usize)>, usize, usize) {
         let mut steps = Vec::new();
         let mut selected = 0;
         let mut position = 0;
@@ -455,19 +510,13 @@ impl RowGroupDecoder {
                 runs.pop_front();
             }
         }
-        let mut applied = &steps[..];
         if self.leave_tail_unread
             && position == self.rows_left
-            && let Some((&(true, _), head)) = applied.split_last()
+            && matches!(steps.last(), Some(&(true, _)))
         {
-            applied = head;
+            steps.pop();
         }
-        self.decode(applied, selected)?;
-        self.rows_left -= position;
-        if selected == 0 {
-            return Ok(None);
-        }
-        self.assemble(selected).map(Some)
+        (steps, position, selected)
     }
 
     /// Skips the next `rows` rows: values are not decoded, and pages wholly inside the
@@ -497,6 +546,32 @@ impl RowGroupDecoder {
                 Ok(())
             };
             apply()?;
+        }
+        Ok(())
+    }
+
+    /// Applies `steps` (skip or read, rows) to the columns `which` selects (by position
+    /// in the plan's columns), in a batch of `selected` rows, charging the budget as
+    /// it stands (a filtered batch decodes its columns in two rounds).
+    fn decode_columns(
+        &mut self,
+        which: &dyn Fn(usize) -> bool,
+        steps: &[(bool, usize)],
+        selected: usize,
+    ) -> Result<()> {
+        let budget = &mut self.budget;
+        for (i, column) in self.columns.iter_mut().enumerate() {
+            if !which(i) {
+                continue;
+            }
+            column.begin(selected, budget)?;
+            for &(skip, rows) in steps {
+                if skip {
+                    column.skip(rows)?;
+                } else {
+                    column.read(rows, budget)?;
+                }
+            }
         }
         Ok(())
     }

@@ -81,6 +81,12 @@ pub fn run(
             m.rows_matched, m.rows_total, m.rows_selected
         )
         .map_err(io)?;
+        writeln!(
+            out,
+            "late:          {} rows and {} pages of the other columns not decoded (the filter dropped them)",
+            m.rows_filtered_late, m.pages_skipped_late
+        )
+        .map_err(io)?;
     }
     writeln!(out, "batches:       {count} (batch size {batch_size})").map_err(io)?;
     writeln!(out, "columns:       {columns} top-level").map_err(io)?;
