@@ -60,7 +60,8 @@ use herringbone_format::schema::SchemaDescriptor;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::read::{
-    DEFAULT_BATCH_SIZE, ReadPlan, RowGroupDecoder, RowSelection, RowSelector, row_group_ranges,
+    DEFAULT_BATCH_SIZE, ReadPlan, ResolvedFilter, RowFilter, RowGroupDecoder, RowSelection,
+    RowSelector, row_group_ranges,
 };
 use crate::schema::{Projection, SchemaOptions, parquet_to_arrow};
 
@@ -265,6 +266,7 @@ pub struct ParquetRecordBatchStreamBuilder<R> {
     verify_crc: bool,
     selection: Option<RowSelection>,
     offset_index: bool,
+    row_filter: Option<RowFilter>,
 }
 
 impl<R> std::fmt::Debug for ParquetRecordBatchStreamBuilder<R> {
@@ -314,6 +316,7 @@ impl<R: AsyncFileReader + 'static> ParquetRecordBatchStreamBuilder<R> {
             verify_crc: false,
             selection: None,
             offset_index: true,
+            row_filter: None,
         })
     }
 
@@ -369,6 +372,16 @@ impl<R: AsyncFileReader + 'static> ParquetRecordBatchStreamBuilder<R> {
     /// when its chunks have offset indexes (see [`Self::with_offset_index`]).
     pub fn with_row_selection(mut self, selection: RowSelection) -> Self {
         self.selection = Some(selection);
+        self
+    }
+
+    /// Returns only the rows `filter` keeps, decoding the fields it reads first and the
+    /// others only for those rows, as
+    /// [`crate::read::ParquetRecordBatchReaderBuilder::with_row_filter`] does (the
+    /// chunks are fetched as without a filter: the rows it keeps are not known before).
+    /// The limit counts rows before the filter.
+    pub fn with_row_filter(mut self, filter: RowFilter) -> Self {
+        self.row_filter = Some(filter);
         self
     }
 
@@ -435,7 +448,16 @@ impl<R: AsyncFileReader + 'static> ParquetRecordBatchStreamBuilder<R> {
             ));
         }
         let options = PageReaderOptions::default().with_verify_crc(self.verify_crc);
-        let plan = Arc::new(ReadPlan::new(self.descriptor, &mapping, options)?);
+        let mut plan = ReadPlan::new(self.descriptor, &mapping, options)?;
+        let filter = match self.row_filter {
+            Some(filter) => {
+                let filter = filter.resolve(&plan)?;
+                plan = plan.with_keyed_columns(filter.keyed_columns().to_vec());
+                Some(filter)
+            }
+            None => None,
+        };
+        let plan = Arc::new(plan);
         let schema = plan.schema().clone();
         // The selection (and limit) split by row group: groups without a selected row
         // are dropped, and the runs rebuilt over the groups kept.
@@ -488,6 +510,7 @@ impl<R: AsyncFileReader + 'static> ParquetRecordBatchStreamBuilder<R> {
             runs,
             partial,
             gap: self.coalesce_gap,
+            filter,
         };
         let inner = futures::stream::unfold(Some(state), |state| async move {
             let mut state = state?;
@@ -529,6 +552,8 @@ struct StreamState<R> {
     /// The selected rows of each row group read in part (fetched page by page).
     partial: HashMap<usize, Arc<Vec<Range<usize>>>>,
     gap: u64,
+    /// The row filter, evaluated between the fields it reads and the others.
+    filter: Option<ResolvedFilter>,
 }
 
 impl<R: AsyncFileReader + 'static> StreamState<R> {
@@ -544,10 +569,18 @@ impl<R: AsyncFileReader + 'static> StreamState<R> {
                 {
                     self.prefetch = Some(Prefetch::Ready(*group, result));
                 }
-                if let Some(batch) = decoder.next_selected_batch(&mut self.runs, self.batch_size)? {
-                    return Ok(Some(batch));
+                let batch = match &mut self.filter {
+                    Some(filter) => {
+                        decoder.next_filtered_batch(&mut self.runs, self.batch_size, filter)?
+                    }
+                    None => decoder.next_selected_batch(&mut self.runs, self.batch_size)?,
+                };
+                match batch {
+                    // A filter may keep no row of a batch: the next one is read.
+                    Some(batch) if batch.num_rows() == 0 && self.filter.is_some() => continue,
+                    Some(batch) => return Ok(Some(batch)),
+                    None => self.current = None,
                 }
-                self.current = None;
             }
             let Some(group) = self.row_groups.pop_front() else {
                 return Ok(None);

@@ -85,7 +85,7 @@ pub use budget::DEFAULT_BATCH_MEMORY_LIMIT;
 pub(crate) use input::OffsetIndexFetch;
 use input::{InputRange, SharedInput, offset_indexes};
 pub use reader_metadata::ReaderMetadata;
-use row_group::ResolvedFilter;
+pub(crate) use row_group::ResolvedFilter;
 pub use row_group::{
     FilterFn, MIN_ROWS_PER_RUN, ReadPlan, RowFilter, RowGroupDecoder, row_group_ranges,
 };

@@ -161,6 +161,48 @@ async fn stream_equals_the_sync_reader() {
     );
 }
 
+/// A row filter on the stream: the filter's field decoded first, the others for the
+/// kept rows; the rows equal a filter of the whole file.
+#[tokio::test]
+async fn a_row_filter_keeps_the_same_rows_as_the_sync_reader() {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int64Type;
+    use herringbone_arrow_bridge::read::RowFilter;
+    let bytes = file(10_000, 3_000);
+    let size = bytes.len() as u64;
+    // Rare matches (c is i * 7 % 1000: rows with c < 5), as long runs, and none.
+    let keep = |c: i64| c < 5;
+    let filter = move || {
+        RowFilter::new(vec!["c".into()], move |batch: &RecordBatch| {
+            let c = batch.column(0).as_primitive::<Int64Type>();
+            Ok(c.iter().map(|v| v.map(keep)).collect())
+        })
+    };
+    let stream = ParquetRecordBatchStreamBuilder::try_new(bytes.clone(), size)
+        .await
+        .unwrap()
+        .with_batch_size(700)
+        .with_row_filter(filter())
+        .build()
+        .unwrap();
+    let batches: Vec<RecordBatch> = stream.try_collect().await.unwrap();
+    let got = concat(&batches);
+    let all = sync_read(&bytes, Projection::All, None);
+    let c = all.column(2).as_primitive::<Int64Type>();
+    let mask: arrow_array::BooleanArray = c.iter().map(|v| v.map(keep)).collect();
+    let expected = arrow_select::filter::filter_record_batch(&all, &mask).unwrap();
+    assert_eq!(expected.num_rows(), 50);
+    assert_eq!(got, expected);
+    let sync = ParquetRecordBatchReaderBuilder::try_new(bytes.clone())
+        .unwrap()
+        .with_batch_size(700)
+        .with_row_filter(filter())
+        .build()
+        .unwrap();
+    let sync: Vec<RecordBatch> = sync.map(|b| b.unwrap()).collect();
+    assert_eq!(concat(&sync), expected);
+}
+
 #[tokio::test]
 async fn requests_and_bytes_are_counted() {
     let bytes = file(10_000, 2_500);
