@@ -110,6 +110,13 @@ struct Case {
 }
 
 fn herringbone(case: &Case) -> usize {
+    herringbone_with(case, herringbone::read::MIN_ROWS_PER_RUN)
+}
+
+/// Herringbone with the late materialisation rule given: the columns the predicate does
+/// not read are decoded for the matching rows only when a batch's mask has at most one
+/// run per `min_rows_per_run` rows (0: always; `usize::MAX`: never, read and filter).
+fn herringbone_with(case: &Case, min_rows_per_run: usize) -> usize {
     let scan = ScanBuilder::try_new(File::open(&case.file).expect("open")).expect("footer");
     let schema = scan.schema().expect("schema");
     let roots: Vec<usize> = case
@@ -121,6 +128,7 @@ fn herringbone(case: &Case) -> usize {
         .with_projection(Projection::Roots(roots))
         .with_predicate(Predicate::parse(case.filter).expect("filter"))
         .with_batch_size(BATCH_SIZE)
+        .with_min_rows_per_run(min_rows_per_run)
         .build()
         .expect("scan");
     scan.map(|b| black_box(b.expect("batch")).num_rows()).sum()
@@ -397,6 +405,28 @@ fn main() {
         }
         group.finish();
     }
+    // The late materialisation rule, measured: the default against always reading the
+    // other columns for the matching rows only ("refine") and always reading them whole
+    // then filtering ("dense"), on the unsorted cases (matches spread everywhere).
+    let policy_cases: Vec<&Case> = cases
+        .iter()
+        .filter(|c| c.name.starts_with("unsorted_") && !c.name.contains("shipdate"))
+        .collect();
+    {
+        let mut group = c.benchmark_group("late");
+        for case in &policy_cases {
+            for (side, rule) in [
+                ("auto", herringbone::read::MIN_ROWS_PER_RUN),
+                ("refine", 0),
+                ("dense", usize::MAX),
+            ] {
+                group.bench_function(format!("{side}/{}", case.name), |b| {
+                    b.iter(|| herringbone_with(case, rule))
+                });
+            }
+        }
+        group.finish();
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -427,6 +457,17 @@ fn main() {
         group.finish();
     }
     c.final_summary();
+    println!("\nlate materialisation rule, time / the default rule's time:");
+    for case in &policy_cases {
+        let auto = common::mean_ns("late", "auto", case.name, started);
+        for side in ["refine", "dense"] {
+            if let (Some(auto), Some(other)) =
+                (auto, common::mean_ns("late", side, case.name, started))
+            {
+                println!("  {side:<6} {:<28} {:.2}x", case.name, other / auto);
+            }
+        }
+    }
     println!("\narrow-rs (or DataFusion's Parquet source) time / Herringbone time:");
     for (group, other, names) in [
         (

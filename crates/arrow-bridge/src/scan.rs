@@ -148,6 +148,7 @@ pub struct ScanBuilder<T> {
     limit: Option<usize>,
     pruning: PruningOptions,
     page_counts: bool,
+    min_rows_per_run: usize,
 }
 
 impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
@@ -196,6 +197,7 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
             limit: None,
             pruning: PruningOptions::default(),
             page_counts: false,
+            min_rows_per_run: crate::read::MIN_ROWS_PER_RUN,
         }
     }
 
@@ -269,6 +271,14 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
     /// Which pruning sources to use.
     pub fn with_pruning(mut self, pruning: PruningOptions) -> Self {
         self.pruning = pruning;
+        self
+    }
+
+    /// When the columns the predicate does not read are decoded for the matching rows
+    /// only (see [`RowFilter::with_min_rows_per_run`]; default
+    /// [`crate::read::MIN_ROWS_PER_RUN`]).
+    pub fn with_min_rows_per_run(mut self, rows: usize) -> Self {
+        self.min_rows_per_run = rows;
         self
     }
 
@@ -474,8 +484,9 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
                     fields.push(top);
                 }
             }
-            builder = builder
-                .with_row_filter(RowFilter::new(fields, move |batch| filter.evaluate(batch)));
+            let filter = RowFilter::new(fields, move |batch| filter.evaluate(batch))
+                .with_min_rows_per_run(self.min_rows_per_run);
+            builder = builder.with_row_filter(filter);
         }
         let reader = builder.build()?;
         Ok(Scan {

@@ -87,6 +87,7 @@ pub type FilterFn = dyn FnMut(&RecordBatch) -> Result<BooleanArray> + Send;
 pub struct RowFilter {
     fields: Vec<String>,
     evaluate: Box<FilterFn>,
+    min_rows_per_run: usize,
 }
 
 impl RowFilter {
@@ -102,7 +103,17 @@ impl RowFilter {
         Self {
             fields,
             evaluate: Box::new(evaluate),
+            min_rows_per_run: MIN_ROWS_PER_RUN,
         }
+    }
+
+    /// The rule between reading the other fields for the kept rows only and reading
+    /// them whole then filtering: the first when a batch's mask has at most one run of
+    /// kept rows per `rows` rows decoded (default [`MIN_ROWS_PER_RUN`]; 0: always, for
+    /// any mask; `usize::MAX`: only when no row is kept).
+    pub fn with_min_rows_per_run(mut self, rows: usize) -> Self {
+        self.min_rows_per_run = rows;
+        self
     }
 
     /// The top-level fields it reads.
@@ -165,6 +176,7 @@ impl RowFilter {
         let late = filter_fields.len() < plan.fields.len() && plan.unshredded.is_none();
         Ok(ResolvedFilter {
             evaluate: self.evaluate,
+            min_rows_per_run: self.min_rows_per_run,
             filter_fields,
             filter_column,
             keyed,
@@ -193,6 +205,7 @@ fn keyable(data_type: &DataType) -> bool {
 /// A [`RowFilter`] fitted to a reader's [`ReadPlan`].
 pub(crate) struct ResolvedFilter {
     evaluate: Box<FilterFn>,
+    min_rows_per_run: usize,
     /// Positions in the plan's fields of the fields the filter reads.
     filter_fields: Vec<usize>,
     /// Per position in the plan's columns: whether it is a leaf of a filter field.
@@ -367,7 +380,8 @@ impl RowGroupDecoder {
             .filter(|i| !filter.filter_fields.contains(i))
             .collect();
         let slices: Vec<(usize, usize)> = mask.set_slices().collect();
-        let refine = slices.len().saturating_mul(MIN_ROWS_PER_RUN) <= selected;
+        let refine =
+            slices.is_empty() || slices.len().saturating_mul(filter.min_rows_per_run) <= selected;
         let mask = BooleanArray::new(mask, None);
         let other_arrays = if refine {
             let refined = self.defer_tail(refine_steps(&steps, &slices));
