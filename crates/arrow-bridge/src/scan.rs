@@ -452,7 +452,7 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
 
         let mut builder = self
             .builder
-            .with_projection(read_projection)
+            .with_projection(read_projection.clone())
             .with_row_groups(kept.clone());
         if let Some(size) = self.batch_size {
             builder = builder.with_batch_size(size);
