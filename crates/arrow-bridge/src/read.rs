@@ -15,6 +15,10 @@
 //! It reads leaf columns of every physical type, encoding and codec under any nesting of
 //! structs, lists (every backward-compatible list shape) and maps.
 //!
+//! A [`RowFilter`] ([`ParquetRecordBatchReaderBuilder::with_row_filter`]) is evaluated
+//! inside the reader: the fields it reads are decoded first, the others only for the rows
+//! it keeps (late materialisation; what [`crate::scan`] uses for its predicate).
+//!
 //! A column read as `Dictionary(K, V)` (the file's `ARROW:schema` hint says so, or a
 //! schema supplied with [`ParquetRecordBatchReaderBuilder::with_schema`]) keeps its
 //! dictionary-encoded chunks as they are: the chunk's dictionary page is decoded once
