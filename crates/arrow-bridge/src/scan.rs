@@ -55,8 +55,8 @@ use crate::error::{Error, Result};
 use crate::predicate::{BoundPredicate, Predicate};
 use crate::prune::{self, Pruner, RowRanges};
 use crate::read::{
-    ChunkReader, ExternalFiles, OffsetIndexFetch, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
-    ReaderMetadata, row_group_ranges,
+    ChunkReader, ExternalFiles, OffsetIndexFetch, ParquetRecordBatchReader,
+    ParquetRecordBatchReaderBuilder, ReaderMetadata, row_group_ranges,
 };
 use crate::schema::{ArrowSchemaMapping, Projection, SchemaOptions, parquet_to_arrow};
 

@@ -11,9 +11,7 @@ use bytes::Bytes;
 use futures::TryStreamExt;
 use futures::future::BoxFuture;
 use herringbone_arrow_bridge::async_read::{ObjectStoreReader, ParquetRecordBatchStreamBuilder};
-use herringbone_arrow_bridge::async_write::{
-    AsyncArrowWriter, AsyncFileWriter, ObjectStoreWriter,
-};
+use herringbone_arrow_bridge::async_write::{AsyncArrowWriter, AsyncFileWriter, ObjectStoreWriter};
 use herringbone_arrow_bridge::error::Result;
 use herringbone_arrow_bridge::{ArrowWriter, WriterProperties};
 use object_store::buffered::BufWriter;
@@ -106,7 +104,11 @@ fn the_buffer_goes_to_the_sink_as_it_passes_the_threshold() {
             writer.write(b).await.unwrap();
             largest_row_group = largest_row_group.max(writer.bytes_written() - before);
             // Nothing above the threshold stays buffered after a write.
-            assert!(writer.buffered_bytes() <= threshold, "{}", writer.buffered_bytes());
+            assert!(
+                writer.buffered_bytes() <= threshold,
+                "{}",
+                writer.buffered_bytes()
+            );
         }
         let (sink, _) = writer.close().await.unwrap();
         assert!(sink.completed);
@@ -181,6 +183,12 @@ async fn a_completed_object_refuses_more_bytes() {
     let error = sink.write(Bytes::from_static(b"d")).await.unwrap_err();
     assert!(error.to_string().contains("already complete"), "{error}");
     assert!(sink.complete().await.is_err());
-    let stored = store.get(&Path::from("t.bin")).await.unwrap().bytes().await.unwrap();
+    let stored = store
+        .get(&Path::from("t.bin"))
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
     assert_eq!(&stored[..], b"abc");
 }

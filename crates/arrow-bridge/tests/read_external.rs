@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow_array::builder::{Int32Builder, ListBuilder};
-use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use arrow_array::{ArrayRef, Int64Array, RecordBatch, RecordBatchReader, StringArray};
 use arrow_select::concat::concat_batches;
 use bytes::Bytes;
-use herringbone_arrow_bridge::error::ErrorKind;
+
 use herringbone_arrow_bridge::predicate::Predicate;
 use herringbone_arrow_bridge::read::{
     DirectoryFiles, ParquetRecordBatchReaderBuilder, RowSelection, read_metadata,
@@ -103,7 +103,10 @@ fn dataset(folder: &Path) -> RecordBatch {
     std::fs::write(folder.join("part-0.parquet"), &part0).unwrap();
     std::fs::create_dir_all(folder.join("nested")).unwrap();
     std::fs::write(folder.join("nested/part-1.parquet"), &part1).unwrap();
-    let summary = summary_file(&[("part-0.parquet", &part0), ("nested/part-1.parquet", &part1)]);
+    let summary = summary_file(&[
+        ("part-0.parquet", &part0),
+        ("nested/part-1.parquet", &part1),
+    ]);
     std::fs::write(folder.join("_metadata"), summary).unwrap();
     concat_batches(&first.schema(), &[first, second]).unwrap()
 }
@@ -127,7 +130,11 @@ fn chunks_are_read_from_the_files_they_name() {
     let builder = open(&metadata);
     assert_eq!(builder.metadata().row_groups.len(), 4);
     let files = Arc::new(DirectoryFiles::beside(&metadata));
-    let all = read_all(builder.with_external_files(files.clone()).with_batch_size(128));
+    let all = read_all(
+        builder
+            .with_external_files(files.clone())
+            .with_batch_size(128),
+    );
     assert_eq!(all, expected);
 
     // A projection and a selection that crosses from one file into the other.
@@ -192,7 +199,10 @@ fn paths_that_leave_the_folder_are_refused() {
             let error = reader.into_iter().next().unwrap().unwrap_err().to_string();
             let why = if named == path { why } else { "is absolute" };
             assert!(error.contains(why), "{named}: {error}");
-            assert!(error.contains("row group 0, leaf column 0"), "{named}: {error}");
+            assert!(
+                error.contains("row group 0, leaf column 0"),
+                "{named}: {error}"
+            );
         }
     }
 }
