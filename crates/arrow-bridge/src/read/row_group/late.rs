@@ -17,8 +17,7 @@
 //! costs a read and a skip call per column, and a skip inside a page still walks the
 //! levels and steps over the values, so for short runs reading everything and
 //! filtering with Arrow's kernel is cheaper; long runs (sorted data, rare matches)
-//! skip whole pages. 32 is a starting point (arrow-rs picks between its selection and
-//! mask forms at the same average run length), not yet a measured optimum: the filter
+//! skip whole pages. 32 is a starting point, not yet a measured optimum: the filter
 //! bench's `late` group times both ways ([`RowFilter::with_min_rows_per_run`]).
 //!
 //! A filter field that is a top-level leaf of byte arrays (strings, binaries,
