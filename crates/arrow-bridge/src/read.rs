@@ -57,6 +57,8 @@ mod decode;
 mod input;
 mod leaf;
 mod levels;
+mod lookahead;
+mod pool;
 mod reader_metadata;
 mod row_group;
 pub mod salvage;
@@ -83,7 +85,10 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::schema::{ArrowSchemaMapping, Projection, SchemaOptions, parquet_to_arrow};
 pub use budget::DEFAULT_BATCH_MEMORY_LIMIT;
 pub(crate) use input::OffsetIndexFetch;
+#[cfg(feature = "async")]
+pub(crate) use pool::decode_pool;
 use input::{InputRange, SharedInput, offset_indexes};
+use lookahead::{Lookahead, Next, take_rows};
 pub use reader_metadata::ReaderMetadata;
 pub use row_group::{ReadPlan, RowGroupDecoder, row_group_ranges};
 pub use salvage::{LossScope, LostRows, SalvageReport};
@@ -261,6 +266,7 @@ pub struct ParquetRecordBatchReaderBuilder<T> {
     unshredded_variants: bool,
     offset_index: bool,
     salvage: bool,
+    threads: usize,
 }
 
 impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
@@ -338,6 +344,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             unshredded_variants: false,
             offset_index: true,
             salvage: false,
+            threads: 1,
         }
     }
 
@@ -451,6 +458,46 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         self
     }
 
+    /// Decodes on a pool of `threads` threads (default 1: the caller's thread alone, no
+    /// pool). The batches are the same, in the same order, as with one thread.
+    ///
+    /// Two kinds of work run side by side: the columns of a batch, and the batches of
+    /// two row groups, the one being read and the next. Memory: beside the batch handed
+    /// out, at most the decoded batches of the next row group, which wait until the row
+    /// group before them is read. A salvage read ([`Self::with_salvage`]) decodes
+    /// columns side by side but reads row groups one at a time.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+    /// # use bytes::Bytes;
+    /// use herringbone_arrow_bridge::read::ParquetRecordBatchReaderBuilder;
+    /// # use herringbone_arrow_bridge::write::{ArrowWriter, WriterProperties};
+    /// # let ids: ArrayRef = Arc::new(Int64Array::from_iter_values(0..10_000));
+    /// # let names: ArrayRef = Arc::new(StringArray::from_iter_values((0..10_000).map(|i| format!("n{i}"))));
+    /// # let batch = RecordBatch::try_from_iter([("id", ids), ("name", names)]).unwrap();
+    /// # let props = WriterProperties::builder().set_max_row_group_rows(3000).build();
+    /// # let mut writer = ArrowWriter::try_new(Vec::new(), batch.schema(), Some(props)).unwrap();
+    /// # writer.write(&batch).unwrap();
+    /// # writer.finish().unwrap();
+    /// # let file = Bytes::from(writer.into_inner());
+    /// // `file` holds 10,000 rows in four row groups.
+    /// let read = |threads| -> Vec<RecordBatch> {
+    ///     ParquetRecordBatchReaderBuilder::try_new(file.clone())
+    ///         .unwrap()
+    ///         .with_threads(threads)
+    ///         .build()
+    ///         .unwrap()
+    ///         .collect::<Result<_, _>>()
+    ///         .unwrap()
+    /// };
+    /// assert_eq!(read(2), read(1));
+    /// ```
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
+        self
+    }
+
     /// Options of the Parquet -> Arrow type mapping.
     pub fn with_schema_options(mut self, options: SchemaOptions) -> Self {
         self.schema_options = options;
@@ -521,6 +568,12 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         if let Some(limit) = self.limit {
             selection = selection.limit(limit);
         }
+        let pool = pool::decode_pool(self.threads)?;
+        // A salvage read goes back to where a failed batch began: one row group at a time.
+        let lookahead = pool
+            .clone()
+            .filter(|_| !self.salvage)
+            .map(Lookahead::new);
         Ok(ParquetRecordBatchReader {
             input: Arc::new(Mutex::new(Box::new(self.input))),
             metadata: self.metadata,
@@ -533,6 +586,8 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             metrics: ReadMetrics::default(),
             offset_index: self.offset_index,
             salvage: self.salvage.then(SalvageReport::default),
+            pool,
+            lookahead,
         })
     }
 }
@@ -569,11 +624,21 @@ pub struct ParquetRecordBatchReader {
     offset_index: bool,
     /// What a salvage read lost (`None`: not a salvage read).
     salvage: Option<SalvageReport>,
+    /// The decode threads (`None`: the caller's thread alone).
+    pool: Option<Arc<rayon::ThreadPool>>,
+    /// The row groups open with threads, outside a salvage read (`None`: one at a time
+    /// in `current`).
+    lookahead: Option<Lookahead>,
 }
 
 impl ParquetRecordBatchReader {
     /// The next batch, or `None` at the end.
     fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        if let Some(mut lookahead) = self.lookahead.take() {
+            let next = self.next_batch_ahead(&mut lookahead);
+            self.lookahead = Some(lookahead);
+            return next;
+        }
         loop {
             if self.runs.is_empty() {
                 return Ok(None);
@@ -641,6 +706,45 @@ impl ParquetRecordBatchReader {
         }
     }
 
+    /// [`Self::next_batch`] with row groups decoded ahead on the pool.
+    fn next_batch_ahead(&mut self, lookahead: &mut Lookahead) -> Result<Option<RecordBatch>> {
+        loop {
+            while lookahead.wants_row_group() {
+                match self.open_next_row_group() {
+                    Ok(Some((decoder, runs))) => lookahead.push(decoder, runs),
+                    Ok(None) => break,
+                    // In file order: after the batches of the row groups open before it.
+                    Err(e) => lookahead.push_error(e),
+                }
+            }
+            match lookahead.next_batch(self.batch_size)? {
+                Next::Batch(batch) => return Ok(Some(batch)),
+                Next::RowGroupDone((decoded, skipped)) => {
+                    self.metrics.pages_decoded += decoded;
+                    self.metrics.pages_skipped += skipped;
+                }
+                Next::End => return Ok(None),
+            }
+        }
+    }
+
+    /// The decoder of the next row group with rows selected, and the selection's runs
+    /// over its rows (taken off the reader's); `None` when no row group is left.
+    fn open_next_row_group(&mut self) -> Result<Option<(RowGroupDecoder, VecDeque<RowSelector>)>> {
+        while !self.runs.is_empty() {
+            let Some(group) = self.row_groups.pop_front() else {
+                break;
+            };
+            let rows = group_rows(&self.metadata, group)?;
+            if rows == 0 || self.skip_whole(rows) {
+                continue;
+            }
+            let decoder = self.open_row_group(group, rows)?;
+            return Ok(Some((decoder, take_rows(&mut self.runs, rows))));
+        }
+        Ok(None)
+    }
+
     /// Whether the selection skips the next `rows` rows (a row group) whole; if so they
     /// are taken off it and counted.
     fn skip_whole(&mut self, rows: usize) -> bool {
@@ -688,7 +792,8 @@ impl ParquetRecordBatchReader {
             group,
             sources,
             indexes,
-        )?;
+        )?
+        .with_pool(self.pool.clone());
         Ok(if self.salvage.is_some() {
             decoder.with_tail_unread()
         } else {
@@ -737,8 +842,9 @@ impl ParquetRecordBatchReader {
     /// What the reader did so far (pages decoded and skipped, row groups skipped).
     pub fn metrics(&self) -> ReadMetrics {
         let mut metrics = self.metrics;
-        if let Some(decoder) = &self.current {
-            let (decoded, skipped) = decoder.page_counts();
+        let open = self.current.as_ref().map(RowGroupDecoder::page_counts);
+        let ahead = self.lookahead.as_ref().map(Lookahead::page_counts);
+        for (decoded, skipped) in open.into_iter().chain(ahead) {
             metrics.pages_decoded += decoded;
             metrics.pages_skipped += skipped;
         }
@@ -793,6 +899,7 @@ impl<T> std::fmt::Debug for ParquetRecordBatchReaderBuilder<T> {
             .field("batch_memory_limit", &self.batch_memory_limit)
             .field("unshredded_variants", &self.unshredded_variants)
             .field("salvage", &self.salvage)
+            .field("threads", &self.threads)
             .finish_non_exhaustive()
     }
 }

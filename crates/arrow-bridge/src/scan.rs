@@ -267,6 +267,14 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
         self
     }
 
+    /// Decodes on a pool of `threads` threads
+    /// ([`ParquetRecordBatchReaderBuilder::with_threads`]); the predicate is evaluated
+    /// on the caller's thread.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.builder = self.builder.with_threads(threads);
+        self
+    }
+
     /// The byte ranges the scan may read from `row_group`, in file order: the column
     /// chunks of the projection's and the predicate's leaves; with a predicate, the
     /// column indexes and Bloom filters of its leaves that pruning reads, and the offset
