@@ -6,7 +6,8 @@
     /work/venv/bin/python scripts/bench_threads.py                 # every large file, N = 2
     /work/venv/bin/python scripts/bench_threads.py --threads 2 4 --rounds 5 --only lineitem
 
-Each round reads each file once per thread count, the order alternating between rounds
+Each round reads each file once per thread count (`--fresh`: each read in a process of
+its own, as a one-shot tool reads; else all in one process, as a service does), the order alternating between rounds
 (after one warm-up read each: the page cache holds the file). The table gives the
 median wall and CPU time (the process's, all threads) of each thread count, and the
 median over rounds of N threads' wall time / one thread's. On a loaded machine the wall
@@ -34,6 +35,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", default=None, help="regex on the file name")
     parser.add_argument("--suite", default=None, help="the suite binary (default target/release/suite)")
+    parser.add_argument("--fresh", action="store_true",
+                        help="each read in a process of its own (`suite read`), not one `suite serve`")
     args = parser.parse_args()
 
     target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
@@ -45,10 +48,15 @@ def main():
     worker = subprocess.Popen([suite, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
     def read(path: Path, threads: int) -> dict:
-        request = {"op": "read", "reader": "herringbone", "path": str(path), "threads": threads}
-        worker.stdin.write(json.dumps(request) + "\n")
-        worker.stdin.flush()
-        answer = json.loads(worker.stdout.readline())
+        if args.fresh:
+            out = subprocess.run([suite, "read", "herringbone", str(path), "--threads", str(threads)],
+                                 capture_output=True, text=True).stdout
+            answer = json.loads(out.strip().splitlines()[-1])
+        else:
+            request = {"op": "read", "reader": "herringbone", "path": str(path), "threads": threads}
+            worker.stdin.write(json.dumps(request) + "\n")
+            worker.stdin.flush()
+            answer = json.loads(worker.stdout.readline())
         if "error" in answer:
             raise SystemExit(f"{path.name}, {threads} threads: {answer['error']}")
         return answer

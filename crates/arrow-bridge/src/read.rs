@@ -85,10 +85,10 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::schema::{ArrowSchemaMapping, Projection, SchemaOptions, parquet_to_arrow};
 pub use budget::DEFAULT_BATCH_MEMORY_LIMIT;
 pub(crate) use input::OffsetIndexFetch;
-#[cfg(feature = "async")]
-pub(crate) use pool::decode_pool;
 use input::{InputRange, SharedInput, offset_indexes};
 use lookahead::{Lookahead, Next, take_rows};
+#[cfg(feature = "async")]
+pub(crate) use pool::decode_pool;
 pub use reader_metadata::ReaderMetadata;
 pub use row_group::{ReadPlan, RowGroupDecoder, row_group_ranges};
 pub use salvage::{LossScope, LostRows, SalvageReport};
@@ -570,10 +570,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         }
         let pool = pool::decode_pool(self.threads)?;
         // A salvage read goes back to where a failed batch began: one row group at a time.
-        let lookahead = pool
-            .clone()
-            .filter(|_| !self.salvage)
-            .map(Lookahead::new);
+        let lookahead = pool.clone().filter(|_| !self.salvage).map(Lookahead::new);
         Ok(ParquetRecordBatchReader {
             input: Arc::new(Mutex::new(Box::new(self.input))),
             metadata: self.metadata,

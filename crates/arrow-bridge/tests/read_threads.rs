@@ -152,10 +152,13 @@ const GROUP_ROWS: usize = 700;
 /// An id, a nullable string, a dictionary-encoded string and a list: 5,000 rows in
 /// row groups of 700 rows and pages of 100, with checksums.
 fn table() -> RecordBatch {
-    let ids: ArrayRef = Arc::new(Int64Array::from_iter_values((0..ROWS as i64).map(|i| i * 3)));
-    let names: ArrayRef = Arc::new(StringArray::from_iter(
-        (0..ROWS).map(|i| (i % 7 != 0).then(|| format!("name-{}", i * 31 % 1000))),
+    let ids: ArrayRef = Arc::new(Int64Array::from_iter_values(
+        (0..ROWS as i64).map(|i| i * 3),
     ));
+    let names: ArrayRef =
+        Arc::new(StringArray::from_iter((0..ROWS).map(|i| {
+            (i % 7 != 0).then(|| format!("name-{}", i * 31 % 1000))
+        })));
     let mut categories = StringDictionaryBuilder::<Int32Type>::new();
     for i in 0..ROWS {
         if i % 13 == 0 {
@@ -197,7 +200,8 @@ fn file() -> Bytes {
 
 /// The rows of the table `ranges` select.
 fn rows(ranges: &[Range<usize>]) -> RecordBatch {
-    let keep = BooleanArray::from_iter((0..ROWS).map(|r| Some(ranges.iter().any(|s| s.contains(&r)))));
+    let keep =
+        BooleanArray::from_iter((0..ROWS).map(|r| Some(ranges.iter().any(|s| s.contains(&r)))));
     filter_record_batch(&table(), &keep).unwrap()
 }
 
@@ -213,7 +217,11 @@ fn selections_offsets_and_limits_across_row_groups_read_the_same() {
         ROWS.div_ceil(GROUP_ROWS)
     );
     let whole = same_on_threads(
-        || Builder::try_new(bytes.clone()).unwrap().with_batch_size(256),
+        || {
+            Builder::try_new(bytes.clone())
+                .unwrap()
+                .with_batch_size(256)
+        },
         "whole file",
     );
     assert_eq!(concat(&whole.batches), table());
@@ -294,10 +302,16 @@ fn an_error_in_one_column_ends_the_read_where_one_thread_ends_it() {
             let one = same_on_threads(builder, &what);
             let error = one.error.unwrap_or_else(|| panic!("{what}: no error"));
             assert!(error.contains("row group 3"), "{what}: {error}");
-            assert!(error.contains(&format!("column {column}")), "{what}: {error}");
+            assert!(
+                error.contains(&format!("column {column}")),
+                "{what}: {error}"
+            );
             // Every batch before the damaged page's batch, and none after.
             let read: usize = one.batches.iter().map(RecordBatch::num_rows).sum();
-            assert!(read >= 3 * GROUP_ROWS && read < 4 * GROUP_ROWS, "{what}: {read}");
+            assert!(
+                read >= 3 * GROUP_ROWS && read < 4 * GROUP_ROWS,
+                "{what}: {read}"
+            );
             assert_eq!(concat(&one.batches), rows(&[0..read]), "{what}");
         }
     }
@@ -322,7 +336,11 @@ fn a_batch_over_the_memory_limit_fails_on_threads_too() {
         let herringbone = inner
             .downcast_ref::<herringbone_arrow_bridge::Error>()
             .unwrap();
-        assert_eq!(herringbone.kind(), ErrorKind::LimitExceeded, "{herringbone}");
+        assert_eq!(
+            herringbone.kind(),
+            ErrorKind::LimitExceeded,
+            "{herringbone}"
+        );
         assert!(
             herringbone.to_string().contains("batch memory limit"),
             "{herringbone}"

@@ -81,12 +81,14 @@ impl Budget {
             }
             // Checked and added in one step, so that columns charging at the same time
             // cannot together pass the limit.
-            Used::Shared(used) => match used.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |u| {
-                (bytes <= limit.saturating_sub(u)).then(|| u + bytes)
-            }) {
-                Ok(_) => Ok(()),
-                Err(u) => Err(self.exceeded(Some(u.saturating_add(bytes)))),
-            },
+            Used::Shared(used) => {
+                match used.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |u| {
+                    (bytes <= limit.saturating_sub(u)).then(|| u + bytes)
+                }) {
+                    Ok(_) => Ok(()),
+                    Err(u) => Err(self.exceeded(Some(u.saturating_add(bytes)))),
+                }
+            }
         }
     }
 

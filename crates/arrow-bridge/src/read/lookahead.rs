@@ -200,6 +200,9 @@ mod tests {
             VecDeque::from([RowSelector::select(2), RowSelector::select(4)])
         );
         assert!(runs.is_empty());
-        assert!(take_rows(&mut runs, 6).is_empty(), "past the selection: nothing");
+        assert!(
+            take_rows(&mut runs, 6).is_empty(),
+            "past the selection: nothing"
+        );
     }
 }
