@@ -23,6 +23,10 @@ MonthDayNano. Type differences that keep the values (a time zone spelled `UTC` o
 written again by Herringbone (`hb convert FILE OUT.parquet`, default properties) and
 pyarrow's reading of that (page CRCs verified) must equal its reading of the original.
 
+Last, a `_metadata` summary file pyarrow writes for a dataset of two files (its chunks
+name their data files in `file_path`) is read through `hb convert` and compared with
+the rows of the two files.
+
 Usage: peer_files_check.py HB_BINARY [WORK_DIR]
 Exits non-zero with one line per mismatch.
 """
@@ -397,6 +401,26 @@ def compare(name, got, expected, failures, notes):
             failures.add(name, "hb", f"column {col} ({field.type} read as {got_type}): {diff}")
 
 
+def check_summary_file(hb, work, failures, notes):
+    """A dataset of two files and the `_metadata` summary pyarrow writes for it (each
+    column chunk naming its data file in `file_path`, one of them in a sub-folder):
+    `hb convert _metadata` reads the rows from the data files, in order."""
+    root = work / "summary-dataset"
+    (root / "sub").mkdir(parents=True, exist_ok=True)
+    table = source_table(seed=23, n=2000)
+    collector = []
+    for i, (rel, part) in enumerate([("part-0.parquet", table.slice(0, 1200)), ("sub/part-1.parquet", table.slice(1200))]):
+        pq.write_table(part, root / rel, row_group_size=500, metadata_collector=collector)
+        collector[-1].set_file_path(rel)
+    pq.write_metadata(table.schema, root / "_metadata", metadata_collector=collector)
+    got, error = hb_read(hb, root / "_metadata", work / "summary-dataset.arrow")
+    if error:
+        failures.add("pa_summary_metadata", "hb", f"read failed: {error}")
+    else:
+        compare("pa_summary_metadata", got, table, failures, notes)
+    return 1
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__, file=sys.stderr)
@@ -440,6 +464,10 @@ def main():
                     compare(f"{name} (rewritten)", again, expected, failures, notes)
         status = "ok" if len(failures.lines) == before else "FAIL"
         print(f"{name:<32} {os.path.getsize(path):>9} bytes  {status}")
+    before = len(failures.lines)
+    reads += check_summary_file(hb, work, failures, notes)
+    status = "ok" if len(failures.lines) == before else "FAIL"
+    print(f"{'pa_summary_metadata (_metadata)':<32} {'':>9}        {status}")
     for note in sorted(notes):
         print(f"type note: {note}")
     writers = {prefix: sum(p.stem.startswith(prefix + "_") for p in files) for prefix in ("pa", "duck", "pl")}

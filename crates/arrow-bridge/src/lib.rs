@@ -48,6 +48,8 @@
 
 #[cfg(feature = "async")]
 pub mod async_read;
+#[cfg(feature = "async")]
+pub mod async_write;
 pub mod decryption;
 pub mod error;
 mod offsets;

@@ -374,7 +374,8 @@ pub fn pages_overlapping(
     (hit, locations.len())
 }
 
-/// Reads the page index of a column chunk: `None` without an offset index. An
+/// Reads the page index of a column chunk: `None` without an offset index, and for a
+/// chunk stored in another file (`file_path`: its indexes are in that file). An
 /// encrypted chunk's indexes are decrypted with `decryptor` (see
 /// [`chunk_decryptor`](crate::decryption::chunk_decryptor)).
 pub fn read_page_index<R: ChunkReader + ?Sized>(
@@ -404,13 +405,16 @@ pub fn read_page_index<R: ChunkReader + ?Sized>(
     }))
 }
 
-/// Reads the offset index of a column chunk, `None` when it has none. An encrypted
-/// chunk's index is decrypted with `decryptor`.
+/// Reads the offset index of a column chunk, `None` when it has none or is stored in
+/// another file (`file_path`). An encrypted chunk's index is decrypted with `decryptor`.
 pub fn read_offset_index<R: ChunkReader + ?Sized>(
     input: &R,
     chunk: &ColumnChunk,
     decryptor: Option<&ColumnDecryptor>,
 ) -> Result<Option<OffsetIndex>> {
+    if chunk.file_path.is_some() {
+        return Ok(None);
+    }
     let file_len = usize::try_from(input.len()).unwrap_or(usize::MAX);
     let Some(range) = offset_index_range(chunk, file_len)? else {
         return Ok(None);

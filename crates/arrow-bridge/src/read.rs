@@ -54,6 +54,7 @@ mod budget;
 mod column;
 mod damage;
 mod decode;
+mod external;
 mod input;
 mod leaf;
 mod levels;
@@ -66,7 +67,8 @@ mod selection;
 mod values;
 mod views;
 
-use std::collections::VecDeque;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, VecDeque};
 #[cfg(not(unix))]
 use std::io::{Read, Seek, SeekFrom};
 use std::ops::Range;
@@ -76,7 +78,7 @@ use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, Schema, SchemaRef};
 use bytes::Bytes;
 use herringbone_codec::crypto::{FileDecryptionProperties, FileDecryptor, decode_footer};
-use herringbone_codec::page::PageReaderOptions;
+use herringbone_codec::page::{ChunkSource, PageReaderOptions, column_chunk_range};
 use herringbone_format::footer::{FooterOptions, FooterReader};
 use herringbone_format::metadata::FileMetaData;
 use herringbone_format::schema::SchemaDescriptor;
@@ -84,6 +86,7 @@ use herringbone_format::schema::SchemaDescriptor;
 use crate::error::{Error, ErrorKind, Result};
 use crate::schema::{ArrowSchemaMapping, Projection, SchemaOptions, parquet_to_arrow};
 pub use budget::DEFAULT_BATCH_MEMORY_LIMIT;
+pub use external::{DirectoryFiles, ExternalFiles};
 pub(crate) use input::OffsetIndexFetch;
 use input::{InputRange, SharedInput, offset_indexes};
 use lookahead::{Lookahead, Next, take_rows};
@@ -91,6 +94,7 @@ use lookahead::{Lookahead, Next, take_rows};
 pub(crate) use pool::decode_pool;
 pub use reader_metadata::ReaderMetadata;
 pub use row_group::{ReadPlan, RowGroupDecoder, row_group_ranges};
+use row_group::{chunk_location, external_chunk_unsupported};
 pub use salvage::{LossScope, LostRows, SalvageReport};
 pub use selection::{RowSelection, RowSelector};
 
@@ -267,6 +271,7 @@ pub struct ParquetRecordBatchReaderBuilder<T> {
     offset_index: bool,
     salvage: bool,
     threads: usize,
+    external_files: Option<Arc<dyn ExternalFiles>>,
 }
 
 impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
@@ -345,6 +350,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             offset_index: true,
             salvage: false,
             threads: 1,
+            external_files: None,
         }
     }
 
@@ -498,6 +504,17 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         self
     }
 
+    /// Reads column chunks stored in other files (their `file_path`, as in a `_metadata`
+    /// summary file) through `files`, e.g. [`DirectoryFiles::beside`] the metadata file.
+    /// Without it such a chunk is an unsupported error. Each row group's files are
+    /// opened when it is reached and closed after it; their offset indexes are not used
+    /// (skips step over pages by their headers), and a salvage read does not check their
+    /// pages ahead: damage in them loses the rest of their row group.
+    pub fn with_external_files(mut self, files: Arc<dyn ExternalFiles>) -> Self {
+        self.external_files = Some(files);
+        self
+    }
+
     /// Options of the Parquet -> Arrow type mapping.
     pub fn with_schema_options(mut self, options: SchemaOptions) -> Self {
         self.schema_options = options;
@@ -585,6 +602,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             salvage: self.salvage.then(SalvageReport::default),
             pool,
             lookahead,
+            external_files: self.external_files,
         })
     }
 }
@@ -626,6 +644,8 @@ pub struct ParquetRecordBatchReader {
     /// The row groups open with threads, outside a salvage read (`None`: one at a time
     /// in `current`).
     lookahead: Option<Lookahead>,
+    /// Opens the files of chunks stored elsewhere (`file_path`).
+    external_files: Option<Arc<dyn ExternalFiles>>,
 }
 
 impl ParquetRecordBatchReader {
@@ -764,14 +784,9 @@ impl ParquetRecordBatchReader {
     /// from the input; with the chunks' offset indexes when the selection skips rows
     /// inside it, so that pages wholly skipped are neither fetched nor parsed.
     fn open_row_group(&self, group: usize, rows: usize) -> Result<RowGroupDecoder> {
-        let input_len = self.input.lock().unwrap_or_else(|p| p.into_inner()).len();
-        let ranges = row_group_ranges(&self.metadata, group, self.plan.columns(), input_len)?;
         // Each column's pages are read from the input as its batches reach them:
         // the reader holds about a page per column, not the row group's chunks.
-        let sources = ranges
-            .into_iter()
-            .map(|range| InputRange::source(self.input.clone(), range))
-            .collect::<Result<Vec<_>>>()?;
+        let sources = self.chunk_sources(group)?;
         let indexes = if self.offset_index && skips_within(&self.runs, rows) {
             match offset_indexes(&self.input, &self.metadata, group, self.plan.columns()) {
                 Ok(indexes) => indexes,
@@ -796,6 +811,45 @@ impl ParquetRecordBatchReader {
         } else {
             decoder
         })
+    }
+
+    /// The source of each planned column's chunk in row group `group`: a range of the
+    /// input, or of the file its `file_path` names (each such file opened once).
+    fn chunk_sources(&self, group: usize) -> Result<Vec<Arc<dyn ChunkSource>>> {
+        let created_by = self.metadata.created_by.as_deref();
+        let input_len = self.input.lock().unwrap_or_else(|p| p.into_inner()).len();
+        let mut opened: HashMap<&str, (SharedInput, u64)> = HashMap::new();
+        let mut sources = Vec::with_capacity(self.plan.columns().len());
+        for &column in self.plan.columns() {
+            let place = || format!("row group {group}, leaf column {column}");
+            let (path, meta) = chunk_location(&self.metadata, group, column)?;
+            let (input, len) = match path {
+                None => (self.input.clone(), input_len),
+                Some(path) => {
+                    let files = self
+                        .external_files
+                        .as_ref()
+                        .ok_or_else(|| external_chunk_unsupported(group, column, path))?;
+                    match opened.entry(path) {
+                        Entry::Occupied(entry) => entry.get().clone(),
+                        Entry::Vacant(entry) => {
+                            let file = files.open(path).map_err(|e| e.context(place()))?;
+                            let len = file.len();
+                            entry.insert((Arc::new(Mutex::new(file)), len)).clone()
+                        }
+                    }
+                }
+            };
+            let range = column_chunk_range(meta, created_by, len).map_err(|e| {
+                let place = match path {
+                    Some(path) => format!("{}, file {path:?}", place()),
+                    None => place(),
+                };
+                Error::from(e).context(place)
+            })?;
+            sources.push(InputRange::source(input, range)?);
+        }
+        Ok(sources)
     }
 
     /// What a salvage read lost so far (complete once the reader is exhausted); `None`

@@ -55,8 +55,8 @@ use crate::error::{Error, Result};
 use crate::predicate::{BoundPredicate, Predicate};
 use crate::prune::{self, Pruner, RowRanges};
 use crate::read::{
-    ChunkReader, OffsetIndexFetch, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
-    ReaderMetadata, row_group_ranges,
+    ChunkReader, ExternalFiles, OffsetIndexFetch, ParquetRecordBatchReader,
+    ParquetRecordBatchReaderBuilder, ReaderMetadata, row_group_ranges,
 };
 use crate::schema::{ArrowSchemaMapping, Projection, SchemaOptions, parquet_to_arrow};
 
@@ -272,6 +272,15 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
     /// on the caller's thread.
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.builder = self.builder.with_threads(threads);
+        self
+    }
+
+    /// Reads column chunks stored in other files through `files`
+    /// ([`ParquetRecordBatchReaderBuilder::with_external_files`]); their page indexes
+    /// and Bloom filters are in those files and not used for pruning (their statistics
+    /// are).
+    pub fn with_external_files(mut self, files: Arc<dyn ExternalFiles>) -> Self {
+        self.builder = self.builder.with_external_files(files);
         self
     }
 

@@ -19,6 +19,7 @@
 //! | [`prune`] | skipping row groups and pages by statistics, page indexes and Bloom filters |
 //! | [`scan`] | a filtered read: prune, then read and filter ([`scan::ScanBuilder`]) |
 //! | `async_read` | (feature `async`, `object_store`) the reader over an async source: `AsyncFileReader`, `ParquetRecordBatchStream` |
+//! | `async_write` | (feature `async`, `object_store`) the writer into an async sink: `AsyncFileWriter`, `AsyncArrowWriter` |
 //! | [`layout`] | walking the pages of a column chunk, CRC status |
 //! | [`verify`] | checking a file against the specification ([`verify::verify`]) |
 //! | [`recover`] | rebuilding the footer of a truncated file from its pages |
@@ -97,6 +98,8 @@
 
 #[cfg(feature = "async")]
 pub mod async_read;
+#[cfg(feature = "async")]
+pub mod async_write;
 pub mod encryption;
 pub mod layout;
 pub mod merge;

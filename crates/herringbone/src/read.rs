@@ -57,8 +57,8 @@
 //! [`schema`]: ParquetRecordBatchReaderBuilder::schema
 
 pub use herringbone_arrow_bridge::read::{
-    ChunkReader, DEFAULT_BATCH_SIZE, LossScope, LostRows, ParquetRecordBatchReader,
-    ParquetRecordBatchReaderBuilder, ReaderMetadata, RowSelection, RowSelector, SalvageReport,
-    read_metadata,
+    ChunkReader, DEFAULT_BATCH_SIZE, DirectoryFiles, ExternalFiles, LossScope, LostRows,
+    ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder, ReaderMetadata, RowSelection,
+    RowSelector, SalvageReport, read_metadata,
 };
 pub use herringbone_arrow_bridge::schema::Projection;

@@ -179,13 +179,17 @@ fn hash_value(values: &ArrayRef, i: usize, descr: &ColumnDescriptor) -> Option<u
     }
 }
 
-/// Reads the Bloom filter of a column chunk, `None` when it has none. An encrypted
-/// chunk's filter (a header module, then a bitset module) is decrypted with `decryptor`.
+/// Reads the Bloom filter of a column chunk, `None` when it has none or is stored in
+/// another file (`file_path`: its filter is in that file). An encrypted chunk's filter
+/// (a header module, then a bitset module) is decrypted with `decryptor`.
 pub(crate) fn read_filter<R: ChunkReader + ?Sized>(
     input: &R,
     chunk: &ColumnChunk,
     decryptor: Option<&ColumnDecryptor>,
 ) -> Result<Option<SplitBlockBloomFilter>> {
+    if chunk.file_path.is_some() {
+        return Ok(None);
+    }
     let Some(meta) = chunk.meta_data.as_ref() else {
         return Ok(None);
     };

@@ -111,6 +111,16 @@ pub(crate) fn check_chunk(chunk: &ChunkToCheck<'_>) -> Result<Vec<Damage>> {
     let descr = plan.descriptor().column(column).ok_or_else(|| {
         Error::invalid_argument(format!("leaf column {column} is not in the schema"))
     })?;
+    // A chunk stored in another file is checked only as it is read: damage there loses
+    // the rest of its row group.
+    let group = &chunk.metadata.row_groups[chunk.row_group];
+    if group
+        .columns
+        .get(column)
+        .is_some_and(|c| c.file_path.is_some())
+    {
+        return Ok(Vec::new());
+    }
     let meta = match chunk_metadata(chunk.metadata, chunk.row_group, column) {
         Ok(meta) => meta,
         Err(e) if e.kind() == ErrorKind::Encrypted => return Err(e),

@@ -74,7 +74,7 @@ impl ChunkSource for InputRange {
 }
 
 /// Where the offset indexes of leaf `columns` in row group `row_group` are (`None` for a
-/// chunk without one or an encrypted chunk), and the one range that holds them all when
+/// chunk without one, an encrypted chunk or one stored in another file), and the one range that holds them all when
 /// they lie close together (writers put a row group's indexes side by side): then it is
 /// read in one fetch, else each is read alone.
 pub(crate) struct OffsetIndexFetch {
@@ -99,7 +99,8 @@ impl OffsetIndexFetch {
         let mut ranges = Vec::with_capacity(columns.len());
         for &column in columns {
             let range = match group.columns.get(column) {
-                Some(chunk) if chunk.crypto_metadata.is_none() => {
+                // An index of a chunk in another file lies in that file: not used.
+                Some(chunk) if chunk.crypto_metadata.is_none() && chunk.file_path.is_none() => {
                     offset_index_range(chunk, file_len).map_err(|e| {
                         Error::from(e)
                             .context(format!("row group {row_group}, leaf column {column}"))

@@ -49,11 +49,35 @@ pub fn row_group_ranges(
         .collect()
 }
 
+/// The metadata of the chunk of leaf `column` in row group `row_group`, which must be
+/// in this file: a chunk stored in another file (`file_path`) is an unsupported error
+/// here (see [`chunk_location`]).
 pub(crate) fn chunk_metadata(
     metadata: &FileMetaData,
     row_group: usize,
     column: usize,
 ) -> Result<&ColumnMetaData> {
+    match chunk_location(metadata, row_group, column)? {
+        (None, meta) => Ok(meta),
+        (Some(path), _) => Err(external_chunk_unsupported(row_group, column, path)),
+    }
+}
+
+/// The error for a chunk stored in file `path` where only this file can be read.
+pub(crate) fn external_chunk_unsupported(row_group: usize, column: usize, path: &str) -> Error {
+    Error::unsupported(format!(
+        "row group {row_group}, leaf column {column}: the chunk is stored in file {path:?} \
+         (read it with ParquetRecordBatchReaderBuilder::with_external_files)"
+    ))
+}
+
+/// The file holding the chunk of leaf `column` in row group `row_group` (`None`: this
+/// one; else its `file_path`) and the chunk's metadata.
+pub(crate) fn chunk_location(
+    metadata: &FileMetaData,
+    row_group: usize,
+    column: usize,
+) -> Result<(Option<&str>, &ColumnMetaData)> {
     let chunk = metadata
         .row_groups
         .get(row_group)
@@ -63,12 +87,7 @@ pub(crate) fn chunk_metadata(
                 "row group {row_group} has no column chunk for leaf column {column}"
             ))
         })?;
-    if chunk.file_path.is_some() {
-        return Err(Error::unsupported(format!(
-            "row group {row_group}, column {column}: column chunks in other files are not supported"
-        )));
-    }
-    chunk.meta_data.as_ref().ok_or_else(|| {
+    let meta = chunk.meta_data.as_ref().ok_or_else(|| {
         if chunk.crypto_metadata.is_some() {
             Error::new(ErrorKind::Encrypted, "encrypted: keys required")
         } else {
@@ -76,7 +95,8 @@ pub(crate) fn chunk_metadata(
                 "row group {row_group}, column {column}: column chunk without metadata"
             ))
         }
-    })
+    })?;
+    Ok((chunk.file_path.as_deref().map(|p| p.as_str()), meta))
 }
 
 /// What a reader decodes, fixed when it is built and shared by its row groups: the
@@ -336,7 +356,8 @@ impl RowGroupDecoder {
                 Error::invalid_argument(format!("leaf column {column} is not in the schema"))
             })?;
             let path = descr.path().dotted();
-            let meta = chunk_metadata(metadata, row_group, column)?;
+            // Where the chunk's bytes came from is the caller's business (`chunks`).
+            let (_, meta) = chunk_location(metadata, row_group, column)?;
             if meta.type_ != descr.physical_type() {
                 return Err(Error::corrupt(format!(
                     "row group {row_group}, column {path}: chunk type {:?} where the schema says {:?}",

@@ -65,6 +65,8 @@ pub struct CsvArgs {
     pub variant: Vec<String>,
 }
 
+/// The format of `path` by its extension; an input without a known one (a `_metadata`
+/// summary file, say) by its first bytes: `PAR1` / `PARE` Parquet, `ARROW1` Arrow IPC.
 fn kind_of(path: &Path, role: &str) -> Result<Kind, String> {
     let extension = path
         .extension()
@@ -72,6 +74,7 @@ fn kind_of(path: &Path, role: &str) -> Result<Kind, String> {
         .map(str::to_ascii_lowercase);
     extension
         .and_then(|e| EXTENSIONS.iter().find(|(x, _)| *x == e).map(|(_, k)| *k))
+        .or_else(|| (role == "input").then(|| kind_by_magic(path)).flatten())
         .ok_or_else(|| {
             format!(
                 "{}: unsupported {role} format; supported: {}",
@@ -83,6 +86,18 @@ fn kind_of(path: &Path, role: &str) -> Result<Kind, String> {
                     .join(", ")
             )
         })
+}
+
+fn kind_by_magic(path: &Path) -> Option<Kind> {
+    use std::io::Read;
+    let mut head = [0u8; 6];
+    let mut file = std::fs::File::open(path).ok()?;
+    let n = file.read(&mut head).ok()?;
+    match &head[..n] {
+        [b'P', b'A', b'R', b'1' | b'E', ..] => Some(Kind::Parquet),
+        b"ARROW1" => Some(Kind::Ipc),
+        _ => None,
+    }
 }
 
 pub fn run(

@@ -10,6 +10,7 @@ use arrow_schema::{ArrowError, SchemaRef, TimeUnit};
 use herringbone::encryption::read_metadata_with_decryption;
 use herringbone::metadata::FileMetaData;
 use herringbone::predicate::Predicate;
+use herringbone::read::DirectoryFiles;
 use herringbone::scan::{Scan, ScanBuilder, ScanMetrics};
 use herringbone::schema::SchemaDescriptor;
 use herringbone::schema::parquet_to_arrow;
@@ -147,7 +148,9 @@ impl Batches {
         }
         .map_err(|e| named(&e))?
         .with_schema_options(options.clone())
-        .with_salvage(args.salvage.is_some());
+        .with_salvage(args.salvage.is_some())
+        // Chunks a `_metadata` file keeps in its data files, found beside it.
+        .with_external_files(Arc::new(DirectoryFiles::beside(path)));
         if let Some(filter) = &args.filter {
             let predicate = Predicate::parse(filter).map_err(|e| format!("--{e}"))?;
             builder = builder.with_predicate(predicate);
