@@ -256,9 +256,9 @@ fn selections_offsets_and_limits_across_row_groups_read_the_same() {
     );
     // Row groups 5, 1, 3 are rows 3500..4200, 700..1400, 2100..2800: skip 650, take 1000.
     let expected = concat(&[
-        rows(&[4_150..4_200]),
-        rows(&[700..1_400]),
-        rows(&[2_100..2_350]),
+        table().slice(4_150, 50),
+        table().slice(700, 700),
+        table().slice(2_100, 250),
     ]);
     assert_eq!(concat(&paged.batches), expected);
 }
@@ -309,10 +309,10 @@ fn an_error_in_one_column_ends_the_read_where_one_thread_ends_it() {
             // Every batch before the damaged page's batch, and none after.
             let read: usize = one.batches.iter().map(RecordBatch::num_rows).sum();
             assert!(
-                read >= 3 * GROUP_ROWS && read < 4 * GROUP_ROWS,
+                (3 * GROUP_ROWS..4 * GROUP_ROWS).contains(&read),
                 "{what}: {read}"
             );
-            assert_eq!(concat(&one.batches), rows(&[0..read]), "{what}");
+            assert_eq!(concat(&one.batches), table().slice(0, read), "{what}");
         }
     }
 }
