@@ -493,6 +493,15 @@ fn decode_rows(
             .count();
         decoder.values(present, dictionary, &mut |_| {})?;
     }
+    // Bytes the header's value count leaves unread mean the count (or the data) is not
+    // what was written: the page is not proven intact.
+    if let Some(left) = decoder.plain_bytes_left()
+        && left > 0
+    {
+        return Err(herringbone_codec::Error::corrupt(format!(
+            "{left} bytes left in the PLAIN values section after the page's values"
+        )));
+    }
     Ok(rows)
 }
 
