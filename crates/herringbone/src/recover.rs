@@ -34,10 +34,10 @@ use herringbone_format::schema::SchemaDescriptor;
 use herringbone_format::thrift::{CompactReader, ThriftStruct};
 
 use crate::layout::{PageSpan, read_page_span};
-use crate::verify::VerifyOptions;
 use crate::verify::chunk::{ColumnFacts, read_page};
 use crate::verify::order::SortOrder;
 use crate::verify::values::{DataPage, Dictionary, PageDecoder};
+use crate::verify::{Check, VerifyOptions};
 use crate::{ChunkReader, ParquetRecordBatchReaderBuilder, SchemaOptions};
 use herringbone_codec::page::Page;
 
@@ -231,7 +231,9 @@ pub fn recover<R: ChunkReader, W: Write>(
 
 /// Whether `group`, written alone as a file, reads back whole through the reader (INT96
 /// in seconds, which every INT96 fits: a timestamp too far out for nanoseconds is not
-/// damage).
+/// damage) and the verifier finds its pages' headers, levels and values sound (it
+/// checks what the reader tolerates, e.g. levels that continue a list they do not
+/// define).
 fn reads_back(schema: &[SchemaElement], group: &Group) -> Result<()> {
     let mut file = Vec::new();
     write_file(
@@ -242,14 +244,25 @@ fn reads_back(schema: &[SchemaElement], group: &Group) -> Result<()> {
         None,
         None,
     )?;
+    let file = Bytes::from(file);
     let options = SchemaOptions::new().with_int96_unit(arrow_schema::TimeUnit::Second);
-    let reader = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(file))?
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file.clone())?
         .with_schema_options(options)
         .build()?;
     for batch in reader {
         batch.map_err(Error::from)?;
     }
-    Ok(())
+    let checked = crate::verify::verify(file, &VerifyOptions::default());
+    let damage = checked.problems.iter().find(|p| {
+        matches!(
+            p.check,
+            Check::PageHeader | Check::Decompression | Check::Levels | Check::Decoding
+        )
+    });
+    match damage {
+        Some(problem) => Err(Error::corrupt(problem.to_string())),
+        None => Ok(()),
+    }
 }
 
 /// The start of a footer: the schema and the row groups whose metadata decodes whole.
