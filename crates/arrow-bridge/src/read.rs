@@ -72,7 +72,7 @@ use std::collections::{HashMap, VecDeque};
 #[cfg(not(unix))]
 use std::io::{Read, Seek, SeekFrom};
 use std::ops::Range;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, Schema, SchemaRef};
@@ -103,8 +103,12 @@ pub const DEFAULT_BATCH_SIZE: usize = 8192;
 
 /// A source of a file's bytes by range: the one I/O operation the reader needs.
 ///
-/// `Send`, so that a reader can move to another thread.
-pub trait ChunkReader: Send {
+/// `Send + Sync` (as arrow-rs's `ChunkReader` is), so that a reader can move to another
+/// thread and the columns decoded on several threads ([`with_threads`]) fetch their
+/// pages at the same time.
+///
+/// [`with_threads`]: ParquetRecordBatchReaderBuilder::with_threads
+pub trait ChunkReader: Send + Sync {
     /// Length of the file in bytes.
     fn len(&self) -> u64;
 
@@ -589,7 +593,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         // A salvage read goes back to where a failed batch began: one row group at a time.
         let lookahead = pool.clone().filter(|_| !self.salvage).map(Lookahead::new);
         Ok(ParquetRecordBatchReader {
-            input: Arc::new(Mutex::new(Box::new(self.input))),
+            input: Arc::new(self.input),
             metadata: self.metadata,
             plan: Arc::new(plan),
             row_groups: row_groups.into(),
@@ -817,7 +821,7 @@ impl ParquetRecordBatchReader {
     /// input, or of the file its `file_path` names (each such file opened once).
     fn chunk_sources(&self, group: usize) -> Result<Vec<Arc<dyn ChunkSource>>> {
         let created_by = self.metadata.created_by.as_deref();
-        let input_len = self.input.lock().unwrap_or_else(|p| p.into_inner()).len();
+        let input_len = self.input.len();
         let mut opened: HashMap<&str, (SharedInput, u64)> = HashMap::new();
         let mut sources = Vec::with_capacity(self.plan.columns().len());
         for &column in self.plan.columns() {
@@ -835,7 +839,7 @@ impl ParquetRecordBatchReader {
                         Entry::Vacant(entry) => {
                             let file = files.open(path).map_err(|e| e.context(place()))?;
                             let len = file.len();
-                            entry.insert((Arc::new(Mutex::new(file)), len)).clone()
+                            entry.insert((Arc::from(file), len)).clone()
                         }
                     }
                 }
