@@ -267,6 +267,7 @@ pub struct ParquetRecordBatchStreamBuilder<R> {
     selection: Option<RowSelection>,
     offset_index: bool,
     row_filter: Option<RowFilter>,
+    threads: usize,
 }
 
 impl<R> std::fmt::Debug for ParquetRecordBatchStreamBuilder<R> {
@@ -317,6 +318,7 @@ impl<R: AsyncFileReader + 'static> ParquetRecordBatchStreamBuilder<R> {
             selection: None,
             offset_index: true,
             row_filter: None,
+            threads: 1,
         })
     }
 
@@ -396,6 +398,16 @@ impl<R: AsyncFileReader + 'static> ParquetRecordBatchStreamBuilder<R> {
     /// [`DEFAULT_COALESCE_GAP`]; 0 merges only touching chunks).
     pub fn with_coalesce_gap(mut self, gap: u64) -> Self {
         self.coalesce_gap = gap;
+        self
+    }
+
+    /// Decodes the columns of each batch side by side on a pool of `threads` threads
+    /// (default 1: the polling thread alone, no pool); the batches are the same as with
+    /// one thread. Row groups are decoded one at a time (the next one's bytes are
+    /// fetched while one decodes), so memory stays that of one batch. Decoding runs
+    /// inside `poll_next`, as it does on one thread.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
         self
     }
 
@@ -498,6 +510,7 @@ impl<R: AsyncFileReader + 'static> ParquetRecordBatchStreamBuilder<R> {
             kept.push_back(group);
         }
         let runs = RowSelection::from_consecutive_ranges(kept_ranges, kept_rows).into_runs();
+        let pool = crate::read::decode_pool(self.threads)?;
         let state = StreamState {
             reader: self.reader,
             file_size: self.file_size,
@@ -511,6 +524,7 @@ impl<R: AsyncFileReader + 'static> ParquetRecordBatchStreamBuilder<R> {
             partial,
             gap: self.coalesce_gap,
             filter,
+            pool,
         };
         let inner = futures::stream::unfold(Some(state), |state| async move {
             let mut state = state?;
@@ -554,6 +568,8 @@ struct StreamState<R> {
     gap: u64,
     /// The row filter, evaluated between the fields it reads and the others.
     filter: Option<ResolvedFilter>,
+    /// The decode threads (`None`: the polling thread alone).
+    pool: Option<Arc<rayon::ThreadPool>>,
 }
 
 impl<R: AsyncFileReader + 'static> StreamState<R> {
@@ -598,7 +614,8 @@ impl<R: AsyncFileReader + 'static> StreamState<R> {
                     sources,
                     indexes,
                 )
-                .map_err(|e| e.context(format!("row group {group}")))?,
+                .map_err(|e| e.context(format!("row group {group}")))?
+                .with_pool(self.pool.clone()),
             );
             // Start fetching the next row group while this one decodes.
             if let Some(&next) = self.row_groups.front() {

@@ -62,6 +62,8 @@ mod external;
 mod input;
 mod leaf;
 mod levels;
+mod lookahead;
+mod pool;
 mod reader_metadata;
 mod row_group;
 pub mod salvage;
@@ -74,7 +76,7 @@ use std::collections::{HashMap, VecDeque};
 #[cfg(not(unix))]
 use std::io::{Read, Seek, SeekFrom};
 use std::ops::Range;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, Schema, SchemaRef};
@@ -91,6 +93,9 @@ pub use budget::DEFAULT_BATCH_MEMORY_LIMIT;
 pub use external::{DirectoryFiles, ExternalFiles};
 pub(crate) use input::OffsetIndexFetch;
 use input::{InputRange, SharedInput, offset_indexes};
+use lookahead::{Lookahead, Next, take_rows};
+#[cfg(feature = "async")]
+pub(crate) use pool::decode_pool;
 pub use reader_metadata::ReaderMetadata;
 pub(crate) use row_group::ResolvedFilter;
 pub use row_group::{
@@ -105,8 +110,12 @@ pub const DEFAULT_BATCH_SIZE: usize = 8192;
 
 /// A source of a file's bytes by range: the one I/O operation the reader needs.
 ///
-/// `Send`, so that a reader can move to another thread.
-pub trait ChunkReader: Send {
+/// `Send + Sync` (as arrow-rs's `ChunkReader` is), so that a reader can move to another
+/// thread and the columns decoded on several threads ([`with_threads`]) fetch their
+/// pages at the same time.
+///
+/// [`with_threads`]: ParquetRecordBatchReaderBuilder::with_threads
+pub trait ChunkReader: Send + Sync {
     /// Length of the file in bytes.
     fn len(&self) -> u64;
 
@@ -273,6 +282,7 @@ pub struct ParquetRecordBatchReaderBuilder<T> {
     offset_index: bool,
     salvage: bool,
     row_filter: Option<RowFilter>,
+    threads: usize,
     external_files: Option<Arc<dyn ExternalFiles>>,
 }
 
@@ -352,6 +362,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             offset_index: true,
             salvage: false,
             row_filter: None,
+            threads: 1,
             external_files: None,
         }
     }
@@ -476,6 +487,46 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         self
     }
 
+    /// Decodes on a pool of `threads` threads (default 1: the caller's thread alone, no
+    /// pool). The batches are the same, in the same order, as with one thread.
+    ///
+    /// Two kinds of work run side by side: the columns of a batch, and the batches of
+    /// two row groups, the one being read and the next. Memory: beside the batch handed
+    /// out, at most the decoded batches of the next row group, which wait until the row
+    /// group before them is read. A salvage read ([`Self::with_salvage`]) decodes
+    /// columns side by side but reads row groups one at a time.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+    /// # use bytes::Bytes;
+    /// use herringbone_arrow_bridge::read::ParquetRecordBatchReaderBuilder;
+    /// # use herringbone_arrow_bridge::write::{ArrowWriter, WriterProperties};
+    /// # let ids: ArrayRef = Arc::new(Int64Array::from_iter_values(0..10_000));
+    /// # let names: ArrayRef = Arc::new(StringArray::from_iter_values((0..10_000).map(|i| format!("n{i}"))));
+    /// # let batch = RecordBatch::try_from_iter([("id", ids), ("name", names)]).unwrap();
+    /// # let props = WriterProperties::builder().set_max_row_group_rows(3000).build();
+    /// # let mut writer = ArrowWriter::try_new(Vec::new(), batch.schema(), Some(props)).unwrap();
+    /// # writer.write(&batch).unwrap();
+    /// # writer.finish().unwrap();
+    /// # let file = Bytes::from(writer.into_inner());
+    /// // `file` holds 10,000 rows in four row groups.
+    /// let read = |threads| -> Vec<RecordBatch> {
+    ///     ParquetRecordBatchReaderBuilder::try_new(file.clone())
+    ///         .unwrap()
+    ///         .with_threads(threads)
+    ///         .build()
+    ///         .unwrap()
+    ///         .collect::<Result<_, _>>()
+    ///         .unwrap()
+    /// };
+    /// assert_eq!(read(2), read(1));
+    /// ```
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
+        self
+    }
+
     /// Reads column chunks stored in other files (their `file_path`, as in a `_metadata`
     /// summary file) through `files`, e.g. [`DirectoryFiles::beside`] the metadata file.
     /// Without it such a chunk is an unsupported error. Each row group's files are
@@ -565,8 +616,16 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         if let Some(limit) = self.limit {
             selection = selection.limit(limit);
         }
+        let pool = pool::decode_pool(self.threads)?;
+        // A salvage read goes back to where a failed batch began: one row group at a time.
+        // A row filter is evaluated by the open row group's decoder: one at a time too
+        // (its columns still decode on the pool).
+        let lookahead = pool
+            .clone()
+            .filter(|_| !self.salvage && filter.is_none())
+            .map(Lookahead::new);
         Ok(ParquetRecordBatchReader {
-            input: Arc::new(Mutex::new(Box::new(self.input))),
+            input: Arc::new(self.input),
             metadata: self.metadata,
             plan: Arc::new(plan),
             row_groups: row_groups.into(),
@@ -578,6 +637,8 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             offset_index: self.offset_index,
             salvage: self.salvage.then(SalvageReport::default),
             filter,
+            pool,
+            lookahead,
             external_files: self.external_files,
         })
     }
@@ -623,6 +684,11 @@ pub struct ParquetRecordBatchReader {
     salvage: Option<SalvageReport>,
     /// The row filter, evaluated between the fields it reads and the others.
     filter: Option<ResolvedFilter>,
+    /// The decode threads (`None`: the caller's thread alone).
+    pool: Option<Arc<rayon::ThreadPool>>,
+    /// The row groups open with threads, outside a salvage read (`None`: one at a time
+    /// in `current`).
+    lookahead: Option<Lookahead>,
     /// Opens the files of chunks stored elsewhere (`file_path`).
     external_files: Option<Arc<dyn ExternalFiles>>,
 }
@@ -630,6 +696,11 @@ pub struct ParquetRecordBatchReader {
 impl ParquetRecordBatchReader {
     /// The next batch, or `None` at the end.
     fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        if let Some(mut lookahead) = self.lookahead.take() {
+            let next = self.next_batch_ahead(&mut lookahead);
+            self.lookahead = Some(lookahead);
+            return next;
+        }
         loop {
             if self.runs.is_empty() {
                 return Ok(None);
@@ -707,6 +778,45 @@ impl ParquetRecordBatchReader {
         }
     }
 
+    /// [`Self::next_batch`] with row groups decoded ahead on the pool.
+    fn next_batch_ahead(&mut self, lookahead: &mut Lookahead) -> Result<Option<RecordBatch>> {
+        loop {
+            while lookahead.wants_row_group() {
+                match self.open_next_row_group() {
+                    Ok(Some((decoder, runs))) => lookahead.push(decoder, runs),
+                    Ok(None) => break,
+                    // In file order: after the batches of the row groups open before it.
+                    Err(e) => lookahead.push_error(e),
+                }
+            }
+            match lookahead.next_batch(self.batch_size)? {
+                Next::Batch(batch) => return Ok(Some(batch)),
+                Next::RowGroupDone((decoded, skipped)) => {
+                    self.metrics.pages_decoded += decoded;
+                    self.metrics.pages_skipped += skipped;
+                }
+                Next::End => return Ok(None),
+            }
+        }
+    }
+
+    /// The decoder of the next row group with rows selected, and the selection's runs
+    /// over its rows (taken off the reader's); `None` when no row group is left.
+    fn open_next_row_group(&mut self) -> Result<Option<(RowGroupDecoder, VecDeque<RowSelector>)>> {
+        while !self.runs.is_empty() {
+            let Some(group) = self.row_groups.pop_front() else {
+                break;
+            };
+            let rows = group_rows(&self.metadata, group)?;
+            if rows == 0 || self.skip_whole(rows) {
+                continue;
+            }
+            let decoder = self.open_row_group(group, rows)?;
+            return Ok(Some((decoder, take_rows(&mut self.runs, rows))));
+        }
+        Ok(None)
+    }
+
     /// Whether the selection skips the next `rows` rows (a row group) whole; if so they
     /// are taken off it and counted.
     fn skip_whole(&mut self, rows: usize) -> bool {
@@ -750,7 +860,8 @@ impl ParquetRecordBatchReader {
             group,
             sources,
             indexes,
-        )?;
+        )?
+        .with_pool(self.pool.clone());
         Ok(if self.salvage.is_some() {
             decoder.with_tail_unread()
         } else {
@@ -762,7 +873,7 @@ impl ParquetRecordBatchReader {
     /// input, or of the file its `file_path` names (each such file opened once).
     fn chunk_sources(&self, group: usize) -> Result<Vec<Arc<dyn ChunkSource>>> {
         let created_by = self.metadata.created_by.as_deref();
-        let input_len = self.input.lock().unwrap_or_else(|p| p.into_inner()).len();
+        let input_len = self.input.len();
         let mut opened: HashMap<&str, (SharedInput, u64)> = HashMap::new();
         let mut sources = Vec::with_capacity(self.plan.columns().len());
         for &column in self.plan.columns() {
@@ -780,7 +891,7 @@ impl ParquetRecordBatchReader {
                         Entry::Vacant(entry) => {
                             let file = files.open(path).map_err(|e| e.context(place()))?;
                             let len = file.len();
-                            entry.insert((Arc::new(Mutex::new(file)), len)).clone()
+                            entry.insert((Arc::from(file), len)).clone()
                         }
                     }
                 }
@@ -836,8 +947,16 @@ impl ParquetRecordBatchReader {
     /// What the reader did so far (pages decoded and skipped, row groups skipped).
     pub fn metrics(&self) -> ReadMetrics {
         let mut metrics = self.metrics;
+        let open = self.current.as_ref().map(RowGroupDecoder::page_counts);
+        let ahead = self.lookahead.as_ref().map(Lookahead::page_counts);
+        for (decoded, skipped) in open.into_iter().chain(ahead) {
+            metrics.pages_decoded += decoded;
+            metrics.pages_skipped += skipped;
+        }
         if let Some(decoder) = &self.current {
-            add_decoder_counts(&mut metrics, decoder);
+            let late = decoder.late_counts();
+            metrics.rows_filtered_late += late.rows;
+            metrics.pages_skipped_late += late.pages;
         }
         metrics
     }
@@ -900,6 +1019,7 @@ impl<T> std::fmt::Debug for ParquetRecordBatchReaderBuilder<T> {
             .field("batch_memory_limit", &self.batch_memory_limit)
             .field("unshredded_variants", &self.unshredded_variants)
             .field("salvage", &self.salvage)
+            .field("threads", &self.threads)
             .finish_non_exhaustive()
     }
 }

@@ -289,6 +289,14 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
         self
     }
 
+    /// Decodes on a pool of `threads` threads
+    /// ([`ParquetRecordBatchReaderBuilder::with_threads`]); the predicate is evaluated
+    /// on the caller's thread.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.builder = self.builder.with_threads(threads);
+        self
+    }
+
     /// Reads column chunks stored in other files through `files`
     /// ([`ParquetRecordBatchReaderBuilder::with_external_files`]); their page indexes
     /// and Bloom filters are in those files and not used for pruning (their statistics

@@ -426,3 +426,32 @@ async fn a_selection_fetches_only_its_pages_through_the_offset_index() {
         "{bytes_with_index} bytes fetched of {whole_group}"
     );
 }
+
+#[tokio::test]
+async fn stream_with_threads_gives_the_batches_of_one_thread() {
+    let bytes = file(10_000, 3_000);
+    let size = bytes.len() as u64;
+    let read = |threads: usize| {
+        let bytes = bytes.clone();
+        async move {
+            ParquetRecordBatchStreamBuilder::try_new(bytes, size)
+                .await
+                .unwrap()
+                .with_batch_size(700)
+                .with_limit(9_000)
+                .with_threads(threads)
+                .build()
+                .unwrap()
+                .try_collect::<Vec<RecordBatch>>()
+                .await
+                .unwrap()
+        }
+    };
+    let one = read(1).await;
+    assert_eq!(
+        concat(&one),
+        sync_read(&bytes, Projection::All, None).slice(0, 9_000)
+    );
+    assert_eq!(read(2).await, one);
+    assert_eq!(read(3).await, one);
+}

@@ -65,7 +65,7 @@ impl ChunkReader for OnlyThese {
     }
 }
 
-fn values(scan: ScanBuilder<impl ChunkReader + Sync + 'static>) -> Vec<RecordBatch> {
+fn values(scan: ScanBuilder<impl ChunkReader + 'static>) -> Vec<RecordBatch> {
     scan.build()
         .unwrap()
         .collect::<std::result::Result<_, _>>()

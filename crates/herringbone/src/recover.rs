@@ -33,12 +33,12 @@ use herringbone_format::metadata::{
 use herringbone_format::schema::SchemaDescriptor;
 use herringbone_format::thrift::{CompactReader, ThriftStruct};
 
-use crate::ChunkReader;
 use crate::layout::{PageSpan, read_page_span};
-use crate::verify::VerifyOptions;
 use crate::verify::chunk::{ColumnFacts, read_page};
 use crate::verify::order::SortOrder;
 use crate::verify::values::{DataPage, Dictionary, PageDecoder};
+use crate::verify::{Check, VerifyOptions};
+use crate::{ChunkReader, ParquetRecordBatchReaderBuilder, SchemaOptions};
 use herringbone_codec::page::Page;
 
 /// Errors of recovery (nothing recoverable, no schema, I/O).
@@ -94,6 +94,7 @@ impl RecoverOptions {
 }
 
 /// A chunk proven intact: its pages' bytes and what its metadata must say.
+#[derive(Clone)]
 struct Chunk {
     start: u64,
     bytes: Bytes,
@@ -106,6 +107,7 @@ struct Chunk {
     original: Option<ColumnChunk>,
 }
 
+#[derive(Clone)]
 struct Group {
     rows: i64,
     chunks: Vec<Chunk>,
@@ -179,6 +181,21 @@ pub fn recover<R: ChunkReader, W: Write>(
         groups.extend(found);
         dropped.append(&mut lost);
     }
+    // Last, the reader's own word: a row group whose pages each decode may still not
+    // assemble (levels that contradict each other across pages, say).
+    let groups = groups
+        .into_iter()
+        .enumerate()
+        .filter_map(|(n, group)| match reads_back(&schema_elements, &group) {
+            Ok(()) => Some(group),
+            Err(e) => {
+                dropped.push(format!(
+                    "row group {n} (as rebuilt): does not read back: {e}"
+                ));
+                None
+            }
+        })
+        .collect::<Vec<_>>();
     if groups.is_empty() {
         return Err(Error::corrupt(format!(
             "no row group could be proven intact: {}",
@@ -210,6 +227,42 @@ pub fn recover<R: ChunkReader, W: Write>(
         dropped,
         metadata,
     })
+}
+
+/// Whether `group`, written alone as a file, reads back whole through the reader (INT96
+/// in seconds, which every INT96 fits: a timestamp too far out for nanoseconds is not
+/// damage) and the verifier finds its pages' headers, levels and values sound (it
+/// checks what the reader tolerates, e.g. levels that continue a list they do not
+/// define).
+fn reads_back(schema: &[SchemaElement], group: &Group) -> Result<()> {
+    let mut file = Vec::new();
+    write_file(
+        &mut file,
+        schema.to_vec(),
+        vec![group.clone()],
+        None,
+        None,
+        None,
+    )?;
+    let file = Bytes::from(file);
+    let options = SchemaOptions::new().with_int96_unit(arrow_schema::TimeUnit::Second);
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file.clone())?
+        .with_schema_options(options)
+        .build()?;
+    for batch in reader {
+        batch.map_err(Error::from)?;
+    }
+    let checked = crate::verify::verify(file, &VerifyOptions::default());
+    let damage = checked.problems.iter().find(|p| {
+        matches!(
+            p.check,
+            Check::PageHeader | Check::Decompression | Check::Levels | Check::Decoding
+        )
+    });
+    match damage {
+        Some(problem) => Err(Error::corrupt(problem.to_string())),
+        None => Ok(()),
+    }
 }
 
 /// The start of a footer: the schema and the row groups whose metadata decodes whole.
@@ -492,6 +545,15 @@ fn decode_rows(
             .filter(|&&d| d == facts.shape.max_def)
             .count();
         decoder.values(present, dictionary, &mut |_| {})?;
+    }
+    // Bytes the header's value count leaves unread mean the count (or the data) is not
+    // what was written: the page is not proven intact.
+    if let Some(left) = decoder.plain_bytes_left()
+        && left > 0
+    {
+        return Err(herringbone_codec::Error::corrupt(format!(
+            "{left} bytes left in the PLAIN values section after the page's values"
+        )));
     }
     Ok(rows)
 }

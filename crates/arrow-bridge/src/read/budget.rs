@@ -4,6 +4,9 @@
 //! FIXED_LEN_BYTE_ARRAY width of 2 GiB, DELTA_BYTE_ARRAY prefixes) end in an error naming
 //! the column instead of an allocation the process cannot survive.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use crate::error::{Error, ErrorKind, Result};
 
 /// The default memory limit of one batch (all its columns together): 1 GiB.
@@ -13,33 +16,80 @@ pub const DEFAULT_BATCH_MEMORY_LIMIT: usize = 1 << 30;
 #[derive(Debug, Clone)]
 pub(crate) struct Budget {
     limit: usize,
-    used: usize,
+    used: Used,
+}
+
+/// What a batch used so far: counted by the one column reader decoding at a time, or
+/// shared by the columns of a batch decoded on several threads at once.
+#[derive(Debug, Clone)]
+enum Used {
+    Own(usize),
+    Shared(Arc<AtomicUsize>),
 }
 
 impl Budget {
     /// A budget of `limit` bytes, nothing used.
     pub(crate) fn new(limit: usize) -> Self {
-        Self { limit, used: 0 }
+        Self {
+            limit,
+            used: Used::Own(0),
+        }
+    }
+
+    /// A budget of `limit` bytes whose use is counted in `used`, which every clone of
+    /// it shares: one per column of a batch whose columns are decoded in parallel, so
+    /// that the batch as a whole keeps to the limit, as it does on one thread.
+    pub(crate) fn shared(limit: usize, used: Arc<AtomicUsize>) -> Self {
+        Self {
+            limit,
+            used: Used::Shared(used),
+        }
     }
 
     /// Starts a new batch: nothing used.
     pub(crate) fn reset(&mut self) {
-        self.used = 0;
+        match &mut self.used {
+            Used::Own(used) => *used = 0,
+            Used::Shared(used) => used.store(0, Ordering::Relaxed),
+        }
+    }
+
+    fn used(&self) -> usize {
+        match &self.used {
+            Used::Own(used) => *used,
+            Used::Shared(used) => used.load(Ordering::Relaxed),
+        }
     }
 
     /// Bytes still available.
     pub(crate) fn remaining(&self) -> usize {
-        self.limit - self.used
+        self.limit.saturating_sub(self.used())
     }
 
     /// Charges `bytes` more to the batch; over the limit, an error (which the column
     /// reader puts its column's path in front of) and nothing charged.
     pub(crate) fn charge(&mut self, bytes: usize) -> Result<()> {
-        if bytes <= self.remaining() {
-            self.used += bytes;
-            return Ok(());
+        let limit = self.limit;
+        match &mut self.used {
+            Used::Own(used) => {
+                if bytes <= limit - *used {
+                    *used += bytes;
+                    return Ok(());
+                }
+                let needs = used.saturating_add(bytes);
+                Err(self.exceeded(Some(needs)))
+            }
+            // Checked and added in one step, so that columns charging at the same time
+            // cannot together pass the limit.
+            Used::Shared(used) => {
+                match used.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |u| {
+                    (bytes <= limit.saturating_sub(u)).then(|| u + bytes)
+                }) {
+                    Ok(_) => Ok(()),
+                    Err(u) => Err(self.exceeded(Some(u.saturating_add(bytes)))),
+                }
+            }
         }
-        Err(self.exceeded(Some(self.used.saturating_add(bytes))))
     }
 
     /// The error of a batch that would need `bytes` bytes (`None`: more than the
@@ -123,6 +173,38 @@ mod tests {
         );
         budget.reset();
         assert_eq!(budget.remaining(), 1000);
+    }
+
+    #[test]
+    fn shared_budgets_keep_the_batch_to_one_limit() {
+        let used = Arc::new(AtomicUsize::new(0));
+        let mut first = Budget::shared(1000, used.clone());
+        let mut second = Budget::shared(1000, used.clone());
+        first.charge(600).unwrap();
+        assert_eq!(second.remaining(), 400);
+        let error = second.charge(401).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::LimitExceeded);
+        assert!(
+            error.to_string().starts_with("the batch needs 1001 bytes"),
+            "{error}"
+        );
+        second.charge(400).unwrap();
+        assert_eq!(first.remaining(), 0);
+        // Charged from many threads at once, the total never passes the limit.
+        let used = Arc::new(AtomicUsize::new(0));
+        let charged: usize = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..4)
+                .map(|_| {
+                    let mut budget = Budget::shared(1000, used.clone());
+                    scope.spawn(move || (0..100).filter(|_| budget.charge(7).is_ok()).count() * 7)
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).sum()
+        });
+        assert_eq!(charged, used.load(Ordering::Relaxed));
+        assert_eq!(charged, 994, "142 charges of 7 fit in 1000");
+        first.reset();
+        assert_eq!(second.remaining(), 1000, "a reset clears every clone's use");
     }
 
     #[test]

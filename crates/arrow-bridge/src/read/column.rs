@@ -36,6 +36,25 @@ pub(crate) trait ColumnReader: Send + std::fmt::Debug {
     fn finish(&mut self) -> LeafOutput;
     /// Data pages decoded, and skipped without decompression, so far.
     fn page_counts(&self) -> (usize, usize);
+
+    /// Decodes one batch of `selected` rows: applies `steps` (skip or read, rows) in
+    /// order after [`Self::begin`].
+    fn decode_steps(
+        &mut self,
+        steps: &[(bool, usize)],
+        selected: usize,
+        budget: &mut Budget,
+    ) -> Result<()> {
+        self.begin(selected, budget)?;
+        for &(skip, rows) in steps {
+            if skip {
+                self.skip(rows)?;
+            } else {
+                self.read(rows, budget)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 impl<K> ColumnReader for LeafReader<K>

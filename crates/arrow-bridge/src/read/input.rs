@@ -6,7 +6,7 @@
 //! [`PageReader::from_source`]: herringbone_codec::page::PageReader::from_source
 
 use std::ops::Range;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use bytes::Bytes;
 use herringbone_codec::page::ChunkSource;
@@ -16,9 +16,10 @@ use herringbone_format::metadata::{FileMetaData, OffsetIndex};
 use super::ChunkReader;
 use crate::error::{Error, ErrorKind, Result};
 
-/// The reader's input. A [`ChunkReader`] need only be `Send`; the lock lets every
-/// column's chunk share it (one fetch per page or so: never contended for long).
-pub(crate) type SharedInput = Arc<Mutex<Box<dyn ChunkReader>>>;
+/// The reader's input, shared by every column's chunk. A [`ChunkReader`] is `Sync`, so
+/// columns decoded on different threads fetch their pages at the same time (a file by
+/// positioned reads) instead of taking turns.
+pub(crate) type SharedInput = Arc<dyn ChunkReader>;
 
 /// One column chunk's bytes in the input.
 pub(crate) struct InputRange {
@@ -60,10 +61,7 @@ impl ChunkSource for InputRange {
 
     fn fetch(&self, range: Range<usize>) -> herringbone_codec::Result<Bytes> {
         let absolute = self.start + range.start as u64..self.start + range.end as u64;
-        // A panic elsewhere while the lock was held leaves the input as it was: reading
-        // on is safe.
-        let input = self.input.lock().unwrap_or_else(|p| p.into_inner());
-        input.get_bytes(absolute).map_err(|e| {
+        self.input.get_bytes(absolute).map_err(|e| {
             let kind = match e.kind() {
                 ErrorKind::InvalidArgument => herringbone_codec::ErrorKind::InvalidArgument,
                 _ => herringbone_codec::ErrorKind::Corrupt,
@@ -142,7 +140,6 @@ pub(crate) fn offset_indexes(
     row_group: usize,
     columns: &[usize],
 ) -> Result<Vec<Option<OffsetIndex>>> {
-    let input = input.lock().unwrap_or_else(|p| p.into_inner());
     let fetch = OffsetIndexFetch::plan(metadata, row_group, columns, input.len())?;
     let together = match &fetch.together {
         Some(span) => Some((

@@ -23,6 +23,7 @@ mod late;
 use super::assemble::nested;
 use super::budget::{Budget, DEFAULT_BATCH_MEMORY_LIMIT};
 use super::column::{ColumnReader, column_reader};
+use super::pool::ParallelColumns;
 use super::selection::RowSelector;
 use crate::error::{Error, ErrorKind, Result};
 use crate::schema::{ArrowSchemaMapping, ParquetField, ParquetFieldKind};
@@ -279,6 +280,8 @@ pub struct RowGroupDecoder {
     /// With a row filter: rows the other fields are still to skip (see
     /// `late::defer_tail`).
     pending_skip: Step,
+    /// The columns' decode on a pool (`None`: one after another on the caller's thread).
+    parallel: Option<ParallelColumns>,
 }
 
 impl RowGroupDecoder {
@@ -446,7 +449,18 @@ impl RowGroupDecoder {
             keyed_columns,
             late: LateCounts::default(),
             pending_skip: Step::pending(),
+            parallel: None,
         })
+    }
+
+    /// Decodes the columns of each batch side by side on `pool` (see [`super::pool`]);
+    /// the batches are the same as on one thread. A decoder of one column keeps to the
+    /// caller's thread.
+    pub(crate) fn with_pool(mut self, pool: Option<Arc<rayon::ThreadPool>>) -> Self {
+        self.parallel = pool.filter(|_| self.columns.len() > 1).map(|pool| {
+            ParallelColumns::new(pool, self.plan.batch_memory_limit, self.columns.len())
+        });
+        self
     }
 
     /// Leaves a skip that reaches the end of the row group unapplied (the columns are
@@ -552,21 +566,13 @@ impl RowGroupDecoder {
     /// Applies `steps` (skip or read, rows) to every column, in a batch of `selected`
     /// rows.
     fn decode(&mut self, steps: &[(bool, usize)], selected: usize) -> Result<()> {
+        if let Some(parallel) = &mut self.parallel {
+            return parallel.decode(&mut self.columns, steps, selected);
+        }
         let budget = &mut self.budget;
         budget.reset();
         for column in &mut self.columns {
-            let mut apply = || -> Result<()> {
-                column.begin(selected, budget)?;
-                for &(skip, rows) in steps {
-                    if skip {
-                        column.skip(rows)?;
-                    } else {
-                        column.read(rows, budget)?;
-                    }
-                }
-                Ok(())
-            };
-            apply()?;
+            column.decode_steps(steps, selected, budget)?;
         }
         Ok(())
     }

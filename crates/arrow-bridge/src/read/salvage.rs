@@ -134,7 +134,7 @@ impl SalvageReport {
         input: &SharedInput,
         runs: &mut VecDeque<RowSelector>,
     ) -> Result<()> {
-        let file_len = input.lock().unwrap_or_else(|p| p.into_inner()).len();
+        let file_len = input.len();
         let first_row = first_row_of(metadata, group);
         let mut lost = Vec::new();
         for leaf in 0..plan.columns().len() {
