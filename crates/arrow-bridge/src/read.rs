@@ -93,7 +93,7 @@ pub use budget::DEFAULT_BATCH_MEMORY_LIMIT;
 pub use external::{DirectoryFiles, ExternalFiles};
 pub(crate) use input::OffsetIndexFetch;
 use input::{InputRange, SharedInput, offset_indexes};
-use lookahead::{Lookahead, Next, take_rows};
+use lookahead::{Lookahead, Next};
 #[cfg(feature = "async")]
 pub(crate) use pool::decode_pool;
 pub use reader_metadata::ReaderMetadata;
@@ -103,6 +103,7 @@ pub use row_group::{
 };
 use row_group::{chunk_location, external_chunk_unsupported};
 pub use salvage::{LossScope, LostRows, SalvageReport};
+use selection::take_rows;
 pub use selection::{RowSelection, RowSelector};
 
 /// The default number of rows per batch.

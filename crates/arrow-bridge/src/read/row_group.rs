@@ -591,14 +591,7 @@ impl RowGroupDecoder {
             if !which(i) {
                 continue;
             }
-            column.begin(selected, budget)?;
-            for &(skip, rows) in steps {
-                if skip {
-                    column.skip(rows)?;
-                } else {
-                    column.read(rows, budget)?;
-                }
-            }
+            column.decode_steps(steps, selected, budget)?;
         }
         Ok(())
     }

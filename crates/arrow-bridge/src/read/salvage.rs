@@ -46,7 +46,7 @@ pub use super::damage::LossScope;
 use super::damage::{ChunkToCheck, check_chunk};
 use super::input::SharedInput;
 use super::row_group::ReadPlan;
-use super::selection::RowSelector;
+use super::selection::{RowSelector, take_rows};
 use crate::error::{Error, Result};
 
 /// Rows a salvage read lost, and why.
@@ -229,23 +229,7 @@ fn merged(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
 /// dropped. Adjacent runs of a kind are joined, so that a damaged page lies inside one
 /// skip (which the reader steps over whole).
 fn exclude_rows(runs: &mut VecDeque<RowSelector>, rows: usize, lost: &[Range<usize>]) -> usize {
-    let mut taken = Vec::new();
-    let mut left = rows;
-    while left > 0 {
-        let Some(run) = runs.front_mut() else {
-            break;
-        };
-        let n = run.row_count.min(left);
-        taken.push(RowSelector {
-            row_count: n,
-            skip: run.skip,
-        });
-        run.row_count -= n;
-        left -= n;
-        if run.row_count == 0 {
-            runs.pop_front();
-        }
-    }
+    let taken = take_rows(runs, rows);
     let mut out: Vec<RowSelector> = Vec::with_capacity(taken.len() + 2 * lost.len());
     let mut push = |skip: bool, n: usize| match out.last_mut() {
         Some(last) if last.skip == skip => last.row_count += n,

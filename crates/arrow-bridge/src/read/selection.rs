@@ -179,3 +179,28 @@ impl FromIterator<RowSelector> for RowSelection {
         Self::from(iter.into_iter().collect::<Vec<_>>())
     }
 }
+
+/// Takes the runs over the next `rows` rows off the front of `runs` (a run that reaches
+/// past them is split): one row group's share of the selection.
+pub(crate) fn take_rows(runs: &mut VecDeque<RowSelector>, rows: usize) -> VecDeque<RowSelector> {
+    let mut taken = VecDeque::new();
+    let mut left = rows;
+    while left > 0 {
+        let Some(run) = runs.front_mut() else {
+            break;
+        };
+        let n = run.row_count.min(left);
+        if n > 0 {
+            taken.push_back(RowSelector {
+                row_count: n,
+                skip: run.skip,
+            });
+        }
+        run.row_count -= n;
+        left -= n;
+        if run.row_count == 0 {
+            runs.pop_front();
+        }
+    }
+    taken
+}
