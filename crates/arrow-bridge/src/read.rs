@@ -84,7 +84,7 @@ use bytes::Bytes;
 use herringbone_codec::crypto::{FileDecryptionProperties, FileDecryptor, decode_footer};
 use herringbone_codec::page::{ChunkSource, PageReaderOptions, column_chunk_range};
 use herringbone_format::footer::{FooterOptions, FooterReader};
-use herringbone_format::metadata::FileMetaData;
+use herringbone_format::metadata::{FileMetaData, OffsetIndex};
 use herringbone_format::schema::SchemaDescriptor;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -102,6 +102,7 @@ pub use row_group::{
     FilterFn, MIN_ROWS_PER_RUN, ReadPlan, RowFilter, RowGroupDecoder, row_group_ranges,
 };
 use row_group::{chunk_location, external_chunk_unsupported};
+use salvage::fitting_offset_indexes;
 pub use salvage::{LossScope, LostRows, SalvageReport};
 use selection::take_rows;
 pub use selection::{RowSelection, RowSelector};
@@ -478,7 +479,10 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
     /// its row group's rows, a damaged page header the rest of its chunk, a damaged page
     /// (CRC, which is then always checked, decryption, decompression, levels, values)
     /// that page's rows; a v1 page of a repeated column, whose rows only its levels
-    /// tell, loses the rest of its chunk. A row lost in any projected column is left out
+    /// tell, loses the rest of its chunk. Where the chunk's offset index agrees with the
+    /// pages read before the damage, a damaged page header or v1 page of a repeated
+    /// column loses only that page's rows (the index places the next page and counts
+    /// the rows). A row lost in any projected column is left out
     /// of the batches (no null is made up), and every loss is in
     /// [`ParquetRecordBatchReader::salvage_report`]. See [`salvage`] for how.
     ///
@@ -753,21 +757,29 @@ impl ParquetRecordBatchReader {
             if rows == 0 || self.skip_whole(rows) {
                 continue;
             }
+            let mut salvage_indexes = None;
             if let Some(report) = &mut self.salvage {
+                let mut indexes = if self.offset_index {
+                    fitting_offset_indexes(&self.plan, &self.metadata, group, rows, &self.input)
+                } else {
+                    Vec::new()
+                };
                 report.check_row_group(
                     &self.plan,
                     &self.metadata,
                     group,
                     rows,
                     &self.input,
+                    &mut indexes,
                     &mut self.runs,
                 )?;
+                salvage_indexes = Some(indexes);
                 // Nothing selected in the group any more (or after it): not opened.
                 if self.runs.is_empty() || self.skip_whole(rows) {
                     continue;
                 }
             }
-            match self.open_row_group(group, rows) {
+            match self.open_row_group(group, rows, salvage_indexes) {
                 Ok(decoder) => self.current = Some(decoder),
                 Err(e) => match &mut self.salvage {
                     Some(report) => {
@@ -812,7 +824,7 @@ impl ParquetRecordBatchReader {
             if rows == 0 || self.skip_whole(rows) {
                 continue;
             }
-            let decoder = self.open_row_group(group, rows)?;
+            let decoder = self.open_row_group(group, rows, None)?;
             return Ok(Some((decoder, take_rows(&mut self.runs, rows))));
         }
         Ok(None)
@@ -839,18 +851,23 @@ impl ParquetRecordBatchReader {
     /// The decoder of row group `group` (of `rows` rows), its chunks read page by page
     /// from the input; with the chunks' offset indexes when the selection skips rows
     /// inside it, so that pages wholly skipped are neither fetched nor parsed.
-    fn open_row_group(&self, group: usize, rows: usize) -> Result<RowGroupDecoder> {
+    /// A salvage read hands over the `salvage_indexes` its checking pass went by.
+    fn open_row_group(
+        &self,
+        group: usize,
+        rows: usize,
+        salvage_indexes: Option<Vec<Option<OffsetIndex>>>,
+    ) -> Result<RowGroupDecoder> {
         // Each column's pages are read from the input as its batches reach them:
         // the reader holds about a page per column, not the row group's chunks.
         let sources = self.chunk_sources(group)?;
         let skips = self.filter.is_some() || skips_within(&self.runs, rows);
         let indexes = if self.offset_index && skips {
-            match offset_indexes(&self.input, &self.metadata, group, self.plan.columns()) {
-                Ok(indexes) => indexes,
-                // A salvage read steps over pages by their headers instead: a damaged
-                // index must not lose rows the pages still hold.
-                Err(_) if self.salvage.is_some() => Vec::new(),
-                Err(e) => return Err(e),
+            // A salvage read goes by the indexes its checking pass went by: a damaged
+            // one must not lose rows the pages still hold.
+            match salvage_indexes {
+                Some(indexes) => indexes,
+                None => offset_indexes(&self.input, &self.metadata, group, self.plan.columns())?,
             }
         } else {
             Vec::new()

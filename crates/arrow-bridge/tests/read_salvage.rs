@@ -17,7 +17,8 @@ use herringbone_arrow_bridge::write::{ArrowWriter, DataPageVersion, WriterProper
 use herringbone_codec::compression::Codec;
 use herringbone_codec::page::{PageReader, PageReaderOptions, column_chunk_range};
 use herringbone_format::footer::{encode_footer, footer_range, read_metadata, read_offset_index};
-use herringbone_format::metadata::PageType;
+use herringbone_format::metadata::{OffsetIndex, PageLocation, PageType};
+use herringbone_format::thrift::{CompactWriter, ThriftStruct};
 
 const ROWS: usize = 1000;
 const GROUP_ROWS: usize = 500;
@@ -134,10 +135,20 @@ fn page_rows(file: &[u8], group: usize, column: usize, n: usize) -> Range<usize>
 
 /// The rows salvaged and the report; the same on 2 and 3 decode threads (checked).
 fn salvage(file: Vec<u8>, projection: Projection) -> (RecordBatch, SalvageReport) {
+    salvage_with(file, projection, true)
+}
+
+/// [`salvage`], the offset index used or not.
+fn salvage_with(
+    file: Vec<u8>,
+    projection: Projection,
+    offset_index: bool,
+) -> (RecordBatch, SalvageReport) {
     let file = Bytes::from(file);
     let read = |threads: usize| {
         let mut reader = ParquetRecordBatchReaderBuilder::try_new(file.clone())
             .unwrap()
+            .with_offset_index(offset_index)
             .with_projection(projection.clone())
             .with_batch_size(64)
             .with_salvage(true)
@@ -171,7 +182,12 @@ fn expected(lost: &[Range<u64>], columns: &[usize]) -> RecordBatch {
 
 /// Checks the salvaged rows against the table minus exactly the reported rows.
 fn check(file: Vec<u8>) -> SalvageReport {
-    let (batch, report) = salvage(file, Projection::All);
+    check_with(file, true)
+}
+
+/// [`check`], the offset index used or not.
+fn check_with(file: Vec<u8>, offset_index: bool) -> SalvageReport {
+    let (batch, report) = salvage_with(file, Projection::All, offset_index);
     let lost: Vec<Range<u64>> = report
         .losses()
         .iter()
@@ -317,20 +333,91 @@ fn set_num_values(file: &mut [u8], page: &PageAt, num_values: i32) {
 }
 
 #[test]
-fn a_broken_page_header_loses_the_rest_of_its_chunk() {
+fn a_broken_page_header_loses_the_rest_of_its_chunk_or_with_the_offset_index_its_page() {
     for options in [v1_crc(), v2_crc()] {
         let mut file = write(&options);
         let page = data_page(&file, 0, NAME, 2);
-        let first = page_rows(&file, 0, NAME, 2).start;
+        let rows = page_rows(&file, 0, NAME, 2);
         file[page.header.start..page.header.start + 3].fill(0xff);
-        let report = check(file);
+        let report = check_with(file.clone(), false);
         assert_eq!(report.losses().len(), 1, "{report:?}");
         let loss = &report.losses()[0];
         assert_eq!(loss.column.as_deref(), Some("name"));
         assert_eq!(loss.scope, LossScope::RestOfChunk);
-        assert_eq!(loss.rows, first..GROUP_ROWS);
+        assert_eq!(loss.rows, rows.start..GROUP_ROWS);
         assert!(loss.reason.contains("page header"), "{}", loss.reason);
+        // The offset index says where the next page starts and what rows this one held.
+        let report = check(file);
+        assert_eq!(report.losses().len(), 1, "{report:?}");
+        let loss = &report.losses()[0];
+        assert_eq!(loss.column.as_deref(), Some("name"));
+        assert_eq!((loss.scope, loss.rows.clone()), (LossScope::Page, rows));
+        assert_eq!(loss.offset, Some(page.header.start as u64));
+        assert!(
+            loss.reason.contains("page header") && loss.reason.contains("offset index"),
+            "{}",
+            loss.reason
+        );
     }
+}
+
+#[test]
+fn an_offset_index_that_disagrees_with_the_pages_is_not_gone_by() {
+    let mut file = write(&v1_crc());
+    let page = data_page(&file, 0, NAME, 2);
+    let rows = page_rows(&file, 0, NAME, 2);
+    file[page.header.start..page.header.start + 3].fill(0xff);
+    // Page 1 of `name` claims one row fewer than its levels hold: the index still fits
+    // the chunk, but it is not trusted past the disagreement.
+    let file = with_edited_index(file, 0, NAME, |pages| pages[1].first_row_index += 1);
+    let report = check(file);
+    assert_eq!(report.losses().len(), 1, "{report:?}");
+    let loss = &report.losses()[0];
+    assert_eq!(
+        (loss.scope, loss.rows.clone()),
+        (LossScope::RestOfChunk, rows.start..GROUP_ROWS)
+    );
+}
+
+#[test]
+fn an_offset_index_that_does_not_fit_its_chunk_does_not_lose_the_row_group() {
+    let mut file = write(&v1_crc());
+    let page = data_page(&file, 0, ID, 1);
+    let rows = page_rows(&file, 0, ID, 1);
+    flip(&mut file, page.body.start..page.body.start + 2);
+    // `name`'s index puts a page before its chunk: left out, its pages walked by their
+    // headers, while `id`'s damaged page is stepped over by its own index.
+    let file = with_edited_index(file, 0, NAME, |pages| pages[0].offset = 0);
+    let report = check(file);
+    assert_eq!(report.losses().len(), 1, "{report:?}");
+    let loss = &report.losses()[0];
+    assert_eq!(loss.column.as_deref(), Some("id"));
+    assert_eq!((loss.scope, loss.rows.clone()), (LossScope::Page, rows));
+}
+
+/// `file` with the offset index of leaf `column` in row group `group` replaced by `edit`
+/// of it, written after the data and pointed to by a rewritten footer.
+fn with_edited_index(
+    file: Vec<u8>,
+    group: usize,
+    column: usize,
+    edit: impl Fn(&mut Vec<PageLocation>),
+) -> Vec<u8> {
+    let bytes = Bytes::from(file);
+    let mut metadata = read_metadata(&bytes).unwrap();
+    let chunk = &metadata.row_groups[group].columns[column];
+    let mut index: OffsetIndex = read_offset_index(&bytes, chunk).unwrap().unwrap();
+    edit(&mut index.page_locations);
+    let footer = footer_range(&bytes).unwrap();
+    let mut writer = CompactWriter::from_vec(bytes[..footer.start].to_vec());
+    let at = footer.start;
+    index.write(&mut writer);
+    let mut out = writer.into_inner();
+    let chunk = &mut metadata.row_groups[group].columns[column];
+    chunk.offset_index_offset = Some(at as i64);
+    chunk.offset_index_length = Some((out.len() - at) as i32);
+    encode_footer(&metadata, &mut out);
+    out
 }
 
 #[test]
@@ -394,12 +481,25 @@ fn a_damaged_v2_page_of_a_list_column_loses_its_rows() {
 }
 
 #[test]
-fn a_damaged_v1_page_of_a_list_column_loses_the_rest_of_its_chunk() {
+fn a_damaged_v1_page_of_a_list_column_loses_its_rows_by_the_offset_index() {
+    let mut file = write(&v1_crc());
+    let page = data_page(&file, 1, VALUES, 2);
+    let rows = page_rows(&file, 1, VALUES, 2);
+    flip(&mut file, page.body.end - 3..page.body.end - 1);
+    let report = check(file);
+    assert_eq!(report.losses().len(), 1, "{report:?}");
+    let loss = &report.losses()[0];
+    assert_eq!(loss.column.as_deref(), Some("values.list.item"));
+    assert_eq!((loss.scope, loss.rows.clone()), (LossScope::Page, rows));
+}
+
+#[test]
+fn a_damaged_v1_page_of_a_list_column_without_offset_index_loses_the_rest_of_its_chunk() {
     let mut file = write(&v1_crc());
     let page = data_page(&file, 1, VALUES, 2);
     let first = page_rows(&file, 1, VALUES, 2).start;
     flip(&mut file, page.body.end - 3..page.body.end - 1);
-    let report = check(file);
+    let report = check_with(file, false);
     assert_eq!(report.losses().len(), 1, "{report:?}");
     let loss = &report.losses()[0];
     assert_eq!(loss.scope, LossScope::RestOfChunk);

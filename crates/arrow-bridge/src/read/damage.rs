@@ -17,16 +17,24 @@
 //! | a v1 page of a repeated column | the rest of the chunk, from the last record begun before it (a v1 page may continue a record) |
 //! | page row counts that do not add up to the row group's | the chunk's: no row can be placed |
 //!
+//! The chunk's offset index, when it fits the chunk and agrees with every page walked
+//! before the damage (same place, same rows), narrows the two "rest of the chunk" rows
+//! to the page's: it says where the next page starts (so a damaged header is jumped
+//! over) and which rows the page holds (where a page starts a row, as the specification
+//! requires of a chunk with an offset index, so a v1 page of a repeated column does not
+//! continue a record). The reader then steps over that page by the same index.
+//!
 //! A page is checked a bounded number of values at a time; nothing is held but the
 //! page being checked and the chunk's dictionary.
 
+use std::cell::Cell;
 use std::ops::Range;
 use std::sync::Arc;
 
 use herringbone_codec::compression::Codec;
 use herringbone_codec::crypto::ColumnDecryptor;
-use herringbone_codec::page::{Page, PageReader, column_chunk_range};
-use herringbone_format::metadata::{Encoding, FileMetaData, PageType};
+use herringbone_codec::page::{Page, PageLocations, PageReader, column_chunk_range};
+use herringbone_format::metadata::{Encoding, FileMetaData, OffsetIndex, PageType};
 use herringbone_format::schema::ColumnDescriptor;
 
 use super::assemble::IntoArray;
@@ -91,11 +99,31 @@ pub(crate) struct ChunkToCheck<'a> {
     pub(crate) leaf: usize,
     pub(crate) input: &'a SharedInput,
     pub(crate) file_len: u64,
+    /// The chunk's offset index, if the reader will go by it (it fits the chunk).
+    pub(crate) offset_index: Option<&'a OffsetIndex>,
 }
 
-/// Checks a chunk; the damage found, in row order. Errors only for what is not damage
-/// (a missing key).
-pub(crate) fn check_chunk(chunk: &ChunkToCheck<'_>) -> Result<Vec<Damage>> {
+/// What checking a chunk found.
+#[derive(Debug, Default)]
+pub(crate) struct ChunkCheck {
+    /// The damage, in row order.
+    pub(crate) damage: Vec<Damage>,
+    /// Whether the chunk's offset index contradicts a page read whole (its place or its
+    /// rows): the reader must not go by it, or it would fail at that page.
+    pub(crate) index_contradicted: bool,
+}
+
+/// Checks a chunk. Errors only for what is not damage (a missing key).
+pub(crate) fn check_chunk(chunk: &ChunkToCheck<'_>) -> Result<ChunkCheck> {
+    let contradicted = Cell::new(false);
+    let damage = chunk_damage(chunk, &contradicted)?;
+    Ok(ChunkCheck {
+        damage,
+        index_contradicted: contradicted.get(),
+    })
+}
+
+fn chunk_damage(chunk: &ChunkToCheck<'_>, contradicted: &Cell<bool>) -> Result<Vec<Damage>> {
     let plan = chunk.plan;
     let rows = usize::try_from(chunk.metadata.row_groups[chunk.row_group].num_rows).unwrap_or(0);
     let whole = |reason: String| {
@@ -150,6 +178,14 @@ pub(crate) fn check_chunk(chunk: &ChunkToCheck<'_>) -> Result<Vec<Damage>> {
         meta.dictionary_page_offset,
         Some(d) if d > 0 && d < meta.data_page_offset
     );
+    // As the reader: an encrypted chunk's pages are walked by their headers.
+    let locations = chunk
+        .offset_index
+        .filter(|_| decryptor.is_none())
+        .and_then(|index| {
+            let len = usize::try_from(range.end - range.start).ok()?;
+            PageLocations::new(&index.page_locations, range.start, len, rows as u64).ok()
+        });
     let pages = ChunkPages {
         input: chunk.input,
         range,
@@ -157,6 +193,7 @@ pub(crate) fn check_chunk(chunk: &ChunkToCheck<'_>) -> Result<Vec<Damage>> {
         num_values,
         decryptor: decryptor.map(|d| (d, dictionary_first)),
         plan,
+        locations,
     };
     let target = &plan.leaf_types()[chunk.leaf];
     let walk = Walk {
@@ -164,6 +201,7 @@ pub(crate) fn check_chunk(chunk: &ChunkToCheck<'_>) -> Result<Vec<Damage>> {
         descr,
         rows,
         budget: plan.batch_memory_limit(),
+        contradicted,
     };
     match with_value_kind(descr, target, walk) {
         Ok(damage) => Ok(damage),
@@ -180,12 +218,23 @@ struct ChunkPages<'a> {
     num_values: u64,
     decryptor: Option<(ColumnDecryptor, bool)>,
     plan: &'a ReadPlan,
+    locations: Option<PageLocations>,
 }
 
 impl ChunkPages<'_> {
     /// A page reader positioned at page `index` (the pages before it stepped over by
     /// their headers, which counts the data pages of an encrypted chunk for its AADs).
     fn open_at(&self, index: usize) -> Result<PageReader> {
+        self.open(index, false)
+    }
+
+    /// [`Self::open_at`], the data pages the offset index places jumped over by it (a
+    /// damaged header among them included).
+    fn open_located_at(&self, index: usize) -> Result<PageReader> {
+        self.open(index, true)
+    }
+
+    fn open(&self, index: usize, located: bool) -> Result<PageReader> {
         let source = InputRange::source(self.input.clone(), self.range.clone())?;
         let options = self.plan.page_options().with_verify_crc(true);
         let mut pages = PageReader::from_source(source, self.codec, options)
@@ -194,8 +243,13 @@ impl ChunkPages<'_> {
         if let Some((decryptor, dictionary_first)) = &self.decryptor {
             pages = pages.with_decryptor(decryptor.clone(), *dictionary_first);
         }
+        if let Some(locations) = self.locations.as_ref().filter(|_| located) {
+            pages = pages.with_page_locations(locations.clone());
+        }
         for _ in 0..index {
-            pages.skip_page()?;
+            if !pages.skip_located() {
+                pages.skip_page()?;
+            }
         }
         Ok(pages)
     }
@@ -208,6 +262,8 @@ struct Walk<'a> {
     /// Rows of the row group.
     rows: usize,
     budget: usize,
+    /// Set when the offset index contradicts a page walked whole.
+    contradicted: &'a Cell<bool>,
 }
 
 /// Where the walk is in the chunk's rows.
@@ -217,6 +273,21 @@ struct Position {
     /// Whether the last data page was a v1 page that began a record (which the next
     /// page may continue).
     open_v1: bool,
+    /// The offset index's next data page, while every data page walked so far was
+    /// where and as long as the index says (`None`: no index, or it disagreed).
+    located: Option<usize>,
+}
+
+impl Position {
+    /// The located data page at chunk position `position` that begins row `self.row`,
+    /// if the index still holds.
+    fn located_page(&self, locations: Option<&PageLocations>, position: usize) -> Option<usize> {
+        let (locations, page) = (locations?, self.located?);
+        (page < locations.len()
+            && locations.bytes(page).start == position
+            && locations.first_row(page) == self.row as u64)
+            .then_some(page)
+    }
 }
 
 impl KindVisitor for Walk<'_> {
@@ -235,9 +306,13 @@ impl KindVisitor for Walk<'_> {
         let mut budget = Budget::new(self.budget);
         let mut dictionary: Option<Arc<K::Dictionary>> = None;
         let mut damage = Vec::new();
+        let locations = self.pages.locations.as_ref();
+        let chunk_start = self.pages.range.start;
+        let in_chunk = |offset: u64| usize::try_from(offset - chunk_start).unwrap_or(usize::MAX);
         let mut at = Position {
             row: 0,
             open_v1: false,
+            located: locations.map(|_| 0),
         };
         let mut pages = self.pages.open_at(0)?;
         let rest = |at: &Position, index: usize, offset: u64, reason: String| Damage {
@@ -258,8 +333,19 @@ impl KindVisitor for Walk<'_> {
                 Ok(Some(header)) => header.clone(),
                 Ok(None) => break,
                 Err(e) => {
-                    damage.push(rest(&at, index, offset, format!("page header: {e}")));
-                    return Ok(damage);
+                    let reason = format!("page header: {e}");
+                    match self.lose_located(&mut at, index, in_chunk(offset), reason) {
+                        Some((lost, reopened)) => {
+                            damage.push(lost);
+                            pages = reopened;
+                            levels.clear();
+                            continue;
+                        }
+                        None => {
+                            damage.push(rest(&at, index, offset, format!("page header: {e}")));
+                            return Ok(damage);
+                        }
+                    }
                 }
             };
             let header_rows = match header.type_ {
@@ -313,6 +399,14 @@ impl KindVisitor for Walk<'_> {
                         ));
                         return Ok(damage);
                     }
+                    let position = in_chunk(offset);
+                    at.located = at.located_page(locations, position).and_then(|page| {
+                        let fits = locations?.rows(page) == rows.started as u64;
+                        fits.then_some(page + 1)
+                    });
+                    if locations.is_some() && at.located.is_none() {
+                        self.contradicted.set(true);
+                    }
                     at.row += rows.started;
                     at.open_v1 = !v2 && max_rep > 0 && (rows.started > 0 || at.open_v1);
                 }
@@ -339,6 +433,12 @@ impl KindVisitor for Walk<'_> {
                                 scope: LossScope::Page,
                                 reason: e.to_string(),
                             });
+                            at.located = at
+                                .located_page(locations, in_chunk(offset))
+                                .filter(|&page| {
+                                    locations.is_some_and(|l| l.rows(page) == rows as u64)
+                                })
+                                .map(|page| page + 1);
                             at.row += rows;
                             at.open_v1 = false;
                             // The failed reader stops; a new one steps over the pages up
@@ -353,6 +453,14 @@ impl KindVisitor for Walk<'_> {
                             levels.clear();
                         }
                         _ => {
+                            if let Some((lost, reopened)) =
+                                self.lose_located(&mut at, index, in_chunk(offset), e.to_string())
+                            {
+                                damage.push(lost);
+                                pages = reopened;
+                                levels.clear();
+                                continue;
+                            }
                             let why = if max_rep > 0 && header.type_ == PageType::DATA_PAGE {
                                 format!(
                                     "{e} (a v1 page of a repeated column: the rows it held are not known)"
@@ -381,6 +489,36 @@ impl KindVisitor for Walk<'_> {
             }]);
         }
         Ok(damage)
+    }
+}
+
+impl Walk<'_> {
+    /// Loses only page `index` (at chunk position `position`) when the offset index
+    /// places it and says its rows: the loss, and a page reader past it. `None` when the
+    /// index does not hold there (the caller loses the rest of the chunk).
+    fn lose_located(
+        &self,
+        at: &mut Position,
+        index: usize,
+        position: usize,
+        reason: String,
+    ) -> Option<(Damage, PageReader)> {
+        let locations = self.pages.locations.as_ref();
+        let page = at.located_page(locations, position)?;
+        let rows = usize::try_from(locations?.rows(page)).ok()?;
+        let end = at.row.checked_add(rows).filter(|&end| end <= self.rows)?;
+        let reopened = self.pages.open_located_at(index + 1).ok()?;
+        let lost = Damage {
+            page: Some(index),
+            offset: Some(self.pages.range.start + position as u64),
+            rows: at.row..end,
+            scope: LossScope::Page,
+            reason: format!("{reason} (the offset index places the page and its rows)"),
+        };
+        at.row = end;
+        at.open_v1 = false;
+        at.located = Some(page + 1);
+        Some((lost, reopened))
     }
 }
 

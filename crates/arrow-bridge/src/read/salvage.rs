@@ -40,12 +40,13 @@
 use std::collections::VecDeque;
 use std::ops::Range;
 
-use herringbone_format::metadata::FileMetaData;
+use herringbone_codec::page::{PageLocations, column_chunk_range};
+use herringbone_format::metadata::{FileMetaData, OffsetIndex};
 
 pub use super::damage::LossScope;
 use super::damage::{ChunkToCheck, check_chunk};
-use super::input::SharedInput;
-use super::row_group::ReadPlan;
+use super::input::{SharedInput, offset_indexes};
+use super::row_group::{ReadPlan, chunk_location};
 use super::selection::{RowSelector, take_rows};
 use crate::error::{Error, Result};
 
@@ -125,6 +126,10 @@ impl SalvageReport {
 
     /// Checks the projected chunks of row group `group` (holding `rows` rows) and takes
     /// the rows they lost out of `runs` (whose front is the group's first row).
+    /// `offset_indexes` are the chunks' [`fitting_offset_indexes`] (empty: none used);
+    /// an index the pages contradict is taken out, so that the reader does not go by it
+    /// either.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn check_row_group(
         &mut self,
         plan: &ReadPlan,
@@ -132,6 +137,7 @@ impl SalvageReport {
         group: usize,
         rows: usize,
         input: &SharedInput,
+        offset_indexes: &mut [Option<OffsetIndex>],
         runs: &mut VecDeque<RowSelector>,
     ) -> Result<()> {
         let file_len = input.len();
@@ -145,12 +151,19 @@ impl SalvageReport {
                 leaf,
                 input,
                 file_len,
+                offset_index: offset_indexes.get(leaf).and_then(Option::as_ref),
             };
             let path = plan
                 .descriptor()
                 .column(plan.columns()[leaf])
                 .map(|c| c.path().dotted());
-            for damage in check_chunk(&chunk)? {
+            let checked = check_chunk(&chunk)?;
+            if checked.index_contradicted
+                && let Some(index) = offset_indexes.get_mut(leaf)
+            {
+                *index = None;
+            }
+            for damage in checked.damage {
                 if damage.rows.is_empty() {
                     continue;
                 }
@@ -175,8 +188,9 @@ impl SalvageReport {
     }
 
     /// Records that reading row group `group` failed with `error` with `rows_left` of
-    /// its `rows` rows not yet read, and takes those rows off `runs` (restored to where
-    /// the failed batch began).
+    /// its `rows` rows not yet read, and takes those rows off the front of `runs`
+    /// (restored to where the failed batch began): the reader goes on with the next
+    /// row group.
     pub(crate) fn lose_rest(
         &mut self,
         metadata: &FileMetaData,
@@ -188,8 +202,11 @@ impl SalvageReport {
     ) {
         let start = rows - rows_left.min(rows);
         let first_row = first_row_of(metadata, group);
-        let rest = 0..rows_left;
-        self.rows_dropped += exclude_rows(runs, rows_left, std::slice::from_ref(&rest));
+        self.rows_dropped += take_rows(runs, rows_left)
+            .iter()
+            .filter(|run| !run.skip)
+            .map(|run| run.row_count)
+            .sum::<usize>();
         self.losses.push(LostRows {
             row_group: group,
             column: None,
@@ -201,6 +218,40 @@ impl SalvageReport {
             reason: error.to_string(),
         });
     }
+}
+
+/// The offset index of each planned chunk of row group `group` that a salvage read goes
+/// by, in the checking pass and in the reading after it alike: an index that cannot be
+/// read, or does not fit its chunk, is left out (that chunk's pages are walked by their
+/// headers) instead of failing the row group; so is the index of a chunk in another
+/// file. With a fitting index, a page whose header or (repeated column, v1) row count
+/// is lost still has a known place and rows: only that page is lost.
+pub(crate) fn fitting_offset_indexes(
+    plan: &ReadPlan,
+    metadata: &FileMetaData,
+    group: usize,
+    rows: usize,
+    input: &SharedInput,
+) -> Vec<Option<OffsetIndex>> {
+    let Ok(indexes) = offset_indexes(input, metadata, group, plan.columns()) else {
+        return Vec::new();
+    };
+    let created_by = metadata.created_by.as_deref();
+    indexes
+        .into_iter()
+        .zip(plan.columns())
+        .map(|(index, &column)| {
+            let index = index?;
+            let (None, meta) = chunk_location(metadata, group, column).ok()? else {
+                return None;
+            };
+            let range = column_chunk_range(meta, created_by, input.len()).ok()?;
+            let len = usize::try_from(range.end - range.start).ok()?;
+            PageLocations::new(&index.page_locations, range.start, len, rows as u64)
+                .is_ok()
+                .then_some(index)
+        })
+        .collect()
 }
 
 /// The file row of row group `group`'s first row.
@@ -295,6 +346,23 @@ mod tests {
                 (false, 4),
                 (false, 5)
             ])
+        );
+    }
+
+    #[test]
+    fn losing_the_rest_of_a_row_group_takes_its_rows_off_the_selection() {
+        // Row group 0 (500 rows, 64 of them read): 136 selected and 300 skipped rows left,
+        // then row group 1's 500 selected rows, which must stay at the front.
+        let mut r = runs(&[(false, 136), (true, 300), (false, 500)]);
+        let mut report = SalvageReport::default();
+        let error = Error::corrupt("a page the check found sound");
+        report.lose_rest(&FileMetaData::default(), 0, 500, 436, &error, &mut r);
+        assert_eq!(r, runs(&[(false, 500)]));
+        assert_eq!(report.rows_dropped(), 136);
+        let loss = &report.losses()[0];
+        assert_eq!(
+            (loss.rows.clone(), loss.scope),
+            (64..500, LossScope::RestOfRowGroup)
         );
     }
 
