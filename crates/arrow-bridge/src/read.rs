@@ -63,6 +63,8 @@ mod input;
 mod leaf;
 mod levels;
 mod lookahead;
+#[cfg(feature = "mmap")]
+mod mmap;
 mod pool;
 mod reader_metadata;
 mod row_group;
@@ -94,6 +96,8 @@ pub use external::{DirectoryFiles, ExternalFiles};
 pub(crate) use input::OffsetIndexFetch;
 use input::{InputRange, SharedInput, offset_indexes};
 use lookahead::{Lookahead, Next};
+#[cfg(feature = "mmap")]
+pub use mmap::map_file;
 #[cfg(feature = "async")]
 pub(crate) use pool::decode_pool;
 pub use reader_metadata::ReaderMetadata;

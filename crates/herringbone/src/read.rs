@@ -56,6 +56,8 @@
 //! [`parquet_schema`]: ParquetRecordBatchReaderBuilder::parquet_schema
 //! [`schema`]: ParquetRecordBatchReaderBuilder::schema
 
+#[cfg(feature = "mmap")]
+pub use herringbone_arrow_bridge::read::map_file;
 pub use herringbone_arrow_bridge::read::{
     ChunkReader, DEFAULT_BATCH_SIZE, DirectoryFiles, ExternalFiles, LossScope, LostRows,
     MIN_ROWS_PER_RUN, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder, ReadMetrics,

@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! suite serve                         JSON requests on stdin, one JSON answer a line
-//! suite read READER FILE [--views] [--batch-size N] [--threads N] [--repeat N]
+//! suite read READER FILE [--views] [--batch-size N] [--threads N] [--mmap] [--repeat N]
 //!                                     one whole-file read, with this process's peak
 //!                                     RSS (the peak-memory figure)
 //! suite check FILE [--views]          Herringbone's batches against arrow-rs's
@@ -176,6 +176,7 @@ fn answer(line: &str, table: &mut Option<(String, Table)>) -> Result<Value, Stri
                 views: request["views"].as_bool().unwrap_or(false),
                 batch_size: request["batch_size"].as_u64().map(|n| n as usize),
                 threads: request["threads"].as_u64().unwrap_or(1) as usize,
+                mmap: request["mmap"].as_bool().unwrap_or(false),
             };
             timed_read(Reader::parse(text("reader")?)?, text("path")?, options)
         }
@@ -253,6 +254,7 @@ impl<'a> Args<'a> {
             views: self.flag("--views"),
             batch_size: self.number("--batch-size")?,
             threads: self.number("--threads")?.unwrap_or(1),
+            mmap: self.flag("--mmap"),
         })
     }
 }

@@ -42,6 +42,9 @@ pub struct ReadOptions {
     pub batch_size: Option<usize>,
     /// Decode threads; above 1 only Herringbone (with the `threads` feature) uses them.
     pub threads: usize,
+    /// Herringbone reads the file memory-mapped (`read::map_file`) instead of by `read`
+    /// calls; arrow-rs has no such option and ignores it.
+    pub mmap: bool,
 }
 
 /// Reads the whole file at `path` and keeps every batch, as `pq.read_table` keeps its
@@ -56,7 +59,19 @@ pub fn read(reader: Reader, path: &str, options: ReadOptions) -> Result<Vec<Reco
 }
 
 fn read_herringbone(file: File, options: ReadOptions) -> Result<Vec<RecordBatch>, String> {
-    let mut builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| e.to_string())?;
+    if options.mmap {
+        // SAFETY: the bench's input files are not changed while it runs.
+        let mapped = unsafe { herringbone::read::map_file(&file) }.map_err(|e| e.to_string())?;
+        return read_herringbone_from(mapped, options);
+    }
+    read_herringbone_from(file, options)
+}
+
+fn read_herringbone_from<T: herringbone::ChunkReader + 'static>(
+    input: T,
+    options: ReadOptions,
+) -> Result<Vec<RecordBatch>, String> {
+    let mut builder = ParquetRecordBatchReaderBuilder::try_new(input).map_err(|e| e.to_string())?;
     if options.views {
         builder = builder.with_schema_options(
             SchemaOptions::new()
