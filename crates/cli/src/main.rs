@@ -87,6 +87,9 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t)]
         format: commands::cat::Format,
+        /// Read on past damage, as `hb cat --salvage` does.
+        #[arg(long)]
+        salvage: bool,
     },
     /// Decode every row and report rows, batches, bytes and throughput.
     Scan {
@@ -98,6 +101,10 @@ enum Command {
         #[arg(long, value_name = "N", default_value_t = 8192,
               value_parser = clap::value_parser!(u32).range(1..))]
         batch_size: u32,
+        /// Read on past damage: scan the rows that survive, list what was lost on
+        /// stderr; exit 0 nothing lost, 3 rows dropped, 2 nothing readable.
+        #[arg(long)]
+        salvage: bool,
     },
     /// Convert between Parquet, Arrow IPC files (.arrow, .ipc, .feather), CSV (.csv) and
     /// JSON lines (.jsonl, .ndjson), by extension; writer options apply to Parquet output.
@@ -130,6 +137,11 @@ enum Command {
         read: commands::reading::ReadArgs,
         #[command(flatten)]
         write: commands::writing::WriteArgs,
+        /// Read the input on past damage: write the rows that survive (a clean file),
+        /// list what was lost on stderr; exit 0 nothing lost, 3 rows dropped, 2 nothing
+        /// readable.
+        #[arg(long)]
+        salvage: bool,
     },
     /// Rebuild a file whose footer is missing, truncated or corrupt: every row group
     /// whose pages all decode is written to OUT; what was dropped is listed.
@@ -232,14 +244,26 @@ fn main() -> ExitCode {
         Command::Head {
             file,
             rows,
-            read,
+            mut read,
             format,
-        } => commands::head::run(&file, &read, rows, format, &mut out),
+            salvage,
+        } => {
+            let log = salvage.then(commands::salvage::SalvageLog::default);
+            read.salvage = log.clone();
+            let result = commands::head::run(&file, &read, rows, format, &mut out);
+            salvaged(log, result, &mut out, &mut status)
+        }
         Command::Scan {
             file,
-            read,
+            mut read,
             batch_size,
-        } => commands::scan::run(&file, &read, batch_size as usize, &mut out),
+            salvage,
+        } => {
+            let log = salvage.then(commands::salvage::SalvageLog::default);
+            read.salvage = log.clone();
+            let result = commands::scan::run(&file, &read, batch_size as usize, &mut out);
+            salvaged(log, result, &mut out, &mut status)
+        }
         Command::Convert {
             input,
             output,
@@ -259,9 +283,15 @@ fn main() -> ExitCode {
         Command::Rewrite {
             input,
             output,
-            read,
+            mut read,
             write,
-        } => commands::rewrite::run(&input, &output, &read, &write, &mut out),
+            salvage,
+        } => {
+            let log = salvage.then(commands::salvage::SalvageLog::default);
+            read.salvage = log.clone();
+            let result = commands::rewrite::run(&input, &output, &read, &write, &mut out);
+            salvaged(log, result, &mut out, &mut status)
+        }
         Command::Recover {
             input,
             output,

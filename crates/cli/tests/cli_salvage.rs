@@ -239,3 +239,74 @@ fn a_broken_page_header_loses_its_page_by_the_offset_index() {
         salvaged.stderr
     );
 }
+
+#[test]
+fn head_scan_and_rewrite_salvage_too() {
+    let file = data(CORRUPT_CRC);
+    // Column `a` loses page 0 (rows 0..2560). As `--limit`, `-n` counts the file's rows,
+    // lost ones included: the first 2,565 rows are the 5 survivors 2560..2565.
+    let head = run(&[
+        "head",
+        "--salvage",
+        "-n",
+        "2565",
+        "--format",
+        "csv",
+        "--columns",
+        "a",
+        &file,
+    ]);
+    assert_eq!(head.code, Some(3), "{}", head.stderr);
+    let plain = run(&[
+        "cat",
+        "--format",
+        "csv",
+        "--columns",
+        "a",
+        "--offset",
+        "2560",
+        "--limit",
+        "5",
+        &file,
+    ]);
+    assert_eq!(head.stdout.lines().count(), 1 + 5);
+    assert_eq!(head.stdout, plain.stdout);
+    assert!(head.stderr.contains("column a, page 0"), "{}", head.stderr);
+
+    let scan = run(&["scan", "--salvage", "--columns", "a", &file]);
+    assert_eq!(scan.code, Some(3), "{}", scan.stderr);
+    assert!(scan.stdout.contains("2560"), "{}", scan.stdout);
+    assert!(
+        scan.stderr
+            .ends_with("hb: salvage: 2560 rows dropped, 2560 rows read\n"),
+        "{}",
+        scan.stderr
+    );
+
+    // A rewrite keeps the survivors in a clean file.
+    let dir = temp_dir("salvage-rewrite");
+    let out = dir.join("b.parquet");
+    let out = out.to_str().unwrap();
+    let rewritten = run(&["rewrite", "--salvage", "--columns", "b", &file, out]);
+    assert_eq!(rewritten.code, Some(3), "{}", rewritten.stderr);
+    assert!(
+        rewritten.stderr.contains("column b, page 1"),
+        "{}",
+        rewritten.stderr
+    );
+    let verified = run(&["verify", out]);
+    assert_eq!(verified.code, Some(0), "{}", verified.stdout);
+    let back = run(&["cat", "--all", "--format", "csv", out]);
+    let want = run(&[
+        "cat",
+        "--format",
+        "csv",
+        "--columns",
+        "b",
+        "--limit",
+        "2560",
+        &file,
+    ]);
+    assert_eq!(back.stdout, want.stdout);
+    assert_eq!(back.stdout.lines().count(), 1 + 2560);
+}
