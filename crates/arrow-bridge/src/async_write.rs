@@ -8,7 +8,7 @@
 //! one row group's encoded bytes, however large the file grows.
 //!
 //! [`AsyncFileWriter`] is the one trait a sink implements; every `futures`
-//! [`AsyncWrite`](futures::io::AsyncWrite) does, and with the `object_store` feature
+//! [`futures::io::AsyncWrite`] does, and with the `object_store` feature
 //! [`ObjectStoreWriter`] writes an object of an `object_store` 0.13 store (a multipart
 //! upload when it grows large).
 //!

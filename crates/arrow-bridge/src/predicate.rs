@@ -392,7 +392,7 @@ impl ColumnRef {
 }
 
 impl Predicate {
-    /// Parses the text form (see [`parse`](self::parse) for the grammar).
+    /// Parses the text form (see the module documentation for the grammar).
     ///
     /// Errors (kind `InvalidArgument`) say what was expected and at which byte offset.
     pub fn parse(text: &str) -> crate::Result<Predicate> {

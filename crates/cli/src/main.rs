@@ -4,6 +4,9 @@
 //! (`hb verify`: 0 clean, 1 problems, 2 unreadable; `--salvage`: 0 nothing lost, 3 rows
 //! dropped, 2 nothing read).
 #![forbid(unsafe_code)]
+// The doc comments of the command-line arguments are their `--help` text, not rustdoc:
+// brackets there (`gzip[:LEVEL]`, `IS [NOT] NULL`) are the usage notation, not links.
+#![allow(rustdoc::broken_intra_doc_links)]
 
 mod commands;
 

@@ -168,7 +168,7 @@ impl Predicate {
     /// Binds the predicate to `schema`: resolves every column (a dotted path walks
     /// struct fields; a top-level field whose name is the whole dotted path, or that
     /// differs only in case, is found too) and coerces every literal to its column's
-    /// type (see [`coerce`](super::coerce)).
+    /// type (see the predicate module's coercion rules).
     ///
     /// Errors (kind `InvalidArgument`) name a column that is missing, inside a list or
     /// map, or of a type that cannot be compared, and a literal that is not a value of

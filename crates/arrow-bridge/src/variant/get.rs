@@ -78,7 +78,7 @@ impl Rows {
 }
 
 /// The value at `path` (`$.a.b[2]`, see [`VariantPath`]) of every row of a Variant
-/// column, shredded or not: converted to `target` ([`super::convert`] says how each
+/// column, shredded or not: converted to `target` (the variant module's conversion says how each
 /// Variant type converts; a value that does not convert, or a path that leads nowhere,
 /// is null), or, with `target` `None`, as a Variant column (the shredded sub-columns at
 /// the path when there are any, so nothing is decoded).

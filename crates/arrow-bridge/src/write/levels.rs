@@ -1,6 +1,6 @@
 //! Definition and repetition levels of Arrow arrays (Dremel encoding).
 //!
-//! For every leaf column, [`compute_levels`] walks a top-level Arrow array slot by slot
+//! For every leaf column, `compute_levels` walks a top-level Arrow array slot by slot
 //! and emits one `(definition, repetition)` pair per Parquet value slot: a null at any
 //! level, an empty list, or a present leaf value (whose index into the leaf array is
 //! kept). Arrays are read through their logical view (`is_null`, `value_offsets`), so

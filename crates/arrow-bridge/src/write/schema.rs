@@ -2,7 +2,7 @@
 //!
 //! [`arrow_to_parquet`] turns an Arrow [`Schema`] into the footer's flat list of
 //! [`SchemaElement`]s (both the `LogicalType` and the matching `ConvertedType`) and, beside
-//! it, a [`WriteField`] tree the level builder walks: for every Arrow field whether it is
+//! it, a `WriteField` tree the level builder walks: for every Arrow field whether it is
 //! nullable, how it nests, and for leaves which column they are.
 //!
 //! | Arrow | Parquet |

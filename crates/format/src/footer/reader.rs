@@ -113,7 +113,7 @@ enum State {
 
 /// Reads a file's footer without doing I/O itself: [`Self::needed`] lists the byte
 /// ranges to fetch, [`Self::push`] takes their bytes, until [`Self::is_done`]; then
-/// [`Self::finish`] returns the [`Footer`]. See the [module documentation](self).
+/// [`Self::finish`] returns the [`Footer`]. See the module documentation of `footer::reader`.
 ///
 /// Checks, in this order: the file is at least 12 bytes; it starts with `PAR1` (unless
 /// switched off); it ends with `PAR1` (`PARE`, an encrypted footer, is
