@@ -10,12 +10,15 @@ use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::builder::{Int32Builder, ListBuilder, StringDictionaryBuilder};
-use arrow_array::types::Int32Type;
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Int32Type, Int64Type};
 use arrow_array::{ArrayRef, BooleanArray, Int64Array, RecordBatch, StringArray};
 use arrow_select::filter::filter_record_batch;
 use bytes::Bytes;
 use herringbone_arrow_bridge::ErrorKind;
-use herringbone_arrow_bridge::read::{ParquetRecordBatchReaderBuilder, ReadMetrics, RowSelection};
+use herringbone_arrow_bridge::read::{
+    MIN_ROWS_PER_RUN, ParquetRecordBatchReaderBuilder, ReadMetrics, RowFilter, RowSelection,
+};
 use herringbone_arrow_bridge::write::{ArrowWriter, WriterProperties};
 use herringbone_codec::crypto::FileDecryptionProperties;
 use herringbone_format::footer::read_metadata;
@@ -345,5 +348,47 @@ fn a_batch_over_the_memory_limit_fails_on_threads_too() {
             herringbone.to_string().contains("batch memory limit"),
             "{herringbone}"
         );
+    }
+}
+
+#[test]
+fn a_row_filter_keeps_the_same_rows_on_several_threads() {
+    let bytes = file();
+    // `id` is i * 3: keep ids in three stretches, and every row whose id ends in 1 or 7
+    // (sparse: the other fields read whole then filtered) — both late-materialisation
+    // rules, across row groups, with a selection on top.
+    let keep = |id: i64| {
+        let row = (id / 3) as usize;
+        (400..900).contains(&row)
+            || (2_000..2_010).contains(&row)
+            || (4_500..4_990).contains(&row)
+            || id % 10 == 1
+            || id % 10 == 7
+    };
+    for min_rows_per_run in [0, MIN_ROWS_PER_RUN, usize::MAX] {
+        let builder = || {
+            let filter = RowFilter::new(vec!["id".into()], move |batch: &RecordBatch| {
+                let ids = batch.column(0).as_primitive::<Int64Type>();
+                Ok(ids.iter().map(|id| id.map(keep)).collect())
+            })
+            .with_min_rows_per_run(min_rows_per_run);
+            Builder::try_new(bytes.clone())
+                .unwrap()
+                .with_batch_size(300)
+                .with_row_selection(RowSelection::from_consecutive_ranges(
+                    [0..3_000, 3_500..5_000].into_iter(),
+                    ROWS,
+                ))
+                .with_row_filter(filter)
+        };
+        let one = same_on_threads(
+            builder,
+            &format!("row filter, {min_rows_per_run} rows a run"),
+        );
+        let kept: Vec<Range<usize>> = (0..ROWS)
+            .filter(|&r| (r < 3_000 || r >= 3_500) && keep(r as i64 * 3))
+            .map(|r| r..r + 1)
+            .collect();
+        assert_eq!(concat(&one.batches), rows(&kept));
     }
 }
