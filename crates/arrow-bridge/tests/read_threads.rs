@@ -376,7 +376,7 @@ fn a_row_filter_keeps_the_same_rows_on_several_threads() {
                 .unwrap()
                 .with_batch_size(300)
                 .with_row_selection(RowSelection::from_consecutive_ranges(
-                    [0..3_000, 3_500..5_000].into_iter(),
+                    [0..3_000, 3_500..5_000],
                     ROWS,
                 ))
                 .with_row_filter(filter)
@@ -386,7 +386,7 @@ fn a_row_filter_keeps_the_same_rows_on_several_threads() {
             &format!("row filter, {min_rows_per_run} rows a run"),
         );
         let kept: Vec<Range<usize>> = (0..ROWS)
-            .filter(|&r| (r < 3_000 || r >= 3_500) && keep(r as i64 * 3))
+            .filter(|&r| !(3_000..3_500).contains(&r) && keep(r as i64 * 3))
             .map(|r| r..r + 1)
             .collect();
         assert_eq!(concat(&one.batches), rows(&kept));
