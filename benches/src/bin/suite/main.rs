@@ -17,9 +17,23 @@
 //! READER and WRITER are `herringbone` or `arrow-rs`. Every answer is one JSON object,
 //! `{"error": "..."}` when the operation failed.
 
+#[cfg(feature = "count-allocations")]
+mod allocations;
 mod footer;
 mod read;
 mod write;
+
+#[cfg(feature = "count-allocations")]
+#[global_allocator]
+static ALLOCATOR: allocations::Counting = allocations::Counting;
+
+/// Allocation calls and bytes so far (zero without the `count-allocations` feature).
+fn allocations_so_far() -> (u64, u64) {
+    #[cfg(feature = "count-allocations")]
+    return allocations::so_far();
+    #[cfg(not(feature = "count-allocations"))]
+    (0, 0)
+}
 
 use std::io::{BufRead, Write as _};
 use std::time::Instant;
@@ -110,9 +124,11 @@ fn cpu_ns() -> u64 {
 }
 
 fn timed_read(reader: Reader, path: &str, options: ReadOptions) -> Result<Value, String> {
+    let allocated = allocations_so_far();
     let (start, cpu) = (Instant::now(), cpu_ns());
     let batches = read::read(reader, path, options)?;
     let (ns, cpu) = (start.elapsed().as_nanos() as u64, cpu_ns() - cpu);
+    let (calls, bytes) = allocations_so_far();
     let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
     // What the returned arrays hold (buffer capacities, shared buffers counted once per
     // array): beside the peak RSS, it tells the batches' own size from the read's scratch.
@@ -133,6 +149,9 @@ fn timed_read(reader: Reader, path: &str, options: ReadOptions) -> Result<Value,
         "batches": batches.len(),
         "array_bytes": array_bytes,
         "column_bytes": column_bytes,
+        // With the `count-allocations` feature: the read's allocation calls and bytes.
+        "allocations": calls - allocated.0,
+        "allocated_bytes": bytes - allocated.1,
     }))
 }
 
