@@ -12,12 +12,19 @@
 //! are written to `target/filter-bench/` and read from disk by both sides. Each case's
 //! results are compared once (row counts) before timing.
 //!
+//! The DataFusion queries run twice: over the local file (`datafusion` group), and
+//! through an object store (`datafusion_store`: object_store's `LocalFileSystem` over
+//! the same folder, wrapped to count requests and bytes, registered for both sides),
+//! the path an engine reading from S3 takes. The bytes each side fetches per query are
+//! counted once, outside the timing.
+//!
 //! At the end the bench prints arrow-rs (or DataFusion-Parquet) time / Herringbone time
-//! per case, from criterion's mean estimates of this run.
+//! per case, from criterion's mean estimates of this run, and the bytes fetched.
 //!
 //! Run: `cargo bench -p herringbone-benches --features datafusion --bench filter`
 
 mod common;
+mod filter_store;
 
 use std::fs::File;
 use std::hint::black_box;
@@ -324,6 +331,42 @@ fn session(
     ctx
 }
 
+/// Sessions reading the file `name` of `store` (registered as `count://`): Herringbone's
+/// provider and DataFusion's Parquet source.
+fn store_sessions(
+    store: &Arc<filter_store::CountingStore>,
+    name: &str,
+    runtime: &tokio::runtime::Runtime,
+) -> (
+    datafusion::prelude::SessionContext,
+    datafusion::prelude::SessionContext,
+) {
+    use datafusion::execution::object_store::ObjectStoreUrl;
+    use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
+    let config = || SessionConfig::new().with_target_partitions(1);
+    let dyn_store: Arc<dyn object_store::ObjectStore> = store.clone();
+    let ours = SessionContext::new_with_config(config());
+    let table = runtime
+        .block_on(herringbone_datafusion::HerringboneTable::try_new_in_store(
+            dyn_store.clone(),
+            vec![object_store::path::Path::from(name)],
+        ))
+        .expect("table");
+    ours.register_table("lineitem", Arc::new(table))
+        .expect("register");
+    let theirs = SessionContext::new_with_config(config());
+    let url = ObjectStoreUrl::parse("count://").expect("url");
+    theirs.register_object_store(url.as_ref(), dyn_store);
+    runtime
+        .block_on(theirs.register_parquet(
+            "lineitem",
+            &format!("count:///{name}"),
+            ParquetReadOptions::default(),
+        ))
+        .expect("register");
+    (ours, theirs)
+}
+
 fn run_query(
     ctx: &datafusion::prelude::SessionContext,
     sql: &str,
@@ -456,6 +499,45 @@ fn main() {
         }
         group.finish();
     }
+    // Through an object store: results equal, then the bytes each side fetches per
+    // query (the sessions are new, so each side reads its footer once, before this).
+    let store = Arc::new(filter_store::CountingStore::new(&dir()));
+    let mut fetched = Vec::new();
+    for file in ["sorted.parquet", "unsorted.parquet"] {
+        let (ours, theirs) = store_sessions(&store, file, &runtime);
+        for (name, sql) in QUERIES {
+            let pretty = |x: &[RecordBatch]| {
+                arrow_cast::pretty::pretty_format_batches(x)
+                    .expect("format")
+                    .to_string()
+            };
+            let before = store.counts();
+            let a = run_query(&ours, sql, &runtime);
+            let middle = store.counts();
+            let b = run_query(&theirs, sql, &runtime);
+            let after = store.counts();
+            assert_eq!(pretty(&a), pretty(&b), "{name} (store): results differ");
+            fetched.push((
+                file,
+                *name,
+                (middle.0 - before.0, middle.1 - before.1),
+                (after.0 - middle.0, after.1 - middle.1),
+            ));
+        }
+        if file != "unsorted.parquet" {
+            continue;
+        }
+        let mut group = c.benchmark_group("datafusion_store");
+        for (name, sql) in QUERIES {
+            group.bench_function(format!("herringbone/{name}"), |b| {
+                b.iter(|| run_query(&ours, sql, &runtime))
+            });
+            group.bench_function(format!("parquet/{name}"), |b| {
+                b.iter(|| run_query(&theirs, sql, &runtime))
+            });
+        }
+        group.finish();
+    }
     c.final_summary();
     println!("\nlate materialisation rule, time / the default rule's time:");
     for case in &policy_cases {
@@ -480,6 +562,11 @@ fn main() {
             "parquet",
             QUERIES.iter().map(|q| q.0).collect(),
         ),
+        (
+            "datafusion_store",
+            "parquet",
+            QUERIES.iter().map(|q| q.0).collect(),
+        ),
     ] {
         for name in names {
             let ours = common::mean_ns(group, "herringbone", name, started);
@@ -488,5 +575,14 @@ fn main() {
                 println!("  {group}/{name:<28} {:.2}x", theirs / ours);
             }
         }
+    }
+    println!(
+        "\nbytes fetched through the object store (requests), Herringbone | DataFusion's Parquet source:"
+    );
+    for (file, name, (our_requests, our_bytes), (their_requests, their_bytes)) in fetched {
+        println!(
+            "  {file:<17} {name:<20} {our_bytes:>11} ({our_requests:>3}) | {their_bytes:>11} ({their_requests:>3})  {:.2}x",
+            their_bytes as f64 / our_bytes.max(1) as f64
+        );
     }
 }
