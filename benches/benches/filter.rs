@@ -55,9 +55,13 @@ const BATCH_SIZE: usize = 8192;
 const SHIPDATE_FROM: i32 = 10_470;
 /// `l_partkey < 2000`: about 1% of the rows, spread over the whole unsorted file.
 const RARE_PARTKEY: i64 = 2_000;
-/// A part key inside the column's range that no row has (the generator draws 1..=200,000;
-/// the setup checks it is absent).
-const ABSENT_PARTKEY: i64 = 100_001;
+/// A part key inside the column's range that no row has: the setup takes the first key
+/// from 100,001 up that the data lacks (the generator draws keys 1..=200,000).
+static ABSENT: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
+
+fn absent_partkey() -> i64 {
+    *ABSENT.get().expect("set by the setup")
+}
 
 fn dir() -> PathBuf {
     let dir = std::env::current_exe()
@@ -103,8 +107,13 @@ fn files() -> (PathBuf, PathBuf) {
     let sorted = dir.join("sorted.parquet");
     write(&sorted, &sorted_batch);
     let partkey = batch.column_by_name("l_partkey").expect("l_partkey");
-    let absent = arrow_ord::cmp::eq(partkey, &Int64Array::new_scalar(ABSENT_PARTKEY)).expect("eq");
-    assert_eq!(absent.true_count(), 0, "the absent part key is present");
+    let partkey = partkey
+        .as_any()
+        .downcast_ref::<Int64Array>()
+        .expect("l_partkey is Int64");
+    let present: std::collections::HashSet<i64> = partkey.values().iter().copied().collect();
+    let absent = (100_001..).find(|k| !present.contains(k)).expect("a key");
+    ABSENT.set(absent).expect("set once");
     (unsorted, sorted)
 }
 
@@ -210,7 +219,7 @@ fn arrow_rs(case: &Case) -> usize {
                     .filter(|&g| {
                         let group = reader.get_row_group(g).expect("row group");
                         match group.get_column_bloom_filter(column) {
-                            Some(sbbf) => sbbf.check(&ABSENT_PARTKEY),
+                            Some(sbbf) => sbbf.check(&absent_partkey()),
                             None => true,
                         }
                     })
@@ -235,7 +244,7 @@ fn arrow_rs(case: &Case) -> usize {
             if name.contains("shipdate") {
                 arrow_ord::cmp::gt_eq(batch.column(0), &Date32Array::new_scalar(SHIPDATE_FROM))
             } else if name.contains("bloom") {
-                arrow_ord::cmp::eq(batch.column(0), &Int64Array::new_scalar(ABSENT_PARTKEY))
+                arrow_ord::cmp::eq(batch.column(0), &Int64Array::new_scalar(absent_partkey()))
             } else if name.contains("partkey_lt") {
                 arrow_ord::cmp::lt(batch.column(0), &Int64Array::new_scalar(RARE_PARTKEY))
             } else if name.contains("shipmode") {
@@ -423,7 +432,7 @@ fn main() {
         Case {
             name: "bloom_point_lookup",
             file: unsorted.clone(),
-            filter: "l_partkey = 100001",
+            filter: Box::leak(format!("l_partkey = {}", absent_partkey()).into_boxed_str()),
             columns: &["l_orderkey", "l_partkey"],
         },
     ];
