@@ -12,12 +12,19 @@
 //! are written to `target/filter-bench/` and read from disk by both sides. Each case's
 //! results are compared once (row counts) before timing.
 //!
+//! The DataFusion queries run twice: over the local file (`datafusion` group), and
+//! through an object store (`datafusion_store`: object_store's `LocalFileSystem` over
+//! the same folder, wrapped to count requests and bytes, registered for both sides),
+//! the path an engine reading from S3 takes. The bytes each side fetches per query are
+//! counted once, outside the timing.
+//!
 //! At the end the bench prints arrow-rs (or DataFusion-Parquet) time / Herringbone time
-//! per case, from criterion's mean estimates of this run.
+//! per case, from criterion's mean estimates of this run, and the bytes fetched.
 //!
 //! Run: `cargo bench -p herringbone-benches --features datafusion --bench filter`
 
 mod common;
+mod filter_store;
 
 use std::fs::File;
 use std::hint::black_box;
@@ -48,9 +55,13 @@ const BATCH_SIZE: usize = 8192;
 const SHIPDATE_FROM: i32 = 10_470;
 /// `l_partkey < 2000`: about 1% of the rows, spread over the whole unsorted file.
 const RARE_PARTKEY: i64 = 2_000;
-/// A part key inside the column's range that no row has (the generator draws 1..=200,000;
-/// the setup checks it is absent).
-const ABSENT_PARTKEY: i64 = 100_001;
+/// A part key inside the column's range that no row has: the setup takes the first key
+/// from 100,001 up that the data lacks (the generator draws keys 1..=200,000).
+static ABSENT: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
+
+fn absent_partkey() -> i64 {
+    *ABSENT.get().expect("set by the setup")
+}
 
 fn dir() -> PathBuf {
     let dir = std::env::current_exe()
@@ -96,8 +107,13 @@ fn files() -> (PathBuf, PathBuf) {
     let sorted = dir.join("sorted.parquet");
     write(&sorted, &sorted_batch);
     let partkey = batch.column_by_name("l_partkey").expect("l_partkey");
-    let absent = arrow_ord::cmp::eq(partkey, &Int64Array::new_scalar(ABSENT_PARTKEY)).expect("eq");
-    assert_eq!(absent.true_count(), 0, "the absent part key is present");
+    let partkey = partkey
+        .as_any()
+        .downcast_ref::<Int64Array>()
+        .expect("l_partkey is Int64");
+    let present: std::collections::HashSet<i64> = partkey.values().iter().copied().collect();
+    let absent = (100_001..).find(|k| !present.contains(k)).expect("a key");
+    ABSENT.set(absent).expect("set once");
     (unsorted, sorted)
 }
 
@@ -203,7 +219,7 @@ fn arrow_rs(case: &Case) -> usize {
                     .filter(|&g| {
                         let group = reader.get_row_group(g).expect("row group");
                         match group.get_column_bloom_filter(column) {
-                            Some(sbbf) => sbbf.check(&ABSENT_PARTKEY),
+                            Some(sbbf) => sbbf.check(&absent_partkey()),
                             None => true,
                         }
                     })
@@ -228,7 +244,7 @@ fn arrow_rs(case: &Case) -> usize {
             if name.contains("shipdate") {
                 arrow_ord::cmp::gt_eq(batch.column(0), &Date32Array::new_scalar(SHIPDATE_FROM))
             } else if name.contains("bloom") {
-                arrow_ord::cmp::eq(batch.column(0), &Int64Array::new_scalar(ABSENT_PARTKEY))
+                arrow_ord::cmp::eq(batch.column(0), &Int64Array::new_scalar(absent_partkey()))
             } else if name.contains("partkey_lt") {
                 arrow_ord::cmp::lt(batch.column(0), &Int64Array::new_scalar(RARE_PARTKEY))
             } else if name.contains("shipmode") {
@@ -324,6 +340,42 @@ fn session(
     ctx
 }
 
+/// Sessions reading the file `name` of `store` (registered as `count://`): Herringbone's
+/// provider and DataFusion's Parquet source.
+fn store_sessions(
+    store: &Arc<filter_store::CountingStore>,
+    name: &str,
+    runtime: &tokio::runtime::Runtime,
+) -> (
+    datafusion::prelude::SessionContext,
+    datafusion::prelude::SessionContext,
+) {
+    use datafusion::execution::object_store::ObjectStoreUrl;
+    use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
+    let config = || SessionConfig::new().with_target_partitions(1);
+    let dyn_store: Arc<dyn object_store::ObjectStore> = store.clone();
+    let ours = SessionContext::new_with_config(config());
+    let table = runtime
+        .block_on(herringbone_datafusion::HerringboneTable::try_new_in_store(
+            dyn_store.clone(),
+            vec![object_store::path::Path::from(name)],
+        ))
+        .expect("table");
+    ours.register_table("lineitem", Arc::new(table))
+        .expect("register");
+    let theirs = SessionContext::new_with_config(config());
+    let url = ObjectStoreUrl::parse("count://").expect("url");
+    theirs.register_object_store(url.as_ref(), dyn_store);
+    runtime
+        .block_on(theirs.register_parquet(
+            "lineitem",
+            &format!("count:///{name}"),
+            ParquetReadOptions::default(),
+        ))
+        .expect("register");
+    (ours, theirs)
+}
+
 fn run_query(
     ctx: &datafusion::prelude::SessionContext,
     sql: &str,
@@ -380,7 +432,7 @@ fn main() {
         Case {
             name: "bloom_point_lookup",
             file: unsorted.clone(),
-            filter: "l_partkey = 100001",
+            filter: Box::leak(format!("l_partkey = {}", absent_partkey()).into_boxed_str()),
             columns: &["l_orderkey", "l_partkey"],
         },
     ];
@@ -456,6 +508,45 @@ fn main() {
         }
         group.finish();
     }
+    // Through an object store: results equal, then the bytes each side fetches per
+    // query (the sessions are new, so each side reads its footer once, before this).
+    let store = Arc::new(filter_store::CountingStore::new(&dir()));
+    let mut fetched = Vec::new();
+    for file in ["sorted.parquet", "unsorted.parquet"] {
+        let (ours, theirs) = store_sessions(&store, file, &runtime);
+        for (name, sql) in QUERIES {
+            let pretty = |x: &[RecordBatch]| {
+                arrow_cast::pretty::pretty_format_batches(x)
+                    .expect("format")
+                    .to_string()
+            };
+            let before = store.counts();
+            let a = run_query(&ours, sql, &runtime);
+            let middle = store.counts();
+            let b = run_query(&theirs, sql, &runtime);
+            let after = store.counts();
+            assert_eq!(pretty(&a), pretty(&b), "{name} (store): results differ");
+            fetched.push((
+                file,
+                *name,
+                (middle.0 - before.0, middle.1 - before.1),
+                (after.0 - middle.0, after.1 - middle.1),
+            ));
+        }
+        if file != "unsorted.parquet" {
+            continue;
+        }
+        let mut group = c.benchmark_group("datafusion_store");
+        for (name, sql) in QUERIES {
+            group.bench_function(format!("herringbone/{name}"), |b| {
+                b.iter(|| run_query(&ours, sql, &runtime))
+            });
+            group.bench_function(format!("parquet/{name}"), |b| {
+                b.iter(|| run_query(&theirs, sql, &runtime))
+            });
+        }
+        group.finish();
+    }
     c.final_summary();
     println!("\nlate materialisation rule, time / the default rule's time:");
     for case in &policy_cases {
@@ -480,6 +571,11 @@ fn main() {
             "parquet",
             QUERIES.iter().map(|q| q.0).collect(),
         ),
+        (
+            "datafusion_store",
+            "parquet",
+            QUERIES.iter().map(|q| q.0).collect(),
+        ),
     ] {
         for name in names {
             let ours = common::mean_ns(group, "herringbone", name, started);
@@ -488,5 +584,14 @@ fn main() {
                 println!("  {group}/{name:<28} {:.2}x", theirs / ours);
             }
         }
+    }
+    println!(
+        "\nbytes fetched through the object store (requests), Herringbone | DataFusion's Parquet source:"
+    );
+    for (file, name, (our_requests, our_bytes), (their_requests, their_bytes)) in fetched {
+        println!(
+            "  {file:<17} {name:<20} {our_bytes:>11} ({our_requests:>3}) | {their_bytes:>11} ({their_requests:>3})  {:.2}x",
+            their_bytes as f64 / our_bytes.max(1) as f64
+        );
     }
 }

@@ -66,7 +66,8 @@ use crate::read::{
 use crate::schema::{Projection, SchemaOptions, parquet_to_arrow};
 
 mod pages;
-use pages::{SparseChunk, rows_per_group, selected_page_ranges};
+use crate::prune::selected_page_ranges;
+use pages::{SparseChunk, rows_per_group};
 
 #[cfg(feature = "object_store")]
 mod object_store_reader;

@@ -46,12 +46,14 @@ mod bloom;
 mod ranges;
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::Arc;
 
 use herringbone_codec::bloom::SplitBlockBloomFilter;
 use herringbone_codec::crypto::{
     ColumnDecryptor, FileDecryptor, decrypt_column_index, decrypt_offset_index,
 };
+use herringbone_codec::page::PageLocations;
 use herringbone_format::footer::{
     column_index_range, decode_column_index, decode_offset_index, offset_index_range,
 };
@@ -372,6 +374,38 @@ pub fn pages_overlapping(
         })
         .count();
     (hit, locations.len())
+}
+
+/// The byte ranges of a chunk (counted from its first byte) that reading `rows` of it
+/// needs: the bytes before the first data page (the dictionary page) and each data page
+/// holding one of `rows`.
+pub(crate) fn selected_page_ranges(
+    locations: &PageLocations,
+    rows: &[Range<usize>],
+) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = Vec::new();
+    if locations.first_start() > 0 {
+        out.push(0..locations.first_start());
+    }
+    let mut wanted = rows.iter().peekable();
+    for page in 0..locations.len() {
+        let first = locations.first_row(page);
+        let page_rows = first as usize..(first + locations.rows(page)) as usize;
+        while wanted.peek().is_some_and(|r| r.end <= page_rows.start) {
+            wanted.next();
+        }
+        let Some(next) = wanted.peek() else {
+            break;
+        };
+        if next.start < page_rows.end {
+            let bytes = locations.bytes(page);
+            match out.last_mut() {
+                Some(last) if last.end == bytes.start => last.end = bytes.end,
+                _ => out.push(bytes),
+            }
+        }
+    }
+    out
 }
 
 /// Reads the page index of a column chunk: `None` without an offset index, and for a

@@ -132,6 +132,17 @@ pub trait ChunkReader: Send + Sync {
 
     /// The bytes of `range` (within `0..len()`).
     fn get_bytes(&self, range: Range<u64>) -> Result<Bytes>;
+
+    /// The bytes from `range.start`, at least to `needed_end` and at most to
+    /// `range.end` (`range.start <= needed_end <= range.end`): the page reader asks for
+    /// a little more than a page (the next page's header) and takes less when that is
+    /// all the input holds. By default [`Self::get_bytes`]`(range)`; an input holding
+    /// only some of the file in memory (the pages an engine fetched ahead) hands out
+    /// what it has instead of fetching the rest.
+    fn get_bytes_within(&self, range: Range<u64>, needed_end: u64) -> Result<Bytes> {
+        let _ = needed_end;
+        self.get_bytes(range)
+    }
 }
 
 impl ChunkReader for Bytes {

@@ -50,6 +50,7 @@ use arrow_array::{
 use arrow_schema::{ArrowError, DataType, Field, SchemaRef};
 use bytes::Bytes;
 use herringbone_codec::crypto::{FileDecryptionProperties, FileDecryptor};
+use herringbone_codec::page::PageLocations;
 use herringbone_format::footer::column_index_range;
 use herringbone_format::metadata::FileMetaData;
 use herringbone_format::schema::SchemaDescriptor;
@@ -132,6 +133,10 @@ impl<T: ChunkReader + Sync> ChunkReader for Shared<T> {
 
     fn get_bytes(&self, range: Range<u64>) -> Result<Bytes> {
         self.0.get_bytes(range)
+    }
+
+    fn get_bytes_within(&self, range: Range<u64>, needed_end: u64) -> Result<Bytes> {
+        self.0.get_bytes_within(range, needed_end)
     }
 }
 
@@ -307,50 +312,169 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
     }
 
     /// The byte ranges the scan may read from `row_group`, in file order: the column
-    /// chunks of the projection's and the predicate's leaves; with a predicate, the
-    /// column indexes and Bloom filters of its leaves that pruning reads, and the offset
-    /// indexes of every leaf read, by which the reader jumps over pruned pages (a Bloom
-    /// filter whose length the metadata does not give is left out: the scan finds its
-    /// end itself).
+    /// chunks of the projection's and the predicate's leaves, and with a predicate the
+    /// [index ranges](Self::index_ranges) of the row group.
     ///
     /// An engine reading from an object store fetches these ahead, coalesced, while it
-    /// decodes the previous row group, and serves the scan from memory. Errors for a
-    /// row group out of range, a predicate that does not bind, and chunk offsets
+    /// decodes the previous row group, and serves the scan from memory; or, to fetch
+    /// less, the index ranges first and then [`Self::pruned_byte_ranges`]. Errors for
+    /// a row group out of range, a predicate that does not bind, and chunk offsets
     /// outside the file.
     pub fn byte_ranges(&self, row_group: usize) -> Result<Vec<Range<u64>>> {
+        let leaves = self.leaves_for(row_group)?;
+        let mut ranges =
+            row_group_ranges(self.metadata(), row_group, &leaves.read, self.input.len())?;
+        ranges.extend(self.index_ranges_of(row_group, &leaves)?);
+        ranges.sort_unstable_by_key(|r| (r.start, r.end));
+        Ok(ranges)
+    }
+
+    /// The byte ranges pruning and the reader read from `row_group` before any page,
+    /// in file order (none without a predicate): the column indexes and Bloom filters
+    /// of the predicate's leaves that pruning reads, and the offset indexes of every
+    /// leaf read, by which the reader jumps over pruned pages. A Bloom filter whose
+    /// length the metadata does not give is left out (the scan finds its end itself).
+    pub fn index_ranges(&self, row_group: usize) -> Result<Vec<Range<u64>>> {
+        let leaves = self.leaves_for(row_group)?;
+        let mut ranges = self.index_ranges_of(row_group, &leaves)?;
+        ranges.sort_unstable_by_key(|r| (r.start, r.end));
+        Ok(ranges)
+    }
+
+    /// The byte ranges of column data the scan reads from `row_group` after pruning, in
+    /// file order: none for a row group that statistics, Bloom filters or the page
+    /// index prune whole; otherwise, of each leaf read, the bytes before its first data
+    /// page (the dictionary page) and the data pages holding a row the page index
+    /// keeps (the whole chunk of a leaf without an offset index). Without a predicate,
+    /// the whole chunks.
+    ///
+    /// Pruning reads the [index ranges](Self::index_ranges) through the scan's input:
+    /// an engine fetches those first, then these, and serves the scan from both. The
+    /// rows a row filter drops inside a kept page cannot be known before decoding, so
+    /// their pages are included.
+    pub fn pruned_byte_ranges(&self, row_group: usize) -> Result<Vec<Range<u64>>> {
+        let leaves = self.leaves_for(row_group)?;
+        let metadata = self.metadata().clone();
+        let file_len = self.input.len();
+        let chunks = row_group_ranges(&metadata, row_group, &leaves.read, file_len)?;
+        let Some(bound) = &leaves.bound else {
+            return Ok(chunks);
+        };
+        let group_rows = u64::try_from(metadata.row_groups[row_group].num_rows).unwrap_or(0);
+        let mapping = self.mapping()?;
+        let pruner = Pruner::try_new(bound, &metadata, self.parquet_schema(), &mapping)?
+            .with_decryptor(self.builder.decryptor().cloned());
+        if self.pruning.statistics && !pruner.row_groups(&metadata, &[row_group])?[0] {
+            return Ok(Vec::new());
+        }
+        if self.pruning.bloom_filters
+            && !pruner.row_groups_with_bloom_filters(
+                &metadata,
+                self.input.as_ref(),
+                &[row_group],
+            )?[0]
+        {
+            return Ok(Vec::new());
+        }
+        if !self.pruning.page_index {
+            return Ok(chunks);
+        }
+        let kept = pruner.page_ranges(&metadata, self.input.as_ref(), row_group)?;
+        if kept.is_empty() {
+            return Ok(Vec::new());
+        }
+        if kept.row_count() == group_rows {
+            return Ok(chunks);
+        }
+        let rows: Vec<Range<usize>> = kept
+            .ranges()
+            .iter()
+            .map(|r| {
+                let start = usize::try_from(r.start).unwrap_or(usize::MAX);
+                let end = usize::try_from(r.end).unwrap_or(usize::MAX);
+                start..end
+            })
+            .collect();
+        let group = &metadata.row_groups[row_group];
+        let mut out = Vec::with_capacity(chunks.len());
+        for (&leaf, chunk_range) in leaves.read.iter().zip(chunks) {
+            let chunk = group
+                .columns
+                .get(leaf)
+                .filter(|c| c.crypto_metadata.is_none());
+            let index = match chunk {
+                Some(chunk) => prune::read_offset_index(self.input.as_ref(), chunk, None)?,
+                None => None,
+            };
+            let Some(index) = index else {
+                out.push(chunk_range);
+                continue;
+            };
+            let chunk_len = usize::try_from(chunk_range.end - chunk_range.start)
+                .map_err(|_| Error::invalid_argument("column chunk too large"))?;
+            let locations = PageLocations::new(
+                &index.page_locations,
+                chunk_range.start,
+                chunk_len,
+                group_rows,
+            )
+            .map_err(|e| {
+                Error::from(e).context(format!("row group {row_group}, leaf column {leaf}"))
+            })?;
+            out.extend(
+                prune::selected_page_ranges(&locations, &rows)
+                    .into_iter()
+                    .map(|r| chunk_range.start + r.start as u64..chunk_range.start + r.end as u64),
+            );
+        }
+        out.sort_unstable_by_key(|r| (r.start, r.end));
+        Ok(out)
+    }
+
+    /// The predicate bound to the file's schema and the leaves read from `row_group`
+    /// (checked to exist).
+    fn leaves_for(&self, row_group: usize) -> Result<ScanLeaves> {
         let metadata = self.metadata();
-        let group = metadata.row_groups.get(row_group).ok_or_else(|| {
-            Error::invalid_argument(format!(
+        if row_group >= metadata.row_groups.len() {
+            return Err(Error::invalid_argument(format!(
                 "row group {row_group} out of range (the file has {})",
                 metadata.row_groups.len()
-            ))
-        })?;
+            )));
+        }
         let mapping = self.mapping()?;
         let output = mapping.project(&self.projection)?;
         let bound = match &self.predicate {
             Some(p) => Some(p.bind(mapping.schema())?),
             None => None,
         };
-        let (read_leaves, predicate_leaves) = leaves_to_read(&output, &mapping, bound.as_ref());
+        let (read, predicate) = leaves_to_read(&output, &mapping, bound.as_ref());
+        Ok(ScanLeaves {
+            bound,
+            read,
+            predicate,
+        })
+    }
+
+    fn index_ranges_of(&self, row_group: usize, leaves: &ScanLeaves) -> Result<Vec<Range<u64>>> {
+        if leaves.bound.is_none() {
+            return Ok(Vec::new());
+        }
+        let metadata = self.metadata();
+        let group = &metadata.row_groups[row_group];
         let file_len = self.input.len();
-        let mut ranges = row_group_ranges(metadata, row_group, &read_leaves, file_len)?;
         let len = usize::try_from(file_len).unwrap_or(usize::MAX);
         let as_u64 = |r: Range<usize>| r.start as u64..r.end as u64;
-        let page_pruning = bound.is_some() && self.pruning.page_index;
         // The page index prunes with the predicate's column indexes; the reader of a
         // filtered scan jumps pages by the offset indexes of every leaf it reads (the
         // pages the page index pruned, and those the predicate drops whole), fetched
         // as the reader fetches them.
-        if bound.is_some() {
-            ranges.extend(
-                OffsetIndexFetch::plan(metadata, row_group, &read_leaves, file_len)?.fetches(),
-            );
-        }
-        for &leaf in &read_leaves {
+        let mut ranges =
+            OffsetIndexFetch::plan(metadata, row_group, &leaves.read, file_len)?.fetches();
+        for &leaf in &leaves.predicate {
             let Some(chunk) = group.columns.get(leaf) else {
                 continue;
             };
-            if page_pruning && predicate_leaves.contains(&leaf) {
+            if self.pruning.page_index {
                 ranges.extend(column_index_range(chunk, len)?.map(as_u64));
             }
             let bloom = chunk.meta_data.as_ref().and_then(|m| {
@@ -358,13 +482,10 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
                 let len = u64::try_from(m.bloom_filter_length?).ok()?;
                 Some(start..start.checked_add(len)?)
             });
-            if let Some(bloom) = bloom.filter(|r| {
-                self.pruning.bloom_filters && predicate_leaves.contains(&leaf) && r.end <= file_len
-            }) {
+            if let Some(bloom) = bloom.filter(|r| self.pruning.bloom_filters && r.end <= file_len) {
                 ranges.push(bloom);
             }
         }
-        ranges.sort_unstable_by_key(|r| (r.start, r.end));
         Ok(ranges)
     }
 
@@ -516,6 +637,14 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
             done: false,
         })
     }
+}
+
+/// The predicate bound to the file's schema, the leaves a scan reads (the projection's
+/// and the predicate's, sorted) and those of the predicate alone.
+struct ScanLeaves {
+    bound: Option<BoundPredicate>,
+    read: Vec<usize>,
+    predicate: Vec<usize>,
 }
 
 /// The leaves a scan reads (the projection's and the predicate's, sorted) and those of

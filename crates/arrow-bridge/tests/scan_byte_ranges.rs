@@ -17,6 +17,10 @@ use herringbone_arrow_bridge::{Error, Result};
 /// `a` sorted, `b` strings, `c` more strings; three row groups, small pages, page index
 /// and a Bloom filter on `a`.
 fn file() -> Bytes {
+    file_with(WriterProperties::builder())
+}
+
+fn file_with(props: herringbone_arrow_bridge::write::WriterPropertiesBuilder) -> Bytes {
     let rows = 3_000i64;
     let a: ArrayRef = Arc::new(Int64Array::from((0..rows).collect::<Vec<_>>()));
     let b: ArrayRef = Arc::new(StringArray::from_iter_values(
@@ -26,7 +30,7 @@ fn file() -> Bytes {
         (0..rows).map(|i| format!("c{i}")),
     ));
     let batch = RecordBatch::try_from_iter([("a", a), ("b", b), ("c", c)]).unwrap();
-    let props = WriterProperties::builder()
+    let props = props
         .set_max_row_group_rows(1_000)
         .set_data_page_row_limit(100)
         .set_bloom_filter("a", 0.01, 1_000)
@@ -186,4 +190,163 @@ impl ChunkReader for SharedInput {
     fn get_bytes(&self, range: Range<u64>) -> Result<Bytes> {
         self.0.get_bytes(range)
     }
+}
+
+/// Serves only the ranges given, handing out what a range holds when the page reader
+/// asks for more than it needs (as an engine's prefetched blocks do).
+struct OnlyTheseWithin(OnlyThese);
+
+impl ChunkReader for OnlyTheseWithin {
+    fn len(&self) -> u64 {
+        self.0.len()
+    }
+
+    fn get_bytes(&self, range: Range<u64>) -> Result<Bytes> {
+        self.0.get_bytes(range)
+    }
+
+    fn get_bytes_within(&self, range: Range<u64>, needed_end: u64) -> Result<Bytes> {
+        let holding = self
+            .0
+            .allowed
+            .iter()
+            .find(|r| r.start <= range.start && needed_end <= r.end);
+        match holding {
+            Some(r) => self.0.get_bytes(range.start..range.end.min(r.end)),
+            None => self.0.get_bytes(range),
+        }
+    }
+}
+
+fn merged(mut ranges: Vec<Range<u64>>) -> Vec<Range<u64>> {
+    ranges.sort_unstable_by_key(|r| (r.start, r.end));
+    let mut out: Vec<Range<u64>> = Vec::new();
+    for range in ranges {
+        match out.last_mut() {
+            Some(last) if last.end >= range.start => last.end = last.end.max(range.end),
+            _ => out.push(range),
+        }
+    }
+    out
+}
+
+fn bytes_of(ranges: &[Range<u64>]) -> u64 {
+    ranges.iter().map(|r| r.end - r.start).sum()
+}
+
+#[test]
+fn index_ranges_then_pruned_ranges_are_all_a_scan_reads() {
+    // Plain pages (no dictionary page holding every value before them): the bytes of
+    // a chunk are its data pages', ten of them per chunk.
+    let file = file_with(WriterProperties::builder().set_dictionary_enabled(false));
+    let footer = ReaderMetadata::load(&file).unwrap();
+    let setup = |input: Bytes, predicate: &Predicate, group: usize| {
+        ScanBuilder::new_with_metadata(input, footer.clone())
+            .with_projection(Projection::Roots(vec![1, 2]))
+            .with_predicate(predicate.clone())
+            .with_row_groups(vec![group])
+    };
+    // (predicate, row group, rows, whether the page index narrows the chunks)
+    let cases = [
+        ("a >= 1250 AND a < 1320", 1, 70, true),
+        ("a = 2999", 2, 1, true),
+        ("a >= 100 AND a < 150 OR a >= 910 AND a < 920", 0, 60, true),
+        ("b = 'b3'", 1, 59, false),
+        ("a < 0", 0, 0, true),
+    ];
+    for (text, group, rows, narrowed) in cases {
+        let predicate = Predicate::parse(text).unwrap();
+        let planner = setup(file.clone(), &predicate, group);
+        let indexes = planner.index_ranges(group).unwrap();
+        let pages = planner.pruned_byte_ranges(group).unwrap();
+        let whole = planner.byte_ranges(group).unwrap();
+        // The indexes alone serve pruning.
+        let only_indexes = ScanBuilder::new_with_metadata(
+            OnlyTheseWithin(OnlyThese {
+                file: file.clone(),
+                allowed: merged(indexes.clone()),
+                reads: Mutex::new(Vec::new()),
+            }),
+            footer.clone(),
+        )
+        .with_projection(Projection::Roots(vec![1, 2]))
+        .with_predicate(predicate.clone())
+        .with_row_groups(vec![group]);
+        assert_eq!(
+            only_indexes.pruned_byte_ranges(group).unwrap(),
+            pages,
+            "{text}"
+        );
+        // The indexes and the pages serve the scan.
+        let served = OnlyTheseWithin(OnlyThese {
+            file: file.clone(),
+            allowed: merged(indexes.iter().chain(&pages).cloned().collect()),
+            reads: Mutex::new(Vec::new()),
+        });
+        let scan = ScanBuilder::new_with_metadata(served, footer.clone())
+            .with_projection(Projection::Roots(vec![1, 2]))
+            .with_predicate(predicate.clone())
+            .with_row_groups(vec![group]);
+        let from_pages = values(scan);
+        let expected = values(setup(file.clone(), &predicate, group));
+        assert_eq!(from_pages, expected, "{text}");
+        let got: usize = from_pages.iter().map(|b| b.num_rows()).sum();
+        assert_eq!(got, rows, "{text}");
+        let chunk_bytes = bytes_of(&whole) - bytes_of(&merged(indexes.clone()));
+        if rows == 0 {
+            assert!(pages.is_empty(), "{text}: {pages:?}");
+        } else if narrowed {
+            assert!(
+                bytes_of(&pages) * 3 < chunk_bytes,
+                "{text}: {} of {chunk_bytes} bytes",
+                bytes_of(&pages)
+            );
+        } else {
+            assert_eq!(bytes_of(&pages), chunk_bytes, "{text}");
+        }
+    }
+    // Dictionary-encoded chunks: their dictionary pages are fetched with the pages.
+    let dictionary_file = self::file();
+    let predicate = Predicate::parse("a >= 1250 AND a < 1320").unwrap();
+    let planner = ScanBuilder::new_with_metadata(
+        dictionary_file.clone(),
+        ReaderMetadata::load(&dictionary_file).unwrap(),
+    )
+    .with_projection(Projection::Roots(vec![1, 2]))
+    .with_predicate(predicate.clone())
+    .with_row_groups(vec![1]);
+    let allowed = merged(
+        planner
+            .index_ranges(1)
+            .unwrap()
+            .into_iter()
+            .chain(planner.pruned_byte_ranges(1).unwrap())
+            .collect(),
+    );
+    let served = planner.build().unwrap();
+    let expected: Vec<RecordBatch> = served.collect::<std::result::Result<_, _>>().unwrap();
+    let footer = ReaderMetadata::load(&dictionary_file).unwrap();
+    let scan = ScanBuilder::new_with_metadata(
+        OnlyTheseWithin(OnlyThese {
+            file: dictionary_file.clone(),
+            allowed,
+            reads: Mutex::new(Vec::new()),
+        }),
+        footer.clone(),
+    )
+    .with_projection(Projection::Roots(vec![1, 2]))
+    .with_predicate(predicate)
+    .with_row_groups(vec![1]);
+    let got = values(scan);
+    assert_eq!(got, expected);
+    assert_eq!(got.iter().map(|b| b.num_rows()).sum::<usize>(), 70);
+
+    // Without a predicate: no indexes, the whole chunks.
+    let plain = ScanBuilder::new_with_metadata(file.clone(), footer.clone())
+        .with_projection(Projection::Roots(vec![2]));
+    assert!(plain.index_ranges(0).unwrap().is_empty());
+    assert_eq!(
+        plain.pruned_byte_ranges(0).unwrap(),
+        plain.byte_ranges(0).unwrap()
+    );
 }

@@ -277,15 +277,34 @@ impl ScanTask {
                 entry.location
             ))
         })?;
+        let counts = || self.fetch_counts.clone();
         let plan = |group: usize| -> Result<Prefetch> {
-            let nothing_fetched = file.nothing_fetched(runtime, self.fetch_counts.clone());
+            let nothing_fetched = file.nothing_fetched(runtime, counts());
             let planner = self.scan(
                 ScanBuilder::new_with_metadata(nothing_fetched, entry.footer.clone()),
                 &[group],
                 None,
             );
-            let ranges = planner.byte_ranges(group).map_err(wrap)?;
-            Ok(file.prefetch(runtime, ranges, self.fetch_counts.clone()))
+            if self.predicate.is_none() {
+                let ranges = planner.byte_ranges(group).map_err(wrap)?;
+                return Ok(file.prefetch(runtime, ranges, Vec::new(), counts()));
+            }
+            // The indexes first, then only the pages that pruning with them keeps.
+            let indexes = planner.index_ranges(group).map_err(wrap)?;
+            let held = file
+                .fetched(
+                    runtime,
+                    file.prefetch(runtime, indexes, Vec::new(), counts()),
+                    counts(),
+                )
+                .map_err(wrap)?;
+            let planner = self.scan(
+                ScanBuilder::new_with_metadata(held.clone(), entry.footer.clone()),
+                &[group],
+                None,
+            );
+            let pages = planner.pruned_byte_ranges(group).map_err(wrap)?;
+            Ok(file.prefetch(runtime, pages, held.into_blocks(), counts()))
         };
         let mut next = match row_groups.first() {
             Some(&g) => Some(plan(g)?),

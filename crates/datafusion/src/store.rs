@@ -8,6 +8,13 @@
 //! the scan a [`FetchedRanges`]: a [`ChunkReader`] over those blocks. A range the plan
 //! did not foresee (a Bloom filter whose length the metadata leaves out) is fetched on
 //! its own, blocking, and counted.
+//!
+//! With a predicate, a row group is fetched in two requests: first its indexes
+//! ([`ScanBuilder::index_ranges`](herringbone::scan::ScanBuilder::index_ranges):
+//! column and offset indexes, Bloom filters), with which the scan prunes; then only
+//! the pages pruning keeps ([`ScanBuilder::pruned_byte_ranges`](herringbone::scan::ScanBuilder::pruned_byte_ranges)),
+//! so that a selective filter on a sorted column fetches a few pages of each chunk,
+//! not the chunks.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -66,26 +73,24 @@ pub(crate) struct StoreFile {
 pub(crate) struct Prefetch(JoinHandle<herringbone::Result<Vec<(u64, Bytes)>>>);
 
 impl StoreFile {
-    /// Starts fetching `ranges` (coalesced) on `runtime`.
+    /// Starts fetching `ranges` (coalesced) on `runtime`; the blocks of `held` (fetched
+    /// before) are kept beside them.
     pub fn prefetch(
         &self,
         runtime: &Handle,
         ranges: Vec<Range<u64>>,
+        held: Vec<(u64, Bytes)>,
         counts: Arc<FetchCounts>,
     ) -> Prefetch {
         let reader = self.reader.clone();
         Prefetch(runtime.spawn(async move {
             let (merged, _) = coalesce_ranges(&ranges, COALESCE_GAP);
-            if merged.is_empty() {
-                return Ok(Vec::new());
-            }
-            let blocks = reader.get_byte_ranges(merged.clone()).await?;
-            let bytes: u64 = blocks.iter().map(|b| b.len() as u64).sum();
-            counts.add(1, bytes);
-            merged
-                .iter()
-                .zip(blocks)
-                .map(|(range, block)| {
+            let mut out = held;
+            if !merged.is_empty() {
+                let blocks = reader.get_byte_ranges(merged.clone()).await?;
+                let bytes: u64 = blocks.iter().map(|b| b.len() as u64).sum();
+                counts.add(1, bytes);
+                for (range, block) in merged.iter().zip(blocks) {
                     if block.len() as u64 != range.end - range.start {
                         return Err(Error::new(
                             ErrorKind::Io,
@@ -95,9 +100,11 @@ impl StoreFile {
                             ),
                         ));
                     }
-                    Ok((range.start, block))
-                })
-                .collect()
+                    out.push((range.start, block));
+                }
+            }
+            out.sort_unstable_by_key(|(start, _)| *start);
+            Ok(out)
         }))
     }
 
@@ -132,6 +139,7 @@ impl StoreFile {
 }
 
 /// The blocks fetched for one row group, as the [`ChunkReader`] its scan reads.
+#[derive(Clone)]
 pub(crate) struct FetchedRanges {
     file: StoreFile,
     runtime: Handle,
@@ -140,9 +148,38 @@ pub(crate) struct FetchedRanges {
     counts: Arc<FetchCounts>,
 }
 
+impl FetchedRanges {
+    /// The blocks held, in file order.
+    pub fn into_blocks(self) -> Vec<(u64, Bytes)> {
+        self.blocks
+    }
+
+    /// The block holding byte `start`, from `start` on, if one does.
+    fn from(&self, start: u64) -> Option<Bytes> {
+        let at = self.blocks.partition_point(|(s, _)| *s <= start);
+        let (block_start, block) = &self.blocks[at.checked_sub(1)?];
+        let offset = usize::try_from(start - block_start).ok()?;
+        (offset < block.len()).then(|| block.slice(offset..))
+    }
+}
+
 impl ChunkReader for FetchedRanges {
     fn len(&self) -> u64 {
         self.file.size
+    }
+
+    fn get_bytes_within(&self, range: Range<u64>, needed_end: u64) -> herringbone::Result<Bytes> {
+        // What a block holds, when it holds what is needed: the page reader's look
+        // ahead past a page need not be fetched.
+        if range.start <= needed_end
+            && needed_end <= range.end
+            && let Some(held) = self.from(range.start)
+            && held.len() as u64 >= needed_end - range.start
+        {
+            let wanted = usize::try_from(range.end - range.start).unwrap_or(usize::MAX);
+            return Ok(held.slice(..held.len().min(wanted)));
+        }
+        self.get_bytes(range)
     }
 
     fn get_bytes(&self, range: Range<u64>) -> herringbone::Result<Bytes> {

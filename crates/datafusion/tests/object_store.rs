@@ -251,7 +251,9 @@ async fn footers_once_and_only_the_needed_ranges_fetched() {
     .await;
     assert!(rows.contains("note 00012341"), "{rows}");
     let (_, calls, fetched_now) = store.counts();
-    assert_eq!(calls, range_calls_after + 1);
+    // Two requests: the row group's indexes, then the pages pruning keeps (here, with
+    // one page per chunk, the chunks).
+    assert_eq!(calls, range_calls_after + 2);
     // Between the chunks of `id` and `note` of row group 2 (ranges less than 1 MiB
     // apart are fetched as one) and the page index of `id`, which page pruning reads.
     let group = &metadata.row_groups[2];
@@ -275,6 +277,110 @@ async fn footers_once_and_only_the_needed_ranges_fetched() {
         "{one_group} bytes for one row group"
     );
     assert_eq!(counts.unplanned(), 0);
+}
+
+/// `id` sorted, `note` long strings, in row groups of 5,000 rows and plain data pages of
+/// 500.
+fn paged_file() -> Vec<u8> {
+    let rows = GROUP_ROWS * GROUPS;
+    let id: ArrayRef = Arc::new(Int64Array::from((0..rows).collect::<Vec<_>>()));
+    let note: ArrayRef =
+        Arc::new(StringArray::from_iter_values((0..rows).map(|i| {
+            format!("note {i:08} {}", "y".repeat((i % 53) as usize))
+        })));
+    let batch = RecordBatch::try_from_iter([("id", id), ("note", note)]).unwrap();
+    let props = WriterProperties::builder()
+        .set_max_row_group_rows(GROUP_ROWS as usize)
+        .set_data_page_row_limit(500)
+        // Plain pages: distinct values (as in a large file whose dictionary fell back),
+        // no dictionary page holding them all ahead of the data pages.
+        .set_dictionary_enabled(false)
+        .build();
+    let mut out = Vec::new();
+    let mut writer = ArrowWriter::try_new(&mut out, batch.schema(), Some(props)).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_selective_filter_on_a_sorted_column_fetches_only_the_kept_pages() {
+    let bytes = paged_file();
+    let metadata = herringbone::read::read_metadata(&Bytes::from(bytes.clone())).unwrap();
+    let store = Arc::new(CountingStore::default());
+    let path = Path::from("paged.parquet");
+    store.put(&path, bytes.clone().into()).await.unwrap();
+    let dir = std::env::temp_dir().join(format!("hb-datafusion-paged-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let local_path = dir.join("paged.parquet");
+    std::fs::write(&local_path, &bytes).unwrap();
+    let local = context(1);
+    local
+        .register_table(
+            "t",
+            Arc::new(HerringboneTable::try_new(vec![local_path]).unwrap()),
+        )
+        .unwrap();
+
+    let table = Arc::new(
+        HerringboneTable::try_new_in_store(store.clone(), vec![path])
+            .await
+            .unwrap(),
+    );
+    let ctx = context(1);
+    ctx.register_table("t", table.clone()).unwrap();
+    let counts = table.fetch_counts().clone();
+    let (_, calls_before, bytes_before) = store.counts();
+
+    // Rows 12,340..=12,342 lie in one page of row group 2 (pages of 500 rows).
+    let sql = "SELECT id, note FROM t WHERE id BETWEEN 12340 AND 12342 ORDER BY id";
+    let rows = run(&ctx, sql).await;
+    assert_eq!(rows, run(&local, sql).await);
+    assert!(rows.contains("note 00012341"), "{rows}");
+    let (_, calls, fetched) = store.counts();
+    // One row group kept by its statistics: its indexes, then its pages.
+    assert_eq!(calls - calls_before, 2);
+    assert_eq!(counts.unplanned(), 0);
+    let fetched = fetched - bytes_before;
+    let group = &metadata.row_groups[2];
+    let chunk_bytes: u64 = group
+        .columns
+        .iter()
+        .map(|c| c.meta_data.as_ref().unwrap().total_compressed_size as u64)
+        .sum();
+    let index_bytes: u64 = group
+        .columns
+        .iter()
+        .map(|c| {
+            c.column_index_length.unwrap_or(0) as u64 + c.offset_index_length.unwrap_or(0) as u64
+        })
+        .sum();
+    // Ten pages per chunk: one page of each and the indexes are far less than the
+    // chunks.
+    assert!(
+        fetched * 4 < chunk_bytes,
+        "{fetched} bytes fetched, the chunks hold {chunk_bytes}"
+    );
+    assert!(fetched > index_bytes, "{fetched} <= {index_bytes}");
+
+    // A filter keeping rows in pages of two row groups: equal results, fewer bytes than
+    // the chunks of those groups.
+    let sql = "SELECT count(*), max(note) FROM t WHERE id >= 9990 AND id < 10260";
+    let (_, _, before) = store.counts();
+    assert_eq!(run(&ctx, sql).await, run(&local, sql).await);
+    let (_, _, after) = store.counts();
+    let two_groups: u64 = [1, 2]
+        .iter()
+        .flat_map(|&g| metadata.row_groups[g].columns.iter())
+        .map(|c| c.meta_data.as_ref().unwrap().total_compressed_size as u64)
+        .sum();
+    assert!(
+        (after - before) * 3 < two_groups,
+        "{} bytes for pages of two row groups of {two_groups}",
+        after - before
+    );
+    assert_eq!(counts.unplanned(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[tokio::test]

@@ -19,4 +19,12 @@ impl<R: ChunkReader + Sync> ChunkReader for Shared<R> {
     ) -> herringbone_arrow_bridge::Result<bytes::Bytes> {
         self.0.get_bytes(range)
     }
+
+    fn get_bytes_within(
+        &self,
+        range: std::ops::Range<u64>,
+        needed_end: u64,
+    ) -> herringbone_arrow_bridge::Result<bytes::Bytes> {
+        self.0.get_bytes_within(range, needed_end)
+    }
 }

@@ -1,14 +1,14 @@
 //! Fetching only the pages a selection reads: a row group's selected rows, split out of
 //! the selection ([`rows_per_group`]), pick through each chunk's offset index the data
 //! pages holding a selected row and the dictionary page before them
-//! ([`selected_page_ranges`]); the bytes fetched for them are handed to the decoder as a
+//! ([`selected_page_ranges`](crate::prune::selected_page_ranges)); the bytes fetched for them are handed to the decoder as a
 //! [`SparseChunk`], which holds those pages only. The offset index tells the page
 //! reader where each page lies, so it never asks for a byte between them.
 
 use std::ops::Range;
 
 use bytes::Bytes;
-use herringbone_codec::page::{ChunkSource, PageLocations};
+use herringbone_codec::page::ChunkSource;
 
 use crate::read::RowSelector;
 
@@ -39,38 +39,6 @@ pub(crate) fn rows_per_group(runs: &[RowSelector], group_rows: &[usize]) -> Vec<
             }
         }
         at = end;
-    }
-    out
-}
-
-/// The byte ranges of a chunk (counted from its first byte) that reading `rows` of it
-/// needs: the bytes before the first data page (the dictionary page) and each data page
-/// holding one of `rows`.
-pub(crate) fn selected_page_ranges(
-    locations: &PageLocations,
-    rows: &[Range<usize>],
-) -> Vec<Range<usize>> {
-    let mut out: Vec<Range<usize>> = Vec::new();
-    if locations.first_start() > 0 {
-        out.push(0..locations.first_start());
-    }
-    let mut wanted = rows.iter().peekable();
-    for page in 0..locations.len() {
-        let first = locations.first_row(page);
-        let page_rows = first as usize..(first + locations.rows(page)) as usize;
-        while wanted.peek().is_some_and(|r| r.end <= page_rows.start) {
-            wanted.next();
-        }
-        let Some(next) = wanted.peek() else {
-            break;
-        };
-        if next.start < page_rows.end {
-            let bytes = locations.bytes(page);
-            match out.last_mut() {
-                Some(last) if last.end == bytes.start => last.end = bytes.end,
-                _ => out.push(bytes),
-            }
-        }
     }
     out
 }
@@ -127,6 +95,8 @@ impl ChunkSource for SparseChunk {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::prune::selected_page_ranges;
+    use herringbone_codec::page::PageLocations;
     use herringbone_format::metadata::PageLocation;
 
     #[test]

@@ -61,14 +61,37 @@ impl ChunkSource for InputRange {
 
     fn fetch(&self, range: Range<usize>) -> herringbone_codec::Result<Bytes> {
         let absolute = self.start + range.start as u64..self.start + range.end as u64;
-        self.input.get_bytes(absolute).map_err(|e| {
-            let kind = match e.kind() {
-                ErrorKind::InvalidArgument => herringbone_codec::ErrorKind::InvalidArgument,
-                _ => herringbone_codec::ErrorKind::Corrupt,
-            };
-            herringbone_codec::Error::new(kind, "reading the column chunk").with_source(e)
-        })
+        self.input.get_bytes(absolute).map_err(chunk_error)
     }
+
+    fn fetch_within(
+        &self,
+        start: usize,
+        needed_end: usize,
+        wanted_end: usize,
+    ) -> herringbone_codec::Result<Bytes> {
+        let absolute = self.start + start as u64..self.start + wanted_end as u64;
+        let bytes = self
+            .input
+            .get_bytes_within(absolute, self.start + needed_end as u64)
+            .map_err(chunk_error)?;
+        // The input may stop short of what was wanted, never of what is needed.
+        if bytes.len() < needed_end - start || bytes.len() > wanted_end - start {
+            return Err(herringbone_codec::Error::corrupt(format!(
+                "the input returned {} bytes for bytes {start}..{needed_end} (at most {wanted_end}) of the column chunk",
+                bytes.len()
+            )));
+        }
+        Ok(bytes)
+    }
+}
+
+fn chunk_error(e: Error) -> herringbone_codec::Error {
+    let kind = match e.kind() {
+        ErrorKind::InvalidArgument => herringbone_codec::ErrorKind::InvalidArgument,
+        _ => herringbone_codec::ErrorKind::Corrupt,
+    };
+    herringbone_codec::Error::new(kind, "reading the column chunk").with_source(e)
 }
 
 /// Where the offset indexes of leaf `columns` in row group `row_group` are (`None` for a
