@@ -411,7 +411,7 @@ pub(crate) fn selected_page_ranges(
 /// Reads the page index of a column chunk: `None` without an offset index, and for a
 /// chunk stored in another file (`file_path`: its indexes are in that file). An
 /// encrypted chunk's indexes are decrypted with `decryptor` (see
-/// [`chunk_decryptor`](crate::decryption::chunk_decryptor)).
+/// [`crate::decryption::chunk_decryptor`]).
 pub fn read_page_index<R: ChunkReader + ?Sized>(
     input: &R,
     chunk: &ColumnChunk,

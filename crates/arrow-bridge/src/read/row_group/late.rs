@@ -46,7 +46,7 @@ use crate::read::selection::RowSelector;
 use crate::schema::{ParquetField, ParquetFieldKind};
 
 /// The fewest rows decoded per run of matching rows for which the other fields are read
-/// for the matching rows only (see the [module documentation](self)).
+/// for the matching rows only (see [`RowFilter::with_min_rows_per_run`]).
 pub const MIN_ROWS_PER_RUN: usize = 32;
 
 /// The function a [`RowFilter`] evaluates: the rows to keep of a batch holding the
@@ -95,7 +95,7 @@ impl RowFilter {
     /// A filter reading the top-level fields `fields` (by name) and keeping the rows
     /// where `evaluate` is true. `evaluate` is given a batch of those fields, in the
     /// order of the reader's schema, some of them perhaps as `Dictionary(Int32, V)`
-    /// where the schema says `V` (see the [module documentation](self)), and returns one
+    /// where the schema says `V` (a dictionary-encoded chunk, read as its keys), and returns one
     /// value per row.
     pub fn new(
         fields: Vec<String>,
