@@ -376,6 +376,23 @@ fn store_sessions(
     (ours, theirs)
 }
 
+/// Times every query of [`QUERIES`] on both sessions, in `group`.
+fn bench_queries(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    ours: &datafusion::prelude::SessionContext,
+    theirs: &datafusion::prelude::SessionContext,
+    runtime: &tokio::runtime::Runtime,
+) {
+    for (name, sql) in QUERIES {
+        group.bench_function(format!("herringbone/{name}"), |b| {
+            b.iter(|| run_query(ours, sql, runtime))
+        });
+        group.bench_function(format!("parquet/{name}"), |b| {
+            b.iter(|| run_query(theirs, sql, runtime))
+        });
+    }
+}
+
 fn run_query(
     ctx: &datafusion::prelude::SessionContext,
     sql: &str,
@@ -498,14 +515,7 @@ fn main() {
             assert_eq!(pretty(&a), pretty(&b), "{name}: results differ");
         }
         let mut group = c.benchmark_group("datafusion");
-        for (name, sql) in QUERIES {
-            group.bench_function(format!("herringbone/{name}"), |b| {
-                b.iter(|| run_query(&ours, sql, &runtime))
-            });
-            group.bench_function(format!("parquet/{name}"), |b| {
-                b.iter(|| run_query(&theirs, sql, &runtime))
-            });
-        }
+        bench_queries(&mut group, &ours, &theirs, &runtime);
         group.finish();
     }
     // Through an object store: results equal, then the bytes each side fetches per
@@ -537,14 +547,7 @@ fn main() {
             continue;
         }
         let mut group = c.benchmark_group("datafusion_store");
-        for (name, sql) in QUERIES {
-            group.bench_function(format!("herringbone/{name}"), |b| {
-                b.iter(|| run_query(&ours, sql, &runtime))
-            });
-            group.bench_function(format!("parquet/{name}"), |b| {
-                b.iter(|| run_query(&theirs, sql, &runtime))
-            });
-        }
+        bench_queries(&mut group, &ours, &theirs, &runtime);
         group.finish();
     }
     c.final_summary();

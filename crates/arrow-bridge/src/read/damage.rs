@@ -288,6 +288,21 @@ impl Position {
             && locations.first_row(page) == self.row as u64)
             .then_some(page)
     }
+
+    /// Goes past the data page at chunk position `position`, which held `rows` rows: the
+    /// index still holds if it placed the page there with those rows. Whether it does.
+    fn pass_located(
+        &mut self,
+        locations: Option<&PageLocations>,
+        position: usize,
+        rows: usize,
+    ) -> bool {
+        self.located = self
+            .located_page(locations, position)
+            .filter(|&page| locations.is_some_and(|l| l.rows(page) == rows as u64))
+            .map(|page| page + 1);
+        self.located.is_some()
+    }
 }
 
 impl KindVisitor for Walk<'_> {
@@ -400,11 +415,7 @@ impl KindVisitor for Walk<'_> {
                         return Ok(damage);
                     }
                     let position = in_chunk(offset);
-                    at.located = at.located_page(locations, position).and_then(|page| {
-                        let fits = locations?.rows(page) == rows.started as u64;
-                        fits.then_some(page + 1)
-                    });
-                    if locations.is_some() && at.located.is_none() {
+                    if !at.pass_located(locations, position, rows.started) && locations.is_some() {
                         self.contradicted.set(true);
                     }
                     at.row += rows.started;
@@ -433,12 +444,7 @@ impl KindVisitor for Walk<'_> {
                                 scope: LossScope::Page,
                                 reason: e.to_string(),
                             });
-                            at.located = at
-                                .located_page(locations, in_chunk(offset))
-                                .filter(|&page| {
-                                    locations.is_some_and(|l| l.rows(page) == rows as u64)
-                                })
-                                .map(|page| page + 1);
+                            at.pass_located(locations, in_chunk(offset), rows);
                             at.row += rows;
                             at.open_v1 = false;
                             // The failed reader stops; a new one steps over the pages up
