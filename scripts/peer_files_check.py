@@ -376,7 +376,10 @@ def hb_read(hb, path, out, columns=None):
     if result.returncode != 0:
         return None, (result.stderr.strip() or f"exit status {result.returncode}")
     with ipc.open_file(out) as reader:
-        return reader.read_all(), None
+        table = reader.read_all()
+    # The table is in memory now; the file is only disk the run no longer needs.
+    out.unlink()
+    return table, None
 
 
 def compare(name, got, expected, failures, notes):
@@ -462,6 +465,7 @@ def main():
                     failures.add(name, "pyarrow", f"cannot read Herringbone's rewrite: {e}")
                 else:
                     compare(f"{name} (rewritten)", again, expected, failures, notes)
+                rewritten.unlink(missing_ok=True)
         status = "ok" if len(failures.lines) == before else "FAIL"
         print(f"{name:<32} {os.path.getsize(path):>9} bytes  {status}")
     before = len(failures.lines)
