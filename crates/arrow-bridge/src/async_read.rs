@@ -465,7 +465,7 @@ impl<R: AsyncFileReader + 'static> ParquetRecordBatchStreamBuilder<R> {
         let filter = match self.row_filter {
             Some(filter) => {
                 let filter = filter.resolve(&plan)?;
-                plan = plan.with_keyed_columns(filter.keyed_columns().to_vec());
+                plan = plan.with_row_filter(&filter)?;
                 Some(filter)
             }
             None => None,

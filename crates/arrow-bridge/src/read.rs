@@ -612,7 +612,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         let filter = match self.row_filter {
             Some(filter) => {
                 let filter = filter.resolve(&plan)?;
-                plan = plan.with_keyed_columns(filter.keyed_columns().to_vec());
+                plan = plan.with_row_filter(&filter)?;
                 Some(filter)
             }
             None => None,

@@ -622,8 +622,17 @@ impl<T: ChunkReader + Sync + 'static> ScanBuilder<T> {
                     fields.push(top);
                 }
             }
+            // Fields the output leaves out are read for the predicate only.
+            let returned = output.schema();
+            let dropped = fields
+                .iter()
+                .filter(|name| returned.field_with_name(name).is_err())
+                .cloned()
+                .collect();
             let filter = RowFilter::new(fields, move |batch| filter.evaluate(batch))
-                .with_min_rows_per_run(self.min_rows_per_run);
+                .with_min_rows_per_run(self.min_rows_per_run)
+                .with_key_runs(true)
+                .with_fields_dropped(dropped);
             builder = builder.with_row_filter(filter);
         }
         let reader = builder.build()?;

@@ -224,3 +224,46 @@ fn timestamps_of_other_units_and_zones() {
         BooleanArray::from(vec![false, true, true])
     );
 }
+
+/// A column handed over as runs of dictionary keys (as a reader's row filter may be)
+/// evaluates to what its expanded values do, sliced or not, nulls included.
+#[test]
+fn runs_of_dictionary_keys_evaluate_like_their_values() {
+    let values: ArrayRef = Arc::new(StringArray::from(vec!["apple", "banana", "cherry"]));
+    let keys = Int32Array::from(vec![Some(0), None, Some(2), Some(1), Some(0)]);
+    let dictionary = DictionaryArray::<Int32Type>::try_new(keys, values).unwrap();
+    let ends = Int32Array::from(vec![3, 4, 8, 9, 12]);
+    let runs: ArrayRef = Arc::new(RunArray::<Int32Type>::try_new(&ends, &dictionary).unwrap());
+    let plain = arrow_cast::cast(&runs, &DataType::Utf8).unwrap();
+    let bound_schema = arrow_schema::Schema::new(vec![Field::new("s", DataType::Utf8, true)]);
+    for (offset, len) in [(0, 12), (2, 7), (5, 1), (9, 3)] {
+        let runs = runs.slice(offset, len);
+        let plain = plain.slice(offset, len);
+        let field = |a: &ArrayRef| Field::new("s", a.data_type().clone(), true);
+        let as_runs = RecordBatch::try_new(
+            Arc::new(arrow_schema::Schema::new(vec![field(&runs)])),
+            vec![runs.clone()],
+        )
+        .unwrap();
+        let as_plain = RecordBatch::try_new(
+            Arc::new(arrow_schema::Schema::new(vec![field(&plain)])),
+            vec![plain.clone()],
+        )
+        .unwrap();
+        for text in [
+            "s = 'cherry'",
+            "s IN ('apple', 'banana')",
+            "s IS NULL",
+            "NOT (s < 'b')",
+            "s LIKE '%an%' OR s IS NULL",
+        ] {
+            let p = Predicate::parse(text).unwrap().bind(&bound_schema).unwrap();
+            assert_eq!(
+                p.evaluate(&as_runs).unwrap(),
+                p.evaluate(&as_plain).unwrap(),
+                "{text} over rows {offset}..{}",
+                offset + len
+            );
+        }
+    }
+}

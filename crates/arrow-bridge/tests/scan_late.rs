@@ -425,3 +425,114 @@ proptest! {
         prop_assert_eq!(got, expected, "{}", text);
     }
 }
+
+/// A sorted dictionary-encoded column reaches the filter as runs of keys (one run per
+/// repeated index, a block of nulls one null run), numbers included; a shuffled one as
+/// keys; scans with either equal brute force, the column returned or not.
+#[test]
+fn runs_of_keys_are_decided_per_run_and_give_the_same_rows() {
+    let rows = 6_000usize;
+    let modes = [
+        "AIR", "FOB", "MAIL", "RAIL", "REG AIR", "SHIP", "TRUCK", "ZEPPELIN",
+    ];
+    let block = |i: usize| i / 400;
+    let mode: ArrayRef = Arc::new(StringArray::from_iter((0..rows).map(|i| {
+        (block(i) != 3 && block(i) != 9).then(|| modes[block(i) % modes.len()].to_string())
+    })));
+    let day: ArrayRef = Arc::new(Int32Array::from_iter(
+        (0..rows).map(|i| (i % 1_000 >= 10).then_some((i / 250) as i32)),
+    ));
+    let shuffled: ArrayRef = Arc::new(StringArray::from_iter((0..rows).map(|i| {
+        let k = (i * 7919 + 13) % 31;
+        (k != 0).then(|| format!("s{}", k % 6))
+    })));
+    let n: ArrayRef = Arc::new(Int64Array::from_iter_values(0..rows as i64));
+    let batch = RecordBatch::try_from_iter([
+        ("mode", mode),
+        ("day", day),
+        ("shuffled", shuffled),
+        ("n", n),
+    ])
+    .unwrap();
+    let props = WriterProperties::builder()
+        .set_data_page_row_limit(700)
+        .set_max_row_group_rows(2_500)
+        .build();
+    let file = common::write(std::slice::from_ref(&batch), props);
+    for text in [
+        "mode = 'MAIL'",
+        "mode IN ('AIR', 'SHIP') AND n > 1000",
+        "mode IS NULL OR day >= 20",
+        "NOT (mode >= 'RAIL')",
+        "mode LIKE 'R%'",
+        "day < 4 OR day = 17",
+        "day IS NOT NULL AND shuffled = 's2'",
+        "shuffled IN ('s1', 's5') AND mode <> 'TRUCK'",
+    ] {
+        let predicate = Predicate::parse(text).unwrap();
+        for roots in [vec![0, 1, 2, 3], vec![3], vec![0, 3], vec![1]] {
+            for batch_size in [333, 2_048] {
+                let mut scan = ScanBuilder::try_new(file.clone())
+                    .unwrap()
+                    .with_predicate(predicate.clone())
+                    .with_projection(Projection::Roots(roots.clone()))
+                    .with_pruning(NO_PRUNING)
+                    .with_batch_size(batch_size)
+                    .build()
+                    .unwrap();
+                assert_eq!(
+                    collect(&mut scan),
+                    brute_force(&file, &predicate, &roots, 0, None),
+                    "{text}, roots {roots:?}, batch size {batch_size}"
+                );
+            }
+        }
+    }
+
+    // What a filter taking runs is handed, per field: (type, physical length) per batch.
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let filter = RowFilter::new(
+        vec!["mode".into(), "day".into(), "shuffled".into()],
+        move |batch| {
+            let kinds: Vec<(DataType, usize)> = batch
+                .columns()
+                .iter()
+                .map(|c| {
+                    let physical = c
+                        .as_run_opt::<arrow_array::types::Int32Type>()
+                        .map_or(c.len(), |r| r.values().len());
+                    (c.data_type().clone(), physical)
+                })
+                .collect();
+            record.lock().unwrap().push(kinds);
+            Ok(BooleanArray::from(vec![true; batch.num_rows()]))
+        },
+    )
+    .with_key_runs(true);
+    let mut reader = ParquetRecordBatchReaderBuilder::try_new(file.clone())
+        .unwrap()
+        .with_batch_size(2_048)
+        .with_row_filter(filter)
+        .build()
+        .unwrap();
+    assert_eq!(collect(&mut reader), common::read_all(&file));
+    let seen = seen.lock().unwrap();
+    // Row groups of 2,500 rows: batches of 2,048 and 452, twice, then 1,000.
+    assert_eq!(seen.len(), 5, "{seen:?}");
+    for batch in seen.iter() {
+        let (mode, mode_runs) = &batch[0];
+        let (day, day_runs) = &batch[1];
+        let (shuffled, _) = &batch[2];
+        assert!(matches!(mode, DataType::RunEndEncoded(..)), "{mode}");
+        assert!(matches!(day, DataType::RunEndEncoded(..)), "{day}");
+        // At most 2,048 rows over 400-row blocks: a handful of runs, not one per row.
+        assert!(*mode_runs <= 8, "{mode_runs} runs of mode");
+        // 250-row days, a null run of 10 rows per 1,000.
+        assert!(*day_runs <= 20, "{day_runs} runs of day");
+        assert_eq!(
+            shuffled,
+            &DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8))
+        );
+    }
+}

@@ -1,17 +1,20 @@
 //! A bound predicate over the rows of a `RecordBatch`, with SQL's three-valued logic.
 //!
 //! Comparisons, `IN` and `LIKE` over a dictionary column are evaluated once per
-//! dictionary entry and then taken through the keys, never on the expanded values.
+//! dictionary entry and then taken through the keys, never on the expanded values;
+//! over a run-end encoded column (a reader's runs of dictionary keys), once per run,
+//! and the run's verdict given to all its rows at once.
 
 use std::sync::Arc;
 
 use arrow_arith::boolean::{and_kleene, not, or_kleene};
 use arrow_array::cast::AsArray;
+use arrow_array::types::Int32Type;
 use arrow_array::{
     Array, ArrayRef, BooleanArray, LargeStringArray, RecordBatch, Scalar, StringArray,
     StringViewArray, make_array,
 };
-use arrow_buffer::{BooleanBuffer, NullBuffer};
+use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, NullBuffer};
 use arrow_schema::DataType;
 
 use super::CompareOp;
@@ -50,11 +53,10 @@ impl Context<'_> {
         }
         let bound = &self.predicate.columns[index];
         let array = column_of(self.batch, &bound.path)?;
-        // A reader may hand a column bound as `V` over as dictionary keys over `V`
-        // (a row filter's dictionary-encoded chunk): evaluated per entry all the same.
-        let keyed =
-            matches!(array.data_type(), DataType::Dictionary(_, v) if **v == bound.data_type);
-        if array.data_type() != &bound.data_type && !keyed {
+        // A reader may hand a column bound as `V` over as dictionary keys over `V`, or
+        // runs of them (a row filter's dictionary-encoded chunk): evaluated per entry
+        // all the same.
+        if !holds_values_of(array.data_type(), &bound.data_type) {
             return Err(Error::invalid_argument(format!(
                 "filter: column {} is {} in the batch, the predicate was bound to {}",
                 bound.dotted(),
@@ -135,9 +137,11 @@ impl Context<'_> {
                 negated,
             } => {
                 let array = self.column(*column)?;
-                let array = match array.as_any_dictionary_opt() {
-                    Some(d) => arrow_select::take::take(d.values(), d.keys(), None)?,
-                    None => array,
+                let bound = &self.predicate.columns[*column].data_type;
+                let array = if array.data_type() == bound {
+                    array
+                } else {
+                    arrow_cast::cast(&array, bound)?
                 };
                 super::spatial::evaluate(filter, *edges, *negated, &array)?
             }
@@ -179,12 +183,40 @@ impl Context<'_> {
     }
 }
 
+/// Whether an array of type `array` holds values of type `bound`: of that type, or
+/// dictionary keys over such values, or runs of either.
+fn holds_values_of(array: &DataType, bound: &DataType) -> bool {
+    if array == bound {
+        return true;
+    }
+    match array {
+        DataType::Dictionary(_, values) => values.as_ref() == bound,
+        DataType::RunEndEncoded(_, values) => holds_values_of(values.data_type(), bound),
+        other => other == bound,
+    }
+}
+
 /// `f` over the values of `array`: for a dictionary, over its values once, then taken
-/// through the keys (a null key is null).
+/// through the keys (a null key is null); for runs, over the runs' values, each
+/// result then given to its run's rows.
 fn per_value(
     array: &ArrayRef,
     f: &dyn Fn(&dyn Array) -> Result<BooleanArray>,
 ) -> Result<BooleanArray> {
+    if let Some(runs) = array.as_run_opt::<Int32Type>() {
+        let on_runs = per_value(&runs.values_slice(), f)?;
+        return Ok(spread_runs(
+            runs.run_ends().sliced_values(),
+            &on_runs,
+            array.len(),
+        ));
+    }
+    if let DataType::RunEndEncoded(..) = array.data_type() {
+        return Err(Error::unsupported(format!(
+            "filter: {} (runs are read with Int32 run ends)",
+            array.data_type()
+        )));
+    }
     if let Some(dict) = array.as_any_dictionary_opt() {
         if dict.values().is_empty() {
             // No entries: every key is null.
@@ -218,6 +250,25 @@ fn per_value(
         ));
     }
     f(array.as_ref())
+}
+
+/// One result per row from one per run (`ends`: the runs' ends, the last `rows`).
+fn spread_runs(
+    ends: impl Iterator<Item = i32>,
+    on_runs: &BooleanArray,
+    rows: usize,
+) -> BooleanArray {
+    let mut values = BooleanBufferBuilder::new(rows);
+    let mut valid = BooleanBufferBuilder::new(rows);
+    let mut start = 0;
+    for (run, end) in ends.enumerate() {
+        let count = (end as usize).saturating_sub(start);
+        values.append_n(count, on_runs.is_valid(run) && on_runs.value(run));
+        valid.append_n(count, on_runs.is_valid(run));
+        start = end as usize;
+    }
+    let nulls = NullBuffer::new(valid.finish());
+    BooleanArray::new(values.finish(), (nulls.null_count() > 0).then_some(nulls))
 }
 
 fn compare(values: &dyn Array, op: CompareOp, value: &ArrayRef) -> Result<BooleanArray> {

@@ -12,6 +12,7 @@
 //! | BYTE_ARRAY           | `Utf8`, `Binary`                  | `Binary<i32>`       |
 //! | BYTE_ARRAY           | anything else                     | `Binary<i64>`       |
 //! | any but BOOLEAN      | `Dictionary(K, V)`                | `KeyedKind<` the kind for `V` `>` |
+//! | any but BOOLEAN      | `RunEndEncoded(_, Dictionary(K, V))` | `KeyedKind<` the kind for `V` `>`, in runs |
 
 use arrow_schema::DataType;
 use herringbone_codec::page::PageReader;
@@ -150,7 +151,12 @@ pub(crate) fn with_value_kind<V: KindVisitor>(
     let physical = column.physical_type();
     // A dictionary whose key type can index entries keeps its chunks' dictionaries;
     // booleans never do (their pages are not dictionary-encoded in practice).
-    let (values_type, keyed) = match target {
+    // Runs of a dictionary's keys (a row filter's leaf) are read as the dictionary.
+    let (dictionary, runs) = match target {
+        DataType::RunEndEncoded(_, values) => (values.data_type(), true),
+        _ => (target, false),
+    };
+    let (values_type, keyed) = match dictionary {
         DataType::Dictionary(key, value) if physical != Type::BOOLEAN => match key_capacity(key) {
             0 => (target, None),
             entries => (value.as_ref(), Some(entries)),
@@ -160,10 +166,15 @@ pub(crate) fn with_value_kind<V: KindVisitor>(
     macro_rules! kind {
         ($kind:expr) => {
             match keyed {
-                Some(max_entries) => visitor.visit(KeyedKind {
-                    inner: $kind,
+                Some(max_entries) => visitor.visit(KeyedKind::new(
+                    $kind,
                     max_entries,
-                }),
+                    runs,
+                    matches!(
+                        physical,
+                        Type::INT32 | Type::INT64 | Type::FLOAT | Type::DOUBLE
+                    ),
+                )),
                 None => visitor.visit($kind),
             }
         };

@@ -8,7 +8,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use arrow_array::{RecordBatch, RecordBatchOptions};
-use arrow_schema::{DataType, SchemaRef};
+use arrow_schema::{DataType, Schema, SchemaRef};
 use bytes::Bytes;
 use herringbone_codec::compression::Codec;
 use herringbone_codec::crypto::{ColumnDecryptor, FileDecryptor};
@@ -123,6 +123,10 @@ pub struct ReadPlan {
     /// Per column: read as dictionary keys where its chunk is dictionary-encoded
     /// throughout (a row filter's leaves; empty: none).
     keyed: Vec<bool>,
+    /// Whether those are read as runs of keys.
+    keys_in_runs: bool,
+    /// The schema of the batches when a row filter reads fields it does not return.
+    returned: Option<SchemaRef>,
 }
 
 impl ReadPlan {
@@ -169,6 +173,8 @@ impl ReadPlan {
             decryptor: None,
             unshredded: None,
             keyed: Vec::new(),
+            keys_in_runs: false,
+            returned: None,
         })
     }
 
@@ -209,12 +215,30 @@ impl ReadPlan {
         )
     }
 
-    /// Reads the columns `keyed` marks (per column) as dictionary keys in row groups
-    /// where their chunk is dictionary-encoded throughout, for a row filter (see
-    /// [`RowFilter`]); only [`RowGroupDecoder`]'s filtered batches expand them.
-    pub(crate) fn with_keyed_columns(mut self, keyed: Vec<bool>) -> Self {
-        self.keyed = keyed;
-        self
+    /// The plan fitted to a row filter (see [`RowFilter`]): its columns read as
+    /// dictionary keys (perhaps in runs) in row groups where their chunk is
+    /// dictionary-encoded throughout (only [`RowGroupDecoder`]'s filtered batches
+    /// expand them), and the fields it drops left out of the batches.
+    pub(crate) fn with_row_filter(mut self, filter: &ResolvedFilter) -> Result<Self> {
+        self.keyed = filter.keyed_columns().to_vec();
+        self.keys_in_runs = filter.key_runs();
+        let returned = filter.returned_fields();
+        if returned.iter().all(|&r| r) {
+            return Ok(self);
+        }
+        let fields: Vec<_> = (0..self.fields.len())
+            .filter(|&i| returned[i])
+            .map(|i| self.schema.field(i).clone())
+            .collect();
+        let schema = Arc::new(Schema::new_with_metadata(
+            fields,
+            self.schema.metadata().clone(),
+        ));
+        if self.unshredded.is_some() {
+            self.unshredded = Some(crate::variant::unshredded_schema(&schema)?);
+        }
+        self.returned = Some(schema);
+        Ok(self)
     }
 
     /// The same plan returning every Variant column unshredded (see
@@ -232,7 +256,15 @@ impl ReadPlan {
 
     /// The schema of the batches.
     pub fn schema(&self) -> &SchemaRef {
-        self.unshredded.as_ref().unwrap_or(&self.schema)
+        self.unshredded
+            .as_ref()
+            .unwrap_or_else(|| self.returned_schema())
+    }
+
+    /// The schema of the batches before Variant columns are unshredded: the plan's
+    /// fields less those a row filter reads only for itself.
+    pub(crate) fn returned_schema(&self) -> &SchemaRef {
+        self.returned.as_ref().unwrap_or(&self.schema)
     }
 
     /// The file's Parquet schema, whose columns [`Self::columns`] indexes.
@@ -428,7 +460,7 @@ impl RowGroupDecoder {
             let keyed_target;
             let target = if plan.keyed.get(position) == Some(&true) && dictionary_encoded(meta) {
                 keyed_columns.push(column);
-                keyed_target = keyed_type(target);
+                keyed_target = keyed_type(target, plan.keys_in_runs);
                 &keyed_target
             } else {
                 target

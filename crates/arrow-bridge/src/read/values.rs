@@ -8,7 +8,7 @@
 //! | INT32, INT64, FLOAT, DOUBLE, INT96 | `Vec<T>`          |
 //! | FIXED_LEN_BYTE_ARRAY   | [`FixedBytes`]                |
 //! | BYTE_ARRAY             | [`ByteArrays`] (`i32` or `i64` offsets) or [`Views`] |
-//! | any, kept as a dictionary | [`Keyed`] (keys of one [`KeptDictionary`]) |
+//! | any, kept as a dictionary | [`Keyed`] (keys of one [`KeptDictionary`], perhaps in [`KeyRuns`]) |
 
 use std::sync::{Arc, OnceLock};
 
@@ -165,14 +165,74 @@ pub(crate) enum Keyed<B> {
         keys: Vec<u32>,
         dictionary: Option<Arc<KeptDictionary<B>>>,
     },
+    /// Dictionary indices kept in runs of equal keys (a column read as
+    /// `RunEndEncoded`), each checked against the dictionary.
+    Runs {
+        runs: KeyRuns,
+        dictionary: Option<Arc<KeptDictionary<B>>>,
+    },
     /// Plain values.
     Plain(B),
+}
+
+/// Dictionary keys as runs of equal keys: run `i` repeats `keys[i]` up to value
+/// `ends[i]` (exclusive, counted from the batch's first value). Neighbouring runs
+/// never hold the same key.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct KeyRuns {
+    pub(crate) keys: Vec<u32>,
+    pub(crate) ends: Vec<u32>,
+}
+
+impl KeyRuns {
+    /// Number of values (the end of the last run).
+    pub(crate) fn value_count(&self) -> usize {
+        self.ends.last().map_or(0, |&e| e as usize)
+    }
+
+    /// Appends `count` copies of `key`, joining the last run when it holds `key`.
+    /// Returns whether a run was added (the caller charges its memory).
+    pub(crate) fn push(&mut self, key: u32, count: usize) -> Result<bool> {
+        let end = self.value_count() + count;
+        let end = u32::try_from(end).map_err(|_| {
+            crate::error::Error::new(
+                crate::error::ErrorKind::LimitExceeded,
+                format!(
+                    "a batch of {end} dictionary keys in runs (at most {} fit)",
+                    u32::MAX
+                ),
+            )
+        })?;
+        match (self.keys.last(), self.ends.last_mut()) {
+            (Some(&last), Some(last_end)) if last == key => {
+                *last_end = end;
+                Ok(false)
+            }
+            _ => {
+                self.keys.push(key);
+                self.ends.push(end);
+                Ok(true)
+            }
+        }
+    }
+
+    /// The keys one per value.
+    pub(crate) fn expand(&self) -> Vec<u32> {
+        let mut keys = Vec::with_capacity(self.value_count());
+        let mut start = 0;
+        for (&key, &end) in self.keys.iter().zip(&self.ends) {
+            keys.resize(keys.len() + (end - start) as usize, key);
+            start = end;
+        }
+        keys
+    }
 }
 
 impl<B: ValueBuffer> ValueBuffer for Keyed<B> {
     fn value_count(&self) -> usize {
         match self {
             Keyed::Keys { keys, .. } => keys.len(),
+            Keyed::Runs { runs, .. } => runs.value_count(),
             Keyed::Plain(values) => values.value_count(),
         }
     }

@@ -9,24 +9,119 @@
 //! values (cast to the dictionary type by the array layer, hashing only that batch's
 //! values), as arrow-rs does when its dictionary buffer spills. A dictionary with more
 //! entries than the key type indexes is not kept: its pages gather plain values.
+//!
+//! Runs, for a row filter: a column read as `RunEndEncoded(Int32, Dictionary(Int32, V))`
+//! keeps its keys as runs of equal keys ([`Keyed::Runs`]): a repeated index of the
+//! RLE/bit-packing hybrid is one run whatever its length, so a filter decides it once.
+//! Where runs turn out short (sorted data is long runs, shuffled data runs of one), the
+//! batch goes on as plain keys (numbers: as plain values), and so does the rest of the
+//! chunk: a run per value costs twice the memory of a key and buys nothing.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use bytes::Bytes;
-use herringbone_codec::encoding::dictionary::DictionaryIndexDecoder;
+use herringbone_codec::encoding::dictionary::{DictionaryIndexDecoder, check_indices};
+use herringbone_codec::rle::Run;
 use herringbone_format::metadata::Encoding;
 
 use super::{ValueKind, check_count, is_dictionary, require_dictionary};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::read::budget::Budget;
-use crate::read::values::{KeptDictionary, Keyed, ValueBuffer};
+use crate::read::values::{KeptDictionary, KeyRuns, Keyed, ValueBuffer};
 
 /// Values of kind `K` kept as keys of their chunk's dictionary, which keys of the
-/// column's key type index up to `max_entries` entries of.
+/// column's key type index up to `max_entries` entries of; in runs of equal keys when
+/// `runs` until runs turn out short in the chunk, as keys after that, or as plain values
+/// when `plain_when_short` (numbers: comparing them is as cheap as looking keys up).
 #[derive(Debug)]
 pub(crate) struct KeyedKind<K> {
     pub(crate) inner: K,
     pub(crate) max_entries: usize,
+    pub(crate) runs: bool,
+    pub(crate) plain_when_short: bool,
+    /// Set once a batch of the chunk found its runs short (a kind serves one chunk).
+    pub(crate) short_seen: AtomicBool,
+}
+
+impl<K> KeyedKind<K> {
+    /// Keys of kind `inner` (in runs when `runs`), up to `max_entries` entries.
+    pub(crate) fn new(inner: K, max_entries: usize, runs: bool, plain_when_short: bool) -> Self {
+        Self {
+            inner,
+            max_entries,
+            runs,
+            plain_when_short,
+            short_seen: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether batches start in runs of keys.
+    fn in_runs(&self) -> bool {
+        self.runs && !self.short_seen.load(Ordering::Relaxed)
+    }
+
+    /// Whether pages are read as plain values: runs were short, for numbers.
+    fn as_plain(&self) -> bool {
+        self.runs && self.plain_when_short && self.short_seen.load(Ordering::Relaxed)
+    }
+}
+
+/// Below this many values per run on average (once a batch holds
+/// [`RUNS_CHECKED_AFTER`] values), a batch read in runs goes on as plain keys.
+const MIN_VALUES_PER_RUN: usize = 4;
+const RUNS_CHECKED_AFTER: usize = 256;
+
+/// Appends up to `n` indices of `indices` (each checked against a dictionary of `len`
+/// entries) to `runs`: a repeated index is one run, bit-packed ones are unpacked
+/// through `scratch` and joined where neighbours are equal. Stops early, once `runs`
+/// holds [`RUNS_CHECKED_AFTER`] values or more, when they are short runs. Returns how
+/// many it appended; charges the runs added.
+fn append_runs(
+    indices: &mut DictionaryIndexDecoder<Bytes>,
+    n: usize,
+    len: usize,
+    runs: &mut KeyRuns,
+    scratch: &mut Vec<u32>,
+    budget: &mut Budget,
+) -> Result<usize> {
+    let before = runs.keys.len();
+    let mut got = 0;
+    while got < n {
+        match indices.next_run(n - got)? {
+            None => break,
+            Some(Run::Repeated { value, count }) => {
+                if value >= len as u64 {
+                    return Err(Error::corrupt(format!(
+                        "dictionary index {value} out of range for a dictionary of {len} values"
+                    )));
+                }
+                runs.push(value as u32, count)?;
+                got += count;
+            }
+            Some(Run::BitPacked(packed)) => {
+                scratch.clear();
+                scratch.resize(packed.len(), 0);
+                packed.unpack_into(scratch.as_mut_slice())?;
+                check_indices(scratch, len)?;
+                for &key in scratch.iter() {
+                    runs.push(key, 1)?;
+                }
+                got += packed.len();
+            }
+        }
+        if short_runs(runs) {
+            break;
+        }
+    }
+    budget.charge((runs.keys.len() - before) * 2 * std::mem::size_of::<u32>())?;
+    Ok(got)
+}
+
+/// Whether `runs` has values enough to tell, and too few values per run to pay.
+fn short_runs(runs: &KeyRuns) -> bool {
+    let values = runs.value_count();
+    values >= RUNS_CHECKED_AFTER && runs.keys.len().saturating_mul(MIN_VALUES_PER_RUN) > values
 }
 
 /// A data page of a column read as `Dictionary`.
@@ -50,6 +145,12 @@ impl<K: ValueKind<Dictionary = <K as ValueKind>::Buffer>> KeyedKind<K> {
         more: usize,
         budget: &mut Budget,
     ) -> Result<&'a mut K::Buffer> {
+        if let Keyed::Runs { runs, dictionary } = out {
+            *out = Keyed::Keys {
+                keys: runs.expand(),
+                dictionary: dictionary.take(),
+            };
+        }
         if let Keyed::Keys { keys, dictionary } = out {
             let mut plain = self.inner.buffer();
             if let Some(dictionary) = dictionary {
@@ -62,7 +163,7 @@ impl<K: ValueKind<Dictionary = <K as ValueKind>::Buffer>> KeyedKind<K> {
         }
         match out {
             Keyed::Plain(plain) => Ok(plain),
-            Keyed::Keys { .. } => unreachable!("made plain just above"),
+            Keyed::Keys { .. } | Keyed::Runs { .. } => unreachable!("made plain just above"),
         }
     }
 }
@@ -73,6 +174,15 @@ impl<K: ValueKind<Dictionary = <K as ValueKind>::Buffer>> ValueKind for KeyedKin
     type Page = KeyedPage<K>;
 
     fn buffer(&self) -> Keyed<K::Buffer> {
+        if self.as_plain() {
+            return Keyed::Plain(self.inner.buffer());
+        }
+        if self.in_runs() {
+            return Keyed::Runs {
+                runs: KeyRuns::default(),
+                dictionary: None,
+            };
+        }
         Keyed::Keys {
             keys: Vec::new(),
             dictionary: None,
@@ -87,6 +197,8 @@ impl<K: ValueKind<Dictionary = <K as ValueKind>::Buffer>> ValueKind for KeyedKin
     ) -> Result<()> {
         match out {
             Keyed::Keys { keys, .. } => budget.reserve(keys, values),
+            // Runs are charged as they are made: there are as many as the data says.
+            Keyed::Runs { .. } => Ok(()),
             Keyed::Plain(plain) => self.inner.reserve(plain, values, budget),
         }
     }
@@ -106,7 +218,7 @@ impl<K: ValueKind<Dictionary = <K as ValueKind>::Buffer>> ValueKind for KeyedKin
     ) -> Result<KeyedPage<K>> {
         if is_dictionary(encoding) {
             let dictionary = require_dictionary(dictionary)?;
-            if dictionary.values.value_count() <= self.max_entries {
+            if dictionary.values.value_count() <= self.max_entries && !self.as_plain() {
                 return Ok(KeyedPage::Keys {
                     indices: DictionaryIndexDecoder::from_source(values)?,
                     dictionary,
@@ -140,6 +252,32 @@ impl<K: ValueKind<Dictionary = <K as ValueKind>::Buffer>> ValueKind for KeyedKin
                 dictionary: page_dictionary,
             } => {
                 let len = page_dictionary.values.value_count();
+                if let Keyed::Runs { runs, dictionary } = out {
+                    let same = dictionary
+                        .get_or_insert_with(|| page_dictionary.clone())
+                        .clone();
+                    if Arc::ptr_eq(&same, page_dictionary) {
+                        let mut scratch = Vec::new();
+                        let got = append_runs(indices, n, len, runs, &mut scratch, budget)?;
+                        if !short_runs(runs) {
+                            return check_count(got, n);
+                        }
+                        // Short runs: the rest of the batch (and of the chunk) as
+                        // plain keys.
+                        self.short_seen.store(true, Ordering::Relaxed);
+                        let mut keys = runs.expand();
+                        budget.reserve(&mut keys, n - got)?;
+                        let more = indices.append_checked(n - got, len, &mut keys)?;
+                        *out = Keyed::Keys {
+                            keys,
+                            dictionary: Some(same),
+                        };
+                        if self.plain_when_short {
+                            self.plain(out, 0, budget)?;
+                        }
+                        return check_count(got + more, n);
+                    }
+                }
                 if let Keyed::Keys { keys, dictionary } = out {
                     let same = dictionary
                         .get_or_insert_with(|| page_dictionary.clone())

@@ -28,8 +28,14 @@
 //! dictionary entry and maps through the keys; the values are expanded (a `take` of
 //! the dictionary) only for the matching rows, and only when the field is returned.
 //! Numbers are left as they are: comparing expanded numbers is as cheap as mapping
-//! keys. Runs of equal keys are not decided per run (the keys are decoded into a
-//! buffer first).
+//! keys.
+//!
+//! A filter that takes runs ([`RowFilter::with_key_runs`], as a scan's predicate does)
+//! is given such a field, numbers included, as runs of equal keys:
+//! `RunEndEncoded(Int32, Dictionary(Int32, V))`, a repeated index of the page's RLE
+//! hybrid one run however long, a run of nulls one null run. The predicate decides each
+//! dictionary entry once and each run once; on sorted or clustered data a batch is a
+//! handful of runs. A batch whose runs turn out short comes as plain keys instead.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -89,6 +95,8 @@ pub struct RowFilter {
     fields: Vec<String>,
     evaluate: Box<FilterFn>,
     min_rows_per_run: usize,
+    key_runs: bool,
+    dropped: Vec<String>,
 }
 
 impl RowFilter {
@@ -105,7 +113,27 @@ impl RowFilter {
             fields,
             evaluate: Box::new(evaluate),
             min_rows_per_run: MIN_ROWS_PER_RUN,
+            key_runs: false,
+            dropped: Vec::new(),
         }
+    }
+
+    /// Of the filter's fields, those the batches leave out (the reader's schema too):
+    /// read for the filter only, never expanded, filtered or returned. A scan reads
+    /// a predicate's columns this way when its projection leaves them out.
+    pub fn with_fields_dropped(mut self, fields: Vec<String>) -> Self {
+        self.dropped = fields;
+        self
+    }
+
+    /// Whether the filter function takes fields as runs: a top-level leaf field of
+    /// type `V` (any but Boolean) whose chunk is dictionary-encoded throughout may
+    /// then come as `RunEndEncoded(Int32, Dictionary(Int32, V))` (runs of equal keys,
+    /// decided once each) or as `Dictionary(Int32, V)` (where runs are short). Off by
+    /// default; a scan's predicate takes runs.
+    pub fn with_key_runs(mut self, key_runs: bool) -> Self {
+        self.key_runs = key_runs;
+        self
     }
 
     /// The rule between reading the other fields for the kept rows only and reading
@@ -125,6 +153,13 @@ impl RowFilter {
     /// The filter fitted to `plan`: its fields found, the columns split.
     pub(crate) fn resolve(self, plan: &ReadPlan) -> Result<ResolvedFilter> {
         let mut is_filter_field = vec![false; plan.fields.len()];
+        for name in &self.dropped {
+            if !self.fields.contains(name) {
+                return Err(Error::invalid_argument(format!(
+                    "row filter: field {name} is dropped but not read by the filter"
+                )));
+            }
+        }
         for name in &self.fields {
             let position = plan
                 .fields
@@ -152,10 +187,12 @@ impl RowFilter {
                 column,
                 physical_type,
             } = &field.kind
-                && matches!(
-                    *physical_type,
-                    Type::BYTE_ARRAY | Type::FIXED_LEN_BYTE_ARRAY
-                )
+                && (self.key_runs
+                    || matches!(
+                        *physical_type,
+                        Type::BYTE_ARRAY | Type::FIXED_LEN_BYTE_ARRAY
+                    ))
+                && *physical_type != Type::BOOLEAN
                 && keyable(field.field.data_type())
                 && plan.unshredded.is_none()
                 && let Some(i) = plan.columns.iter().position(|c| c == column)
@@ -165,6 +202,11 @@ impl RowFilter {
         }
         let filter_fields: Vec<usize> = (0..plan.fields.len())
             .filter(|&i| is_filter_field[i])
+            .collect();
+        let returned: Vec<bool> = plan
+            .fields
+            .iter()
+            .map(|f| !self.dropped.iter().any(|name| name == f.field.name()))
             .collect();
         let filter_schema = Arc::new(Schema::new(
             filter_fields
@@ -181,6 +223,8 @@ impl RowFilter {
             filter_fields,
             filter_column,
             keyed,
+            key_runs: self.key_runs,
+            returned,
             filter_schema,
             late,
         })
@@ -214,6 +258,10 @@ pub(crate) struct ResolvedFilter {
     /// Per position in the plan's columns: read as keys when the chunk is
     /// dictionary-encoded throughout.
     keyed: Vec<bool>,
+    /// Whether keyed columns are read as runs of keys.
+    key_runs: bool,
+    /// Per position in the plan's fields: whether the batches hold it.
+    returned: Vec<bool>,
     filter_schema: SchemaRef,
     /// Whether the other fields are decoded after the filter (else everything is
     /// decoded, then filtered).
@@ -233,6 +281,16 @@ impl ResolvedFilter {
     /// Per position in the plan's columns: whether the column may be read as keys.
     pub(crate) fn keyed_columns(&self) -> &[bool] {
         &self.keyed
+    }
+
+    /// Whether the keyed columns are read as runs of keys.
+    pub(crate) fn key_runs(&self) -> bool {
+        self.key_runs
+    }
+
+    /// Per position in the plan's fields: whether the batches hold it.
+    pub(crate) fn returned_fields(&self) -> &[bool] {
+        &self.returned
     }
 
     /// The rows of `batch` (the filter fields) to keep, nulls as false.
@@ -273,9 +331,16 @@ pub(crate) fn dictionary_encoded(meta: &ColumnMetaData) -> bool {
             .all(|&e| is_dictionary(e) || e == Encoding::RLE || e == Encoding::BIT_PACKED)
 }
 
-/// The read type of a keyed leaf whose field's type is `value`.
-pub(crate) fn keyed_type(value: &DataType) -> DataType {
-    DataType::Dictionary(Box::new(DataType::Int32), Box::new(value.clone()))
+/// The read type of a keyed leaf whose field's type is `value`: keys, or runs of keys.
+pub(crate) fn keyed_type(value: &DataType, runs: bool) -> DataType {
+    let keys = DataType::Dictionary(Box::new(DataType::Int32), Box::new(value.clone()));
+    if !runs {
+        return keys;
+    }
+    DataType::RunEndEncoded(
+        Arc::new(Field::new("run_ends", DataType::Int32, false)),
+        Arc::new(Field::new("values", keys, true)),
+    )
 }
 
 /// Rows the other fields skipped for the filter, and their data pages stepped over
@@ -350,6 +415,7 @@ impl RowGroupDecoder {
             let arrays = arrays
                 .iter()
                 .enumerate()
+                .filter(|&(i, _)| filter.returned[i])
                 .map(|(i, a)| {
                     self.expand(
                         arrow_select::filter::filter(a, &mask)?,
@@ -357,7 +423,7 @@ impl RowGroupDecoder {
                     )
                 })
                 .collect::<Result<Vec<_>>>()?;
-            let batch = self.batch_of(plan.schema.clone(), arrays, rows)?;
+            let batch = self.batch_of(plan.returned_schema().clone(), arrays, rows)?;
             return match &plan.unshredded {
                 Some(schema) => {
                     let plain = crate::variant::unshred_batch(&batch)?;
@@ -407,6 +473,9 @@ impl RowGroupDecoder {
         // 3. The filter's fields, filtered (and expanded where read as keys).
         let mut arrays: Vec<Option<ArrayRef>> = vec![None; plan.fields.len()];
         for (&i, array) in filter.filter_fields.iter().zip(filter_arrays) {
+            if !filter.returned[i] {
+                continue;
+            }
             let kept = if matched == selected {
                 array
             } else {
@@ -419,9 +488,13 @@ impl RowGroupDecoder {
         }
         let arrays = arrays
             .into_iter()
-            .map(|a| a.ok_or_else(|| Error::invalid_argument("row filter: a field was not read")))
+            .zip(&filter.returned)
+            .filter(|&(_, &returned)| returned)
+            .map(|(a, _)| {
+                a.ok_or_else(|| Error::invalid_argument("row filter: a field was not read"))
+            })
             .collect::<Result<Vec<_>>>()?;
-        self.batch_of(plan.schema.clone(), arrays, matched)
+        self.batch_of(plan.returned_schema().clone(), arrays, matched)
             .map(Some)
     }
 
@@ -542,7 +615,7 @@ impl RowGroupDecoder {
                 ParquetFieldKind::Primitive { column, .. }
                     if self.keyed_columns.contains(column) =>
                 {
-                    keyed_field = keyed(field);
+                    keyed_field = keyed(field, plan.keys_in_runs);
                     &keyed_field
                 }
                 _ => field,
@@ -556,14 +629,14 @@ impl RowGroupDecoder {
     }
 }
 
-/// `field` (a leaf) read as dictionary keys over its values.
-fn keyed(field: &ParquetField) -> ParquetField {
+/// `field` (a leaf) read as dictionary keys over its values, perhaps in runs.
+fn keyed(field: &ParquetField, runs: bool) -> ParquetField {
     let mut keyed = field.clone();
     let arrow = field
         .field
         .as_ref()
         .clone()
-        .with_data_type(keyed_type(field.field.data_type()));
+        .with_data_type(keyed_type(field.field.data_type(), runs));
     keyed.field = Arc::new(arrow);
     keyed
 }
