@@ -53,6 +53,8 @@ const GROUP_ROWS: usize = 122_880;
 const BATCH_SIZE: usize = 8192;
 /// 1998-09-01 as days since the epoch.
 const SHIPDATE_FROM: i32 = 10_470;
+/// 1995-03-15 as days since the epoch.
+const DATE_NE: i32 = 9_204;
 /// `l_partkey < 2000`: about 1% of the rows, spread over the whole unsorted file.
 const RARE_PARTKEY: i64 = 2_000;
 /// A part key inside the column's range that no row has: the setup takes the first key
@@ -162,6 +164,8 @@ fn arrow_rs(case: &Case) -> usize {
     let groups: Vec<usize> = (0..metadata.num_row_groups()).collect();
     let (row_groups, selection, predicate_column): (Vec<usize>, Option<RowSelection>, &str) =
         match case.name {
+            // Every row group and page holds rows that differ from the one date.
+            n if n.contains("dates_ne") => (groups, None, "l_shipdate"),
             n if n.contains("shipdate") => {
                 let converter =
                     StatisticsConverter::try_new("l_shipdate", &schema, &parquet_schema)
@@ -241,7 +245,9 @@ fn arrow_rs(case: &Case) -> usize {
     let predicate = ArrowPredicateFn::new(
         ProjectionMask::roots(&parquet_schema, filter_columns),
         move |batch: RecordBatch| -> Result<BooleanArray, arrow_schema::ArrowError> {
-            if name.contains("shipdate") {
+            if name.contains("dates_ne") {
+                arrow_ord::cmp::neq(batch.column(0), &Date32Array::new_scalar(DATE_NE))
+            } else if name.contains("shipdate") {
                 arrow_ord::cmp::gt_eq(batch.column(0), &Date32Array::new_scalar(SHIPDATE_FROM))
             } else if name.contains("bloom") {
                 arrow_ord::cmp::eq(batch.column(0), &Int64Array::new_scalar(absent_partkey()))
@@ -417,6 +423,14 @@ fn main() {
             file: sorted.clone(),
             filter: "l_shipdate >= '1998-09-01'",
             columns: &["l_orderkey", "l_extendedprice", "l_shipdate"],
+        },
+        // Runs: on the sorted file each ship date is a run of ~2,400 rows, decided once;
+        // nothing is pruned (every row but one date's matches).
+        Case {
+            name: "sorted_dates_ne",
+            file: sorted.clone(),
+            filter: "l_shipdate <> '1995-03-15'",
+            columns: &["l_orderkey"],
         },
         Case {
             name: "unsorted_shipdate_ge",
