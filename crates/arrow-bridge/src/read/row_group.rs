@@ -123,8 +123,8 @@ pub struct ReadPlan {
     /// Per column: read as dictionary keys where its chunk is dictionary-encoded
     /// throughout (a row filter's leaves; empty: none).
     keyed: Vec<bool>,
-    /// Whether those are read as runs of keys.
-    keys_in_runs: bool,
+    /// Per column: whether those keys are read in runs.
+    keys_in_runs: Vec<bool>,
     /// The schema of the batches when a row filter reads fields it does not return.
     returned: Option<SchemaRef>,
 }
@@ -173,7 +173,7 @@ impl ReadPlan {
             decryptor: None,
             unshredded: None,
             keyed: Vec::new(),
-            keys_in_runs: false,
+            keys_in_runs: Vec::new(),
             returned: None,
         })
     }
@@ -221,7 +221,7 @@ impl ReadPlan {
     /// expand them), and the fields it drops left out of the batches.
     pub(crate) fn with_row_filter(mut self, filter: &ResolvedFilter) -> Result<Self> {
         self.keyed = filter.keyed_columns().to_vec();
-        self.keys_in_runs = filter.key_runs();
+        self.keys_in_runs = filter.columns_in_runs().to_vec();
         let returned = filter.returned_fields();
         if returned.iter().all(|&r| r) {
             return Ok(self);
@@ -460,7 +460,7 @@ impl RowGroupDecoder {
             let keyed_target;
             let target = if plan.keyed.get(position) == Some(&true) && dictionary_encoded(meta) {
                 keyed_columns.push(column);
-                keyed_target = keyed_type(target, plan.keys_in_runs);
+                keyed_target = keyed_type(target, plan.keys_in_runs.get(position) == Some(&true));
                 &keyed_target
             } else {
                 target

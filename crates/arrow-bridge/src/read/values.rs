@@ -14,6 +14,8 @@ use std::sync::{Arc, OnceLock};
 
 use arrow_array::ArrayRef;
 use arrow_buffer::Buffer;
+use bytes::Bytes;
+use herringbone_codec::encoding::dictionary::DictionaryIndexDecoder;
 
 use super::budget::Budget;
 use super::views;
@@ -28,6 +30,22 @@ pub(crate) trait ValueBuffer: Send + Sync + std::fmt::Debug + 'static {
     /// Appends to `out` the values `keys` (each below [`Self::value_count`]) address:
     /// a dictionary's values gathered into a batch, charged to `budget`.
     fn gather_into(&self, keys: &[u32], out: &mut Self, budget: &mut Budget) -> Result<()>;
+
+    /// Appends to `out` the values the next `n` indices of `indices` address (each
+    /// checked against [`Self::value_count`]); returns how many (fewer only at the end
+    /// of the data).
+    fn gather_indices_into(
+        &self,
+        indices: &mut DictionaryIndexDecoder<Bytes>,
+        n: usize,
+        out: &mut Self,
+        budget: &mut Budget,
+    ) -> Result<usize> {
+        let mut keys = Vec::with_capacity(n.min(1 << 16));
+        let got = indices.append_checked(n, self.value_count(), &mut keys)?;
+        self.gather_into(&keys, out, budget)?;
+        Ok(got)
+    }
 }
 
 impl<T: Copy + Send + Sync + std::fmt::Debug + 'static> ValueBuffer for Vec<T> {
@@ -39,6 +57,18 @@ impl<T: Copy + Send + Sync + std::fmt::Debug + 'static> ValueBuffer for Vec<T> {
         budget.reserve(out, keys.len())?;
         out.extend(keys.iter().map(|&k| self[k as usize]));
         Ok(())
+    }
+
+    /// Decoded and gathered in one pass (no buffer of keys).
+    fn gather_indices_into(
+        &self,
+        indices: &mut DictionaryIndexDecoder<Bytes>,
+        n: usize,
+        out: &mut Self,
+        budget: &mut Budget,
+    ) -> Result<usize> {
+        budget.reserve(out, n)?;
+        Ok(indices.append_gathered(self, n, out)?)
     }
 }
 

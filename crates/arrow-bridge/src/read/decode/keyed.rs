@@ -288,11 +288,11 @@ impl<K: ValueKind<Dictionary = <K as ValueKind>::Buffer>> ValueKind for KeyedKin
                     }
                 }
                 // Keys of another dictionary, or plain values already: gathered.
-                let mut keys = Vec::with_capacity(n.min(1 << 16));
-                let got = indices.append_checked(n, len, &mut keys)?;
-                check_count(got, n)?;
-                let plain = self.plain(out, n, budget)?;
-                page_dictionary.values.gather_into(&keys, plain, budget)
+                let plain = self.plain(out, 0, budget)?;
+                let got = page_dictionary
+                    .values
+                    .gather_indices_into(indices, n, plain, budget)?;
+                check_count(got, n)
             }
             KeyedPage::Plain(page) => {
                 let plain = self.plain(out, n, budget)?;

@@ -31,7 +31,8 @@
 //! keys.
 //!
 //! A filter that takes runs ([`RowFilter::with_key_runs`], as a scan's predicate does)
-//! is given such a field, numbers included, as runs of equal keys:
+//! is given such a field that it does not return, numbers included, as runs of equal
+//! keys:
 //! `RunEndEncoded(Int32, Dictionary(Int32, V))`, a repeated index of the page's RLE
 //! hybrid one run however long, a run of nulls one null run. The predicate decides each
 //! dictionary entry once and each run once; on sorted or clustered data a batch is a
@@ -127,10 +128,11 @@ impl RowFilter {
     }
 
     /// Whether the filter function takes fields as runs: a top-level leaf field of
-    /// type `V` (any but Boolean) whose chunk is dictionary-encoded throughout may
-    /// then come as `RunEndEncoded(Int32, Dictionary(Int32, V))` (runs of equal keys,
-    /// decided once each) or as `Dictionary(Int32, V)` (where runs are short). Off by
-    /// default; a scan's predicate takes runs.
+    /// type `V` (any but Boolean) that the batches leave out
+    /// ([`Self::with_fields_dropped`]) and whose chunk is dictionary-encoded throughout
+    /// may then come as `RunEndEncoded(Int32, Dictionary(Int32, V))` (runs of equal
+    /// keys, decided once each), as `Dictionary(Int32, V)` or as `V` (where runs are
+    /// short). Off by default; a scan's predicate takes runs.
     pub fn with_key_runs(mut self, key_runs: bool) -> Self {
         self.key_runs = key_runs;
         self
@@ -174,6 +176,7 @@ impl RowFilter {
         }
         let mut filter_column = vec![false; plan.columns.len()];
         let mut keyed = vec![false; plan.columns.len()];
+        let mut in_runs = vec![false; plan.columns.len()];
         for (position, field) in plan.fields.iter().enumerate() {
             if !is_filter_field[position] {
                 continue;
@@ -183,11 +186,14 @@ impl RowFilter {
                     filter_column[i] = true;
                 }
             }
+            // Runs only for a field not returned: expanding runs of a returned field
+            // costs more than deciding them saves.
+            let runs = self.key_runs && self.dropped.iter().any(|d| d == field.field.name());
             if let ParquetFieldKind::Primitive {
                 column,
                 physical_type,
             } = &field.kind
-                && (self.key_runs
+                && (runs
                     || matches!(
                         *physical_type,
                         Type::BYTE_ARRAY | Type::FIXED_LEN_BYTE_ARRAY
@@ -198,6 +204,7 @@ impl RowFilter {
                 && let Some(i) = plan.columns.iter().position(|c| c == column)
             {
                 keyed[i] = true;
+                in_runs[i] = runs;
             }
         }
         let filter_fields: Vec<usize> = (0..plan.fields.len())
@@ -223,7 +230,7 @@ impl RowFilter {
             filter_fields,
             filter_column,
             keyed,
-            key_runs: self.key_runs,
+            in_runs,
             returned,
             filter_schema,
             late,
@@ -258,8 +265,8 @@ pub(crate) struct ResolvedFilter {
     /// Per position in the plan's columns: read as keys when the chunk is
     /// dictionary-encoded throughout.
     keyed: Vec<bool>,
-    /// Whether keyed columns are read as runs of keys.
-    key_runs: bool,
+    /// Per position in the plan's columns: read as runs of keys where keyed.
+    in_runs: Vec<bool>,
     /// Per position in the plan's fields: whether the batches hold it.
     returned: Vec<bool>,
     filter_schema: SchemaRef,
@@ -283,9 +290,9 @@ impl ResolvedFilter {
         &self.keyed
     }
 
-    /// Whether the keyed columns are read as runs of keys.
-    pub(crate) fn key_runs(&self) -> bool {
-        self.key_runs
+    /// Per position in the plan's columns: whether keys are read in runs.
+    pub(crate) fn columns_in_runs(&self) -> &[bool] {
+        &self.in_runs
     }
 
     /// Per position in the plan's fields: whether the batches hold it.
@@ -615,7 +622,9 @@ impl RowGroupDecoder {
                 ParquetFieldKind::Primitive { column, .. }
                     if self.keyed_columns.contains(column) =>
                 {
-                    keyed_field = keyed(field, plan.keys_in_runs);
+                    let position = plan.columns.iter().position(|c| c == column);
+                    let runs = position.is_some_and(|i| plan.keys_in_runs.get(i) == Some(&true));
+                    keyed_field = keyed(field, runs);
                     &keyed_field
                 }
                 _ => field,
