@@ -305,8 +305,9 @@ pub struct RowGroupDecoder {
     /// A skip that ends the row group is not applied to the columns (salvage: the rest
     /// of a damaged chunk is never read).
     leave_tail_unread: bool,
-    /// The leaf columns read as dictionary keys in this row group (a row filter's).
-    keyed_columns: Vec<usize>,
+    /// The leaf columns read as dictionary keys in this row group (a row filter's),
+    /// each with the type it is read as (keys, or runs of keys).
+    keyed_columns: Vec<(usize, DataType)>,
     /// What a row filter saved so far.
     late: LateCounts,
     /// With a row filter: rows the other fields are still to skip (see
@@ -457,11 +458,10 @@ impl RowGroupDecoder {
                 })?;
                 pages = pages.with_page_locations(locations);
             }
-            let keyed_target;
             let target = if plan.keyed.get(position) == Some(&true) && dictionary_encoded(meta) {
-                keyed_columns.push(column);
-                keyed_target = keyed_type(target, plan.keys_in_runs.get(position) == Some(&true));
-                &keyed_target
+                let runs = plan.keys_in_runs.get(position) == Some(&true);
+                keyed_columns.push((column, keyed_type(target, runs)));
+                &keyed_columns.last().expect("just pushed").1
             } else {
                 target
             };

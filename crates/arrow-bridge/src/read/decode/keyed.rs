@@ -73,8 +73,8 @@ const MIN_VALUES_PER_RUN: usize = 4;
 const RUNS_CHECKED_AFTER: usize = 256;
 
 /// Appends up to `n` indices of `indices` (each checked against a dictionary of `len`
-/// entries) to `runs`: a repeated index is one run, bit-packed ones are unpacked
-/// through `scratch` and joined where neighbours are equal. Stops early, once `runs`
+/// entries) to `runs`: a repeated index is one run, bit-packed ones are unpacked and
+/// joined where neighbours are equal. Stops early, once `runs`
 /// holds [`RUNS_CHECKED_AFTER`] values or more, when they are short runs. Returns how
 /// many it appended; charges the runs added.
 fn append_runs(
@@ -82,10 +82,10 @@ fn append_runs(
     n: usize,
     len: usize,
     runs: &mut KeyRuns,
-    scratch: &mut Vec<u32>,
     budget: &mut Budget,
 ) -> Result<usize> {
     let before = runs.keys.len();
+    let mut scratch: Vec<u32> = Vec::new();
     let mut got = 0;
     while got < n {
         match indices.next_run(n - got)? {
@@ -103,7 +103,7 @@ fn append_runs(
                 scratch.clear();
                 scratch.resize(packed.len(), 0);
                 packed.unpack_into(scratch.as_mut_slice())?;
-                check_indices(scratch, len)?;
+                check_indices(&scratch, len)?;
                 for &key in scratch.iter() {
                     runs.push(key, 1)?;
                 }
@@ -122,6 +122,12 @@ fn append_runs(
 fn short_runs(runs: &KeyRuns) -> bool {
     let values = runs.value_count();
     values >= RUNS_CHECKED_AFTER && runs.keys.len().saturating_mul(MIN_VALUES_PER_RUN) > values
+}
+
+/// Whether a batch whose keys address `dictionary` (none yet: it takes the page's)
+/// can go on taking keys of the page's dictionary `page`.
+fn keeps<D>(dictionary: &mut Option<Arc<D>>, page: &Arc<D>) -> bool {
+    Arc::ptr_eq(dictionary.get_or_insert_with(|| page.clone()), page)
 }
 
 /// A data page of a column read as `Dictionary`.
@@ -252,40 +258,33 @@ impl<K: ValueKind<Dictionary = <K as ValueKind>::Buffer>> ValueKind for KeyedKin
                 dictionary: page_dictionary,
             } => {
                 let len = page_dictionary.values.value_count();
-                if let Keyed::Runs { runs, dictionary } = out {
-                    let same = dictionary
-                        .get_or_insert_with(|| page_dictionary.clone())
-                        .clone();
-                    if Arc::ptr_eq(&same, page_dictionary) {
-                        let mut scratch = Vec::new();
-                        let got = append_runs(indices, n, len, runs, &mut scratch, budget)?;
-                        if !short_runs(runs) {
-                            return check_count(got, n);
-                        }
-                        // Short runs: the rest of the batch (and of the chunk) as
-                        // plain keys.
-                        self.short_seen.store(true, Ordering::Relaxed);
-                        let mut keys = runs.expand();
-                        budget.reserve(&mut keys, n - got)?;
-                        let more = indices.append_checked(n - got, len, &mut keys)?;
-                        *out = Keyed::Keys {
-                            keys,
-                            dictionary: Some(same),
-                        };
-                        if self.plain_when_short {
-                            self.plain(out, 0, budget)?;
-                        }
-                        return check_count(got + more, n);
-                    }
-                }
-                if let Keyed::Keys { keys, dictionary } = out {
-                    let same = dictionary
-                        .get_or_insert_with(|| page_dictionary.clone())
-                        .clone();
-                    if Arc::ptr_eq(&same, page_dictionary) {
-                        let got = indices.append_checked(n, len, keys)?;
+                if let Keyed::Runs { runs, dictionary } = out
+                    && keeps(dictionary, page_dictionary)
+                {
+                    let got = append_runs(indices, n, len, runs, budget)?;
+                    if !short_runs(runs) {
                         return check_count(got, n);
                     }
+                    // Short runs: the rest of the batch (and of the chunk) as
+                    // plain keys.
+                    self.short_seen.store(true, Ordering::Relaxed);
+                    let mut keys = runs.expand();
+                    budget.reserve(&mut keys, n - got)?;
+                    let more = indices.append_checked(n - got, len, &mut keys)?;
+                    *out = Keyed::Keys {
+                        keys,
+                        dictionary: Some(page_dictionary.clone()),
+                    };
+                    if self.plain_when_short {
+                        self.plain(out, 0, budget)?;
+                    }
+                    return check_count(got + more, n);
+                }
+                if let Keyed::Keys { keys, dictionary } = out
+                    && keeps(dictionary, page_dictionary)
+                {
+                    let got = indices.append_checked(n, len, keys)?;
+                    return check_count(got, n);
                 }
                 // Keys of another dictionary, or plain values already: gathered.
                 let plain = self.plain(out, 0, budget)?;

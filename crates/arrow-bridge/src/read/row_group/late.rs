@@ -618,16 +618,20 @@ impl RowGroupDecoder {
         for &f in fields {
             let field = &plan.fields[f];
             let keyed_field;
-            let field = match &field.kind {
-                ParquetFieldKind::Primitive { column, .. }
-                    if self.keyed_columns.contains(column) =>
-                {
-                    let position = plan.columns.iter().position(|c| c == column);
-                    let runs = position.is_some_and(|i| plan.keys_in_runs.get(i) == Some(&true));
-                    keyed_field = keyed(field, runs);
+            let read_as = match &field.kind {
+                ParquetFieldKind::Primitive { column, .. } => self
+                    .keyed_columns
+                    .iter()
+                    .find(|(c, _)| c == column)
+                    .map(|(_, read_as)| read_as),
+                _ => None,
+            };
+            let field = match read_as {
+                Some(read_as) => {
+                    keyed_field = keyed(field, read_as);
                     &keyed_field
                 }
-                _ => field,
+                None => field,
             };
             arrays.push(
                 nested::assemble(field, &mut leaves, &plan.descriptor, rows)
@@ -638,14 +642,11 @@ impl RowGroupDecoder {
     }
 }
 
-/// `field` (a leaf) read as dictionary keys over its values, perhaps in runs.
-fn keyed(field: &ParquetField, runs: bool) -> ParquetField {
+/// `field` (a leaf) read as dictionary keys over its values, of type `read_as` (keys,
+/// or runs of keys: [`keyed_type`]).
+fn keyed(field: &ParquetField, read_as: &DataType) -> ParquetField {
     let mut keyed = field.clone();
-    let arrow = field
-        .field
-        .as_ref()
-        .clone()
-        .with_data_type(keyed_type(field.field.data_type(), runs));
+    let arrow = field.field.as_ref().clone().with_data_type(read_as.clone());
     keyed.field = Arc::new(arrow);
     keyed
 }
