@@ -368,6 +368,52 @@ proptest! {
     }
 
     #[test]
+    fn delta_byte_array_rebuilds_prefixes_across_calls_and_buffers(
+        mut values in prop::collection::vec(prop::collection::vec(b'a'..b'e', 0..24), 0..700),
+        steps in prop::collection::vec(1usize..90, 1..12),
+        fresh_buffer in prop::collection::vec(any::<bool>(), 12),
+    ) {
+        // Sorted values share long prefixes with the value before them.
+        values.sort();
+        let mut page = Vec::new();
+        delta_byte_array::encode(&values, &mut page).unwrap();
+        let mut decoder = DeltaByteArrayDecoder::new(&page).unwrap();
+        // Calls of assorted sizes, each into the batch's buffers or fresh ones (a new
+        // batch): a value's prefix comes from the value before it, wherever that is.
+        let mut decoded: Vec<Vec<u8>> = Vec::new();
+        let (mut offsets, mut data) = (Vec::<i32>::new(), Vec::new());
+        let mut call = 0;
+        while decoded.len() + offsets.len().saturating_sub(1) < values.len() {
+            if fresh_buffer[call % fresh_buffer.len()] {
+                decoded.extend(offsets_to_values(&offsets, &data));
+                offsets.clear();
+                data.clear();
+            }
+            let n = steps[call % steps.len()];
+            let got = decoder.append_byte_arrays(n, usize::MAX, &mut offsets, &mut data).unwrap();
+            prop_assert!(got > 0);
+            call += 1;
+        }
+        decoded.extend(offsets_to_values(&offsets, &data));
+        prop_assert_eq!(&decoded, &values);
+        prop_assert_eq!(decoder.append_byte_arrays(1, usize::MAX, &mut offsets, &mut data).unwrap(), 0);
+
+        // A byte limit stops before the value that would pass it, with what came before
+        // intact.
+        let total: usize = values.iter().map(Vec::len).sum();
+        if total > 0 {
+            let limit = total / 2;
+            let mut decoder = DeltaByteArrayDecoder::new(&page).unwrap();
+            let (mut offsets, mut data) = (Vec::<i32>::new(), Vec::new());
+            let err = decoder.append_byte_arrays(values.len(), limit, &mut offsets, &mut data);
+            prop_assert!(err.is_err());
+            prop_assert!(data.len() <= limit);
+            let kept = offsets_to_values(&offsets, &data);
+            prop_assert_eq!(&kept[..], &values[..kept.len()]);
+        }
+    }
+
+    #[test]
     fn flba_encodings_round_trip(
         width in prop::sample::select(vec![1usize, 2, 3, 7, 12, 16, 33]),
         seed in prop::collection::vec(any::<u8>(), 0..600),
