@@ -776,8 +776,7 @@ impl PageReader {
     /// Decompresses `input` into the recycled buffer (or a new one).
     fn decompress(&mut self, input: &[u8], uncompressed_len: usize) -> Result<Bytes> {
         let mut out = std::mem::take(&mut self.scratch);
-        out.clear();
-        self.codec.decompress_with_limit(
+        self.codec.decompress_replacing(
             input,
             uncompressed_len,
             self.options.max_page_size,
