@@ -112,6 +112,36 @@ fn reads_from_a_file_like_from_bytes() {
 }
 
 #[test]
+fn a_file_hands_out_exact_ranges_and_refuses_ranges_past_its_end() {
+    use herringbone_arrow_bridge::ChunkReader;
+    let path = std::env::temp_dir().join(format!(
+        "herringbone-read-api-ranges-{}.bin",
+        std::process::id()
+    ));
+    let data: Vec<u8> = (0..100_000u32).map(|i| (i * 7) as u8).collect();
+    std::fs::write(&path, &data).unwrap();
+    let file = std::fs::File::open(&path).unwrap();
+    assert_eq!(ChunkReader::len(&file), 100_000);
+    assert_eq!(file.get_bytes(0..100_000).unwrap(), data[..]);
+    assert_eq!(file.get_bytes(99_990..100_000).unwrap(), data[99_990..]);
+    assert!(file.get_bytes(5..5).unwrap().is_empty());
+    // Past the end, from inside the file or beyond it, however large the range: an error
+    // naming the file's length (and no allocation of the range's size).
+    for range in [99_990..100_001, 200_000..200_010, 10..u64::MAX / 2] {
+        let err = file.get_bytes(range.clone()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidArgument, "{range:?}");
+        assert!(
+            err.to_string().contains("outside a file of 100000 bytes"),
+            "{range:?}: {err}"
+        );
+    }
+    #[allow(clippy::reversed_empty_ranges)]
+    let backwards = file.get_bytes(10..5);
+    assert!(backwards.is_err());
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
 fn projections_select_roots_and_struct_children() {
     let batch = sample();
     let file = write(&batch, 100);
