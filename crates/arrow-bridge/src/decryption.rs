@@ -26,6 +26,19 @@ pub fn chunk_decryptor(
     column: usize,
     path: &str,
 ) -> Result<Option<ColumnDecryptor>> {
+    chunk_decryptor_named_by(decryptor, metadata, row_group, column, || path.to_owned())
+}
+
+/// [`chunk_decryptor`] with the column's dotted path built by `path` only when it is
+/// needed (a decryptor, or an error): a reader asks for every chunk it opens, and
+/// plaintext files are the common case.
+pub(crate) fn chunk_decryptor_named_by(
+    decryptor: Option<&FileDecryptor>,
+    metadata: &FileMetaData,
+    row_group: usize,
+    column: usize,
+    path: impl FnOnce() -> String,
+) -> Result<Option<ColumnDecryptor>> {
     let group = metadata
         .row_groups
         .get(row_group)
@@ -37,7 +50,7 @@ pub fn chunk_decryptor(
         if chunk.crypto_metadata.is_some() {
             return Err(Error::new(
                 ErrorKind::Encrypted,
-                format!("encrypted: keys required (column {path} is encrypted)"),
+                format!("encrypted: keys required (column {} is encrypted)", path()),
             ));
         }
         return Ok(None);
@@ -49,6 +62,6 @@ pub fn chunk_decryptor(
         None => row_group,
     };
     decryptor
-        .column(path, chunk.crypto_metadata.as_deref(), ordinal, column)
+        .column(&path(), chunk.crypto_metadata.as_deref(), ordinal, column)
         .map_err(|e| Error::from(e).context(format!("row group {row_group}")))
 }

@@ -202,16 +202,17 @@ impl ReadPlan {
         row_group: usize,
         column: usize,
     ) -> Result<Option<ColumnDecryptor>> {
-        let path = self
-            .descriptor
-            .column(column)
-            .map_or_else(|| format!("#{column}"), |d| d.path().dotted());
-        crate::decryption::chunk_decryptor(
+        let path = || {
+            self.descriptor
+                .column(column)
+                .map_or_else(|| format!("#{column}"), |d| d.path().dotted())
+        };
+        crate::decryption::chunk_decryptor_named_by(
             self.decryptor.as_deref(),
             metadata,
             row_group,
             column,
-            &path,
+            path,
         )
     }
 
@@ -414,22 +415,25 @@ impl RowGroupDecoder {
             let descr = plan.descriptor.column(column).ok_or_else(|| {
                 Error::invalid_argument(format!("leaf column {column} is not in the schema"))
             })?;
-            let path = descr.path().dotted();
+            // Built only for an error message.
+            let path = || descr.path().dotted();
             // Where the chunk's bytes came from is the caller's business (`chunks`).
             let (_, meta) = chunk_location(metadata, row_group, column)?;
             if meta.type_ != descr.physical_type() {
                 return Err(Error::corrupt(format!(
-                    "row group {row_group}, column {path}: chunk type {:?} where the schema says {:?}",
+                    "row group {row_group}, column {}: chunk type {:?} where the schema says {:?}",
+                    path(),
                     meta.type_,
                     descr.physical_type()
                 )));
             }
             let codec = Codec::from_thrift_id(meta.codec.0).map_err(|e| {
-                Error::from(e).context(format!("row group {row_group}, column {path}"))
+                Error::from(e).context(format!("row group {row_group}, column {}", path()))
             })?;
             let num_values = u64::try_from(meta.num_values).map_err(|_| {
                 Error::corrupt(format!(
-                    "row group {row_group}, column {path}: negative num_values"
+                    "row group {row_group}, column {}: negative num_values",
+                    path()
                 ))
             })?;
             let pages = match chunk {
@@ -454,7 +458,7 @@ impl RowGroupDecoder {
                     rows as u64,
                 )
                 .map_err(|e| {
-                    Error::from(e).context(format!("row group {row_group}, column {path}"))
+                    Error::from(e).context(format!("row group {row_group}, column {}", path()))
                 })?;
                 pages = pages.with_page_locations(locations);
             }
