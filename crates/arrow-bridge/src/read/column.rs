@@ -14,6 +14,8 @@
 //! | any but BOOLEAN      | `Dictionary(K, V)`                | `KeyedKind<` the kind for `V` `>` |
 //! | any but BOOLEAN      | `RunEndEncoded(_, Dictionary(K, V))` | `KeyedKind<` the kind for `V` `>`, in runs |
 
+use std::sync::Arc;
+
 use arrow_schema::DataType;
 use herringbone_codec::page::PageReader;
 use herringbone_format::metadata::Type;
@@ -101,6 +103,7 @@ pub(crate) trait KindVisitor {
 /// The reader of one chunk, built by [`column_reader`].
 struct LeafReaderOf<'a> {
     column: &'a ColumnDescriptor,
+    path: Arc<str>,
     row_group: usize,
     pages: PageReader,
     rows: usize,
@@ -117,6 +120,7 @@ impl KindVisitor for LeafReaderOf<'_> {
         Ok(Box::new(LeafReader::new(
             kind,
             self.column,
+            self.path,
             self.row_group,
             self.pages,
             self.rows,
@@ -124,10 +128,11 @@ impl KindVisitor for LeafReaderOf<'_> {
     }
 }
 
-/// The reader of `column` (whose chunk in row group `row_group` `pages` hands out,
-/// `rows` rows) as an Arrow array of type `target`.
+/// The reader of `column` (dotted path `path`; whose chunk in row group `row_group`
+/// `pages` hands out, `rows` rows) as an Arrow array of type `target`.
 pub(crate) fn column_reader(
     column: &ColumnDescriptor,
+    path: Arc<str>,
     target: &DataType,
     row_group: usize,
     pages: PageReader,
@@ -135,6 +140,7 @@ pub(crate) fn column_reader(
 ) -> Result<Box<dyn ColumnReader>> {
     let visitor = LeafReaderOf {
         column,
+        path,
         row_group,
         pages,
         rows,

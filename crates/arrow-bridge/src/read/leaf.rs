@@ -58,8 +58,10 @@ struct DataPage<P> {
 #[derive(Debug)]
 pub(crate) struct LeafReader<K: ValueKind> {
     kind: K,
-    /// `row group G, column PATH`, what errors start with.
-    location: String,
+    /// The row group and the column's dotted path (shared by the column's chunks),
+    /// what errors start with: `row group G, column PATH`.
+    row_group: usize,
+    path: Arc<str>,
     max_def: u16,
     max_rep: u16,
     pages: PageReader,
@@ -80,11 +82,11 @@ impl<K: ValueKind> LeafReader<K> {
     pub(crate) fn new(
         kind: K,
         column: &ColumnDescriptor,
+        path: Arc<str>,
         row_group: usize,
         pages: PageReader,
         num_rows: usize,
     ) -> Result<Self> {
-        let path = column.path().dotted();
         let max_def = u16::try_from(column.max_def_level())
             .map_err(|_| Error::corrupt(format!("column {path}: negative max definition level")))?;
         let max_rep = u16::try_from(column.max_rep_level())
@@ -92,7 +94,8 @@ impl<K: ValueKind> LeafReader<K> {
         let values = kind.buffer();
         Ok(Self {
             kind,
-            location: format!("row group {row_group}, column {path}"),
+            row_group,
+            path,
             max_def,
             max_rep,
             pages,
@@ -126,7 +129,7 @@ impl<K: ValueKind> LeafReader<K> {
             .def
             .reserve(rows, budget)
             .and_then(|()| self.kind.reserve(&mut self.values, rows, budget));
-        reserved.map_err(|e| e.context(&self.location))
+        reserved.map_err(|e| e.context(self.location()))
     }
 
     /// Reads the next `rows` rows into the batch; fewer rows in the chunk than its row
@@ -159,11 +162,16 @@ impl<K: ValueKind> LeafReader<K> {
         }
     }
 
+    /// `row group G, column PATH`: formatted only for an error.
+    fn location(&self) -> String {
+        format!("row group {}, column {}", self.row_group, self.path)
+    }
+
     /// `error` with the column (and page) in front.
     fn locate(&self, error: Error) -> Error {
         match &self.page {
-            Some(page) => error.context(format!("{}, page {}", self.location, page.index)),
-            None => error.context(&self.location),
+            Some(page) => error.context(format!("{}, page {}", self.location(), page.index)),
+            None => error.context(self.location()),
         }
     }
 

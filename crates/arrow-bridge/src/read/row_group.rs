@@ -127,6 +127,8 @@ pub struct ReadPlan {
     keys_in_runs: Vec<bool>,
     /// The schema of the batches when a row filter reads fields it does not return.
     returned: Option<SchemaRef>,
+    /// The dotted path of each of `columns`, built once for the errors of every chunk.
+    paths: Vec<Arc<str>>,
 }
 
 impl ReadPlan {
@@ -155,6 +157,15 @@ impl ReadPlan {
             .iter()
             .for_each(|f| push_leaf_types(f, &mut leaf_types));
         let columns = mapping.leaf_columns();
+        let paths = columns
+            .iter()
+            .map(|&c| {
+                descriptor
+                    .column(c)
+                    .map_or_else(|| format!("#{c}"), |d| d.path().dotted())
+                    .into()
+            })
+            .collect();
         if leaf_types.len() != columns.len() {
             return Err(Error::invalid_argument(format!(
                 "{} leaf types for {} leaf columns",
@@ -175,6 +186,7 @@ impl ReadPlan {
             keyed: Vec::new(),
             keys_in_runs: Vec::new(),
             returned: None,
+            paths,
         })
     }
 
@@ -470,8 +482,15 @@ impl RowGroupDecoder {
                 target
             };
             columns.push(
-                column_reader(descr, target, row_group, pages, rows)
-                    .map_err(|e| e.context(format!("row group {row_group}")))?,
+                column_reader(
+                    descr,
+                    plan.paths[position].clone(),
+                    target,
+                    row_group,
+                    pages,
+                    rows,
+                )
+                .map_err(|e| e.context(format!("row group {row_group}")))?,
             );
         }
         let budget = Budget::new(plan.batch_memory_limit);
