@@ -143,6 +143,15 @@ pub trait ChunkReader: Send + Sync {
         let _ = needed_end;
         self.get_bytes(range)
     }
+
+    /// Whether small column chunks lying side by side in the file are best fetched
+    /// together, in one [`Self::get_bytes`] spanning them (and the few bytes between
+    /// them), when a row group is read whole. `true` for a [`std::fs::File`], where
+    /// every fetch is a system call and a buffer; `false` by default, for inputs that
+    /// serve only the ranges they were asked for (an engine's fetched-ahead ranges).
+    fn reads_side_by_side(&self) -> bool {
+        false
+    }
 }
 
 impl ChunkReader for Bytes {
@@ -188,6 +197,10 @@ impl ChunkReader for std::fs::File {
             Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(outside()),
             Err(e) => Err(e.into()),
         }
+    }
+
+    fn reads_side_by_side(&self) -> bool {
+        true
     }
 }
 
@@ -910,8 +923,9 @@ impl ParquetRecordBatchReader {
     ) -> Result<RowGroupDecoder> {
         // Each column's pages are read from the input as its batches reach them:
         // the reader holds about a page per column, not the row group's chunks.
-        let sources = self.chunk_sources(group)?;
         let skips = self.filter.is_some() || skips_within(&self.runs, rows);
+        let together = !skips && self.salvage.is_none() && self.input.reads_side_by_side();
+        let sources = self.chunk_sources(group, together)?;
         let indexes = if self.offset_index && skips {
             // A salvage read goes by the indexes its checking pass went by: a damaged
             // one must not lose rows the pages still hold.
@@ -939,11 +953,18 @@ impl ParquetRecordBatchReader {
 
     /// The source of each planned column's chunk in row group `group`: a range of the
     /// input, or of the file its `file_path` names (each such file opened once).
-    fn chunk_sources(&self, group: usize) -> Result<Vec<Arc<dyn ChunkSource>>> {
+    ///
+    /// With `together` (a row group read whole from an input that
+    /// [reads side by side](ChunkReader::reads_side_by_side)) small chunks next to each
+    /// other are read in one fetch ([`input::small_chunk_sources`]).
+    fn chunk_sources(&self, group: usize, together: bool) -> Result<Vec<Arc<dyn ChunkSource>>> {
         let created_by = self.metadata.created_by.as_deref();
         let input_len = self.input.len();
         let mut opened: HashMap<&str, (SharedInput, u64)> = HashMap::new();
-        let mut sources = Vec::with_capacity(self.plan.columns().len());
+        let mut sources: Vec<Option<Arc<dyn ChunkSource>>> =
+            Vec::with_capacity(self.plan.columns().len());
+        // Small chunks of the input, read together after the loop: (slot, range).
+        let mut small: Vec<(usize, Range<u64>)> = Vec::new();
         for &column in self.plan.columns() {
             let place = || format!("row group {group}, leaf column {column}");
             let (path, meta) = chunk_location(&self.metadata, group, column)?;
@@ -971,9 +992,22 @@ impl ParquetRecordBatchReader {
                 };
                 Error::from(e).context(place)
             })?;
-            sources.push(InputRange::source(input, range)?);
+            if together
+                && path.is_none()
+                && range.end.saturating_sub(range.start) <= input::SMALL_CHUNK
+            {
+                small.push((sources.len(), range));
+                sources.push(None);
+            } else {
+                sources.push(Some(InputRange::source(input, range)?));
+            }
         }
-        Ok(sources)
+        let (slots, ranges): (Vec<usize>, Vec<Range<u64>>) = small.into_iter().unzip();
+        let held = input::small_chunk_sources(&self.input, &ranges)?;
+        for (slot, source) in slots.into_iter().zip(held) {
+            sources[slot] = Some(source);
+        }
+        Ok(sources.into_iter().flatten().collect())
     }
 
     /// What a salvage read lost so far (complete once the reader is exhausted); `None`

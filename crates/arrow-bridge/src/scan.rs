@@ -138,6 +138,10 @@ impl<T: ChunkReader + Sync> ChunkReader for Shared<T> {
     fn get_bytes_within(&self, range: Range<u64>, needed_end: u64) -> Result<Bytes> {
         self.0.get_bytes_within(range, needed_end)
     }
+
+    fn reads_side_by_side(&self) -> bool {
+        self.0.reads_side_by_side()
+    }
 }
 
 /// Builds a [`Scan`]: a read with a predicate (see the [module documentation](self)).

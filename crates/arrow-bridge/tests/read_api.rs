@@ -429,11 +429,12 @@ fn readers_can_move_between_threads() {
     assert_eq!(rows, 100);
 }
 
-/// Bytes that count the ranges fetched from them.
+/// Bytes that count the ranges fetched from them; `side_by_side` as a file's.
 #[derive(Clone)]
 struct CountingBytes {
     bytes: Bytes,
     fetched: Arc<std::sync::Mutex<Vec<std::ops::Range<u64>>>>,
+    side_by_side: bool,
 }
 
 impl herringbone_arrow_bridge::ChunkReader for CountingBytes {
@@ -445,6 +446,10 @@ impl herringbone_arrow_bridge::ChunkReader for CountingBytes {
         self.fetched.lock().unwrap().push(range.clone());
         self.bytes.get_bytes(range)
     }
+
+    fn reads_side_by_side(&self) -> bool {
+        self.side_by_side
+    }
 }
 
 #[test]
@@ -454,6 +459,7 @@ fn a_row_selection_reads_its_runs_and_fetches_no_row_group_it_skips_whole() {
     let input = CountingBytes {
         bytes: file,
         fetched: Arc::default(),
+        side_by_side: true,
     };
     let selection = RowSelection::from(vec![
         RowSelector::skip(3),
@@ -482,12 +488,79 @@ fn a_row_selection_reads_its_runs_and_fetches_no_row_group_it_skips_whole() {
     // Batches hold up to 8 selected rows and never span row groups.
     let sizes: Vec<usize> = batches.iter().map(|b| b.num_rows()).collect();
     assert_eq!(sizes, vec![3, 3, 8, 2, 1]);
-    // Row groups 0, 4, 5 and 6 were fetched (one chunk per column each: a, s.x, s.y);
-    // 1, 2 and 3 were skipped whole, and nothing after the limit was fetched. Row
-    // groups 0 and 4, whose rows the selection skips in part, also had their three
+    // Row groups 0, 4, 5 and 6 were fetched: one fetch per chunk (a, s.x, s.y) in 0 and
+    // 4, whose rows the selection skips in part (pages skipped are not fetched), and one
+    // for the three small chunks side by side of 5 and of 6 (the limit ends the
+    // selection inside 6: no skip within it is left); 1, 2 and 3 were skipped whole,
+    // and nothing after the limit was fetched. Row groups 0 and 4 also had their three
     // offset indexes read, in one fetch each.
     let chunk_fetches = input.fetched.lock().unwrap().len() - footer_fetches;
-    assert_eq!(chunk_fetches, 4 * 3 + 2);
+    assert_eq!(chunk_fetches, 2 * 3 + 2 + 2);
+}
+
+#[test]
+fn small_chunks_side_by_side_are_fetched_together_and_read_alike() {
+    // 300 columns of 50 rows in row groups of 25: 600 chunks of a few hundred bytes.
+    let columns: Vec<(String, ArrayRef)> = (0..300)
+        .map(|c| {
+            let values: Vec<Option<i32>> = (0..50)
+                .map(|r| ((r + c) % 11 != 0).then_some(r * 1000 + c))
+                .collect();
+            let array: ArrayRef = Arc::new(Int32Array::from(values));
+            (format!("c{c}"), array)
+        })
+        .collect();
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
+    let file = write(&batch, 25);
+    let input = CountingBytes {
+        bytes: file.clone(),
+        fetched: Arc::default(),
+        side_by_side: true,
+    };
+    let builder = ParquetRecordBatchReaderBuilder::try_new(input.clone()).unwrap();
+    let footer_fetches = input.fetched.lock().unwrap().len();
+    let batches: Vec<RecordBatch> = builder.build().unwrap().collect::<Result<_, _>>().unwrap();
+    assert_eq!(batches, vec![batch.slice(0, 25), batch.slice(25, 25)]);
+    // One fetch per row group for its 300 chunks (well under 256 KiB together), not one
+    // per chunk.
+    let fetched = input.fetched.lock().unwrap()[footer_fetches..].to_vec();
+    assert_eq!(fetched.len(), 2, "{fetched:?}");
+    // A projection of every other column reads the chunks it needs in runs of one: the
+    // gaps between them are small, so they are still read together.
+    let input = CountingBytes {
+        bytes: file.clone(),
+        fetched: Arc::default(),
+        side_by_side: true,
+    };
+    let builder = ParquetRecordBatchReaderBuilder::try_new(input.clone()).unwrap();
+    let footer_fetches = input.fetched.lock().unwrap().len();
+    let leaves: Vec<usize> = (0..300).step_by(2).collect();
+    let mask = Projection::Leaves(leaves);
+    let projected: Vec<RecordBatch> = builder
+        .with_projection(mask)
+        .build()
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let kept: Vec<usize> = (0..300).step_by(2).collect();
+    let expected = batch.project(&kept).unwrap();
+    assert_eq!(
+        projected,
+        vec![expected.slice(0, 25), expected.slice(25, 25)]
+    );
+    assert_eq!(input.fetched.lock().unwrap().len() - footer_fetches, 2);
+    // An input that serves only the ranges asked for (the default) gets a fetch per
+    // chunk, each within its chunk.
+    let input = CountingBytes {
+        bytes: file,
+        fetched: Arc::default(),
+        side_by_side: false,
+    };
+    let builder = ParquetRecordBatchReaderBuilder::try_new(input.clone()).unwrap();
+    let footer_fetches = input.fetched.lock().unwrap().len();
+    let again: Vec<RecordBatch> = builder.build().unwrap().collect::<Result<_, _>>().unwrap();
+    assert_eq!(again, vec![batch.slice(0, 25), batch.slice(25, 25)]);
+    assert_eq!(input.fetched.lock().unwrap().len() - footer_fetches, 600);
 }
 
 #[test]

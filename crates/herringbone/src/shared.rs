@@ -27,4 +27,8 @@ impl<R: ChunkReader + Sync> ChunkReader for Shared<R> {
     ) -> herringbone_arrow_bridge::Result<bytes::Bytes> {
         self.0.get_bytes_within(range, needed_end)
     }
+
+    fn reads_side_by_side(&self) -> bool {
+        self.0.reads_side_by_side()
+    }
 }

@@ -86,6 +86,83 @@ impl ChunkSource for InputRange {
     }
 }
 
+/// Column chunks of at most this many bytes are read together with their neighbours:
+/// one read would have fetched such a chunk whole anyway (a page fetch asks for 64 KiB
+/// at least).
+pub(crate) const SMALL_CHUNK: u64 = 64 << 10;
+
+/// The most one read of small chunks spans.
+const MOST_TOGETHER: u64 = 256 << 10;
+
+/// The widest gap between two small chunks read together (bytes read for nothing).
+const MOST_GAP: u64 = 4 << 10;
+
+/// The sources of small chunks (each at most [`SMALL_CHUNK`] bytes, in the order the
+/// plan reads them) of `input`: runs of chunks lying one after the other in the file
+/// are read in one fetch of up to 256 KiB, each chunk a slice of it. A wide table's row
+/// group holds thousands of chunks of a few KiB: one system call and one buffer each
+/// was a tenth of its read.
+pub(crate) fn small_chunk_sources(
+    input: &SharedInput,
+    ranges: &[Range<u64>],
+) -> Result<Vec<Arc<dyn ChunkSource>>> {
+    let mut sources: Vec<Arc<dyn ChunkSource>> = Vec::with_capacity(ranges.len());
+    let mut first = 0;
+    while first < ranges.len() {
+        let start = ranges[first].start;
+        let mut end = ranges[first].end;
+        let mut next = first + 1;
+        while let Some(range) = ranges.get(next) {
+            let adjacent = range.start >= end && range.start - end <= MOST_GAP;
+            if !adjacent || range.end.saturating_sub(start) > MOST_TOGETHER {
+                break;
+            }
+            end = range.end;
+            next += 1;
+        }
+        if next - first == 1 {
+            sources.push(InputRange::source(input.clone(), ranges[first].clone())?);
+        } else {
+            let together = input
+                .get_bytes(start..end)
+                .map_err(|e| e.context(format!("reading column chunks at bytes {start}..{end}")))?;
+            if together.len() as u64 != end - start {
+                return Err(Error::corrupt(format!(
+                    "the input returned {} bytes for bytes {start}..{end}",
+                    together.len()
+                )));
+            }
+            for range in &ranges[first..next] {
+                let at = (range.start - start) as usize..(range.end - start) as usize;
+                sources.push(Arc::new(HeldRange(together.slice(at))));
+            }
+        }
+        first = next;
+    }
+    Ok(sources)
+}
+
+/// A chunk's bytes, read together with its neighbours' ([`small_chunk_sources`]).
+#[derive(Debug)]
+struct HeldRange(Bytes);
+
+impl ChunkSource for HeldRange {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn fetch(&self, range: Range<usize>) -> herringbone_codec::Result<Bytes> {
+        // Always within `0..len()` (the trait's contract); checked anyway.
+        if range.start > range.end || range.end > self.0.len() {
+            return Err(herringbone_codec::Error::invalid_argument(format!(
+                "bytes {range:?} outside a column chunk of {} bytes",
+                self.0.len()
+            )));
+        }
+        Ok(self.0.slice(range))
+    }
+}
+
 fn chunk_error(e: Error) -> herringbone_codec::Error {
     let kind = match e.kind() {
         ErrorKind::InvalidArgument => herringbone_codec::ErrorKind::InvalidArgument,
