@@ -922,7 +922,9 @@ impl ParquetRecordBatchReader {
         salvage_indexes: Option<Vec<Option<OffsetIndex>>>,
     ) -> Result<RowGroupDecoder> {
         // Each column's pages are read from the input as its batches reach them:
-        // the reader holds about a page per column, not the row group's chunks.
+        // the reader holds about a page per column, not the row group's chunks (small
+        // chunks, which one fetch would read whole anyway, are read whole, side by side
+        // in one fetch from a file when no page is skipped).
         let skips = self.filter.is_some() || skips_within(&self.runs, rows);
         let together = !skips && self.salvage.is_none() && self.input.reads_side_by_side();
         let sources = self.chunk_sources(group, together)?;
