@@ -512,55 +512,50 @@ fn small_chunks_side_by_side_are_fetched_together_and_read_alike() {
         .collect();
     let batch = RecordBatch::try_from_iter(columns).unwrap();
     let file = write(&batch, 25);
-    let input = CountingBytes {
-        bytes: file.clone(),
-        fetched: Arc::default(),
-        side_by_side: true,
-    };
-    let builder = ParquetRecordBatchReaderBuilder::try_new(input.clone()).unwrap();
-    let footer_fetches = input.fetched.lock().unwrap().len();
-    let batches: Vec<RecordBatch> = builder.build().unwrap().collect::<Result<_, _>>().unwrap();
-    assert_eq!(batches, vec![batch.slice(0, 25), batch.slice(25, 25)]);
     // One fetch per row group for its 300 chunks (well under 256 KiB together), not one
     // per chunk.
-    let fetched = input.fetched.lock().unwrap()[footer_fetches..].to_vec();
+    let (batches, fetched) = read_counting(&file, true, Projection::All);
+    assert_eq!(batches, vec![batch.slice(0, 25), batch.slice(25, 25)]);
     assert_eq!(fetched.len(), 2, "{fetched:?}");
     // A projection of every other column reads the chunks it needs in runs of one: the
     // gaps between them are small, so they are still read together.
-    let input = CountingBytes {
-        bytes: file.clone(),
-        fetched: Arc::default(),
-        side_by_side: true,
-    };
-    let builder = ParquetRecordBatchReaderBuilder::try_new(input.clone()).unwrap();
-    let footer_fetches = input.fetched.lock().unwrap().len();
-    let leaves: Vec<usize> = (0..300).step_by(2).collect();
-    let mask = Projection::Leaves(leaves);
-    let projected: Vec<RecordBatch> = builder
-        .with_projection(mask)
-        .build()
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
     let kept: Vec<usize> = (0..300).step_by(2).collect();
+    let (projected, fetched) = read_counting(&file, true, Projection::Leaves(kept.clone()));
     let expected = batch.project(&kept).unwrap();
     assert_eq!(
         projected,
         vec![expected.slice(0, 25), expected.slice(25, 25)]
     );
-    assert_eq!(input.fetched.lock().unwrap().len() - footer_fetches, 2);
+    assert_eq!(fetched.len(), 2, "{fetched:?}");
     // An input that serves only the ranges asked for (the default) gets a fetch per
-    // chunk, each within its chunk.
+    // chunk.
+    let (again, fetched) = read_counting(&file, false, Projection::All);
+    assert_eq!(again, vec![batch.slice(0, 25), batch.slice(25, 25)]);
+    assert_eq!(fetched.len(), 600);
+}
+
+/// Reads `file` (with `projection`) through a [`CountingBytes`] input: the batches, and
+/// the ranges fetched after the footer.
+fn read_counting(
+    file: &Bytes,
+    side_by_side: bool,
+    projection: Projection,
+) -> (Vec<RecordBatch>, Vec<std::ops::Range<u64>>) {
     let input = CountingBytes {
-        bytes: file,
+        bytes: file.clone(),
         fetched: Arc::default(),
-        side_by_side: false,
+        side_by_side,
     };
     let builder = ParquetRecordBatchReaderBuilder::try_new(input.clone()).unwrap();
     let footer_fetches = input.fetched.lock().unwrap().len();
-    let again: Vec<RecordBatch> = builder.build().unwrap().collect::<Result<_, _>>().unwrap();
-    assert_eq!(again, vec![batch.slice(0, 25), batch.slice(25, 25)]);
-    assert_eq!(input.fetched.lock().unwrap().len() - footer_fetches, 600);
+    let batches = builder
+        .with_projection(projection)
+        .build()
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let fetched = input.fetched.lock().unwrap()[footer_fetches..].to_vec();
+    (batches, fetched)
 }
 
 #[test]

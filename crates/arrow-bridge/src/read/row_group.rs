@@ -427,25 +427,22 @@ impl RowGroupDecoder {
             let descr = plan.descriptor.column(column).ok_or_else(|| {
                 Error::invalid_argument(format!("leaf column {column} is not in the schema"))
             })?;
-            // Built only for an error message.
-            let path = || descr.path().dotted();
+            let path = &plan.paths[position];
             // Where the chunk's bytes came from is the caller's business (`chunks`).
             let (_, meta) = chunk_location(metadata, row_group, column)?;
             if meta.type_ != descr.physical_type() {
                 return Err(Error::corrupt(format!(
-                    "row group {row_group}, column {}: chunk type {:?} where the schema says {:?}",
-                    path(),
+                    "row group {row_group}, column {path}: chunk type {:?} where the schema says {:?}",
                     meta.type_,
                     descr.physical_type()
                 )));
             }
             let codec = Codec::from_thrift_id(meta.codec.0).map_err(|e| {
-                Error::from(e).context(format!("row group {row_group}, column {}", path()))
+                Error::from(e).context(format!("row group {row_group}, column {path}"))
             })?;
             let num_values = u64::try_from(meta.num_values).map_err(|_| {
                 Error::corrupt(format!(
-                    "row group {row_group}, column {}: negative num_values",
-                    path()
+                    "row group {row_group}, column {path}: negative num_values"
                 ))
             })?;
             let pages = match chunk {
@@ -470,7 +467,7 @@ impl RowGroupDecoder {
                     rows as u64,
                 )
                 .map_err(|e| {
-                    Error::from(e).context(format!("row group {row_group}, column {}", path()))
+                    Error::from(e).context(format!("row group {row_group}, column {path}"))
                 })?;
                 pages = pages.with_page_locations(locations);
             }

@@ -74,28 +74,35 @@ impl<S: ByteSource> DeltaByteArrayDecoder<S> {
         self.prefixes.remaining()
     }
 
-    /// Decodes the next chunk of at most `k` (≤ [`CHUNK`]) prefix lengths and suffix
-    /// positions (start and length in [`DeltaLengthByteArrayDecoder::data`]); returns
-    /// how many, 0 at the end of the page.
-    fn next_chunk(
+    /// Walks up to `n` values a chunk of at most [`CHUNK`] at a time, handing `per_chunk`
+    /// the chunk's prefix lengths (unchecked) and suffix positions (start and length in
+    /// [`DeltaLengthByteArrayDecoder::data`]); returns how many values it walked.
+    fn by_chunks(
         &mut self,
-        k: usize,
-        prefixes: &mut [i32; CHUNK],
-        positions: &mut [(usize, usize); CHUNK],
+        n: usize,
+        mut per_chunk: impl FnMut(&mut Self, &[i32], &[(usize, usize)]) -> Result<()>,
     ) -> Result<usize> {
-        let got = self.prefixes.decode(&mut prefixes[..k])?;
-        if got == 0 {
-            return Ok(0);
+        let mut done = 0;
+        let mut prefixes = [0i32; CHUNK];
+        let mut positions = [(0usize, 0usize); CHUNK];
+        while done < n {
+            let k = (n - done).min(CHUNK);
+            let got = self.prefixes.decode(&mut prefixes[..k])?;
+            if got == 0 {
+                break;
+            }
+            let mut walked = 0;
+            self.suffixes.byte_array_positions(got, |start, len| {
+                positions[walked] = (start, len);
+                walked += 1;
+            })?;
+            if walked != got {
+                return Err(Error::corrupt("DELTA_BYTE_ARRAY: suffixes end early"));
+            }
+            per_chunk(self, &prefixes[..got], &positions[..got])?;
+            done += got;
         }
-        let mut walked = 0;
-        self.suffixes.byte_array_positions(got, |start, len| {
-            positions[walked] = (start, len);
-            walked += 1;
-        })?;
-        if walked != got {
-            return Err(Error::corrupt("DELTA_BYTE_ARRAY: suffixes end early"));
-        }
-        Ok(got)
+        Ok(done)
     }
 
     /// Rebuilds up to `n` values, handing each to `sink` (a value is only valid during
@@ -105,25 +112,17 @@ impl<S: ByteSource> DeltaByteArrayDecoder<S> {
         n: usize,
         mut sink: impl FnMut(&[u8]) -> Result<()>,
     ) -> Result<usize> {
-        let mut done = 0;
-        let mut prefixes = [0i32; CHUNK];
-        let mut positions = [(0usize, 0usize); CHUNK];
-        while done < n {
-            let got = self.next_chunk((n - done).min(CHUNK), &mut prefixes, &mut positions)?;
-            if got == 0 {
-                break;
-            }
-            let suffix_data = self.suffixes.data().as_ref();
-            for (&prefix, &(start, len)) in prefixes[..got].iter().zip(&positions[..got]) {
-                let prefix = checked_prefix(prefix, self.previous.len())?;
-                self.previous.truncate(prefix);
-                self.previous
+        self.by_chunks(n, |this, prefixes, positions| {
+            let suffix_data = this.suffixes.data().as_ref();
+            for (&prefix, &(start, len)) in prefixes.iter().zip(positions) {
+                let prefix = checked_prefix(prefix, this.previous.len())?;
+                this.previous.truncate(prefix);
+                this.previous
                     .extend_from_slice(&suffix_data[start..start + len]);
-                sink(&self.previous)?;
+                sink(&this.previous)?;
             }
-            done += got;
-        }
-        Ok(done)
+            Ok(())
+        })
     }
 
     /// Decodes up to `n` values, appending bytes to `values` and end offsets to
@@ -174,40 +173,35 @@ impl<S: ByteSource> DeltaByteArrayDecoder<S> {
         previous_at: &mut Option<usize>,
     ) -> Result<usize> {
         let mut done = 0;
-        let mut prefixes = [0i32; CHUNK];
-        let mut positions = [(0usize, 0usize); CHUNK];
-        while done < n {
-            let got = self.next_chunk((n - done).min(CHUNK), &mut prefixes, &mut positions)?;
-            if got == 0 {
-                break;
-            }
+        self.by_chunks(n, |this, prefixes, positions| {
+            let got = prefixes.len();
             // Every prefix checked and the chunk's bytes counted before anything is
             // copied: room is made once a chunk, not value by value.
             let mut previous_len = match *previous_at {
                 Some(at) => values.len() - at,
-                None => self.previous.len(),
+                None => this.previous.len(),
             };
             let mut chunk_bytes = 0usize;
-            for (&prefix, &(_, len)) in prefixes[..got].iter().zip(&positions[..got]) {
+            for (&prefix, &(_, len)) in prefixes.iter().zip(positions) {
                 let checked = checked_prefix(prefix, previous_len)?;
                 previous_len = checked + len;
                 chunk_bytes = chunk_bytes.saturating_add(previous_len);
             }
             check_room(values.len(), chunk_bytes, max_bytes)?;
-            self.rebuilt_values += got;
-            self.rebuilt_bytes = self.rebuilt_bytes.saturating_add(chunk_bytes);
+            this.rebuilt_values += got;
+            this.rebuilt_bytes = this.rebuilt_bytes.saturating_add(chunk_bytes);
             if values.capacity() - values.len() < chunk_bytes + SHORT_VALUE {
                 // Room for the rest of the call at the mean length rebuilt so far: the
                 // buffer becomes the Arrow array and keeps its capacity, so it is sized
                 // once, not doubled.
-                let left = (n - done - got).min(self.remaining());
-                let mean = self.rebuilt_bytes / self.rebuilt_values;
+                let left = (n - done - got).min(this.remaining());
+                let mean = this.rebuilt_bytes / this.rebuilt_values;
                 let rest = left.saturating_mul(mean);
                 let room = max_bytes.saturating_sub(values.len() + chunk_bytes);
                 values.reserve_exact(chunk_bytes + rest.min(room) + SHORT_VALUE);
             }
-            let suffix_data = self.suffixes.data().as_ref();
-            for (&prefix, &(start, len)) in prefixes[..got].iter().zip(&positions[..got]) {
+            let suffix_data = this.suffixes.data().as_ref();
+            for (&prefix, &(start, len)) in prefixes.iter().zip(positions) {
                 // Checked above.
                 let prefix = prefix as usize;
                 let value_start = values.len();
@@ -215,15 +209,15 @@ impl<S: ByteSource> DeltaByteArrayDecoder<S> {
                     // A `memcpy` call: block moves measured slower here, as the bytes
                     // were just written (a store-forwarding stall either way).
                     Some(at) => values.extend_from_within(at..at + prefix),
-                    None => values.extend_from_slice(&self.previous[..prefix]),
+                    None => values.extend_from_slice(&this.previous[..prefix]),
                 }
                 copy_value(suffix_data, start, len, values);
                 offsets.push(O::from_position(values.len()));
                 *previous_at = Some(value_start);
             }
             done += got;
-        }
-        Ok(done)
+            Ok(())
+        })
     }
 
     /// Decodes up to `n` FIXED_LEN_BYTE_ARRAY values of `width` bytes, appending them
