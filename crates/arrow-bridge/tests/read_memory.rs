@@ -431,3 +431,92 @@ fn kept_batches_hold_about_what_their_values_need() {
         );
     }
 }
+
+/// Lists as polars writes them (64-bit offsets, in the file's Arrow schema), a list of
+/// lists and a list of strings, in small pages: a batch's list values arrive a page at
+/// a time, so their room is not known when the batch begins.
+fn lists_in_small_pages(name: &str, rows: usize) -> std::path::PathBuf {
+    use arrow_array::builder::{Int64Builder, LargeListBuilder, LargeStringBuilder};
+    let mut tags = LargeListBuilder::new(Int64Builder::new());
+    let mut matrix = ListBuilder::new(ListBuilder::new(Int32Builder::new()));
+    let mut names = LargeListBuilder::new(LargeStringBuilder::new());
+    for i in 0..rows {
+        for j in 0..(i * 7 + i / 3) % 8 {
+            tags.values().append_value((i * 8 + j) as i64);
+        }
+        tags.append(i % 10 != 0);
+        for x in 0..i % 4 {
+            for y in 0..(x + i) % 4 {
+                matrix.values().values().append_value((x * 10 + y) as i32);
+            }
+            matrix.values().append(true);
+        }
+        matrix.append(true);
+        for j in 0..(i / 2) % 4 {
+            names.values().append_value(format!("n{}", (i + j) % 1000));
+        }
+        names.append(true);
+    }
+    let batch = RecordBatch::try_from_iter([
+        ("tags", Arc::new(tags.finish()) as ArrayRef),
+        ("matrix", Arc::new(matrix.finish()) as ArrayRef),
+        ("names", Arc::new(names.finish()) as ArrayRef),
+    ])
+    .unwrap();
+    let path = std::env::temp_dir().join(format!(
+        "hb-read-memory-{name}-{}.parquet",
+        std::process::id()
+    ));
+    let properties = WriterProperties::builder()
+        .set_data_page_size_limit(8 << 10)
+        .set_write_batch_size(512)
+        .set_compression(Compression::UNCOMPRESSED)
+        .build();
+    let file = std::fs::File::create(&path).unwrap();
+    let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(properties)).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    path
+}
+
+#[test]
+fn list_values_arriving_page_by_page_are_kept_at_about_their_size() {
+    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    let path = lists_in_small_pages("lists", 100_000);
+    let reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&path).unwrap())
+        .unwrap()
+        .build()
+        .unwrap();
+    let batches: Vec<RecordBatch> = reader.map(|b| b.unwrap()).collect();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 100_000);
+    let schema = batches[0].schema();
+    assert!(matches!(
+        schema.field(0).data_type(),
+        DataType::LargeList(_)
+    ));
+    let tags = batches[5].column(0).as_list::<i64>();
+    let first = 5 * batches[0].num_rows();
+    assert_eq!(
+        tags.value_length(3) as usize,
+        ((first + 3) * 7 + (first + 3) / 3) % 8
+    );
+    for (c, field) in schema.fields().iter().enumerate() {
+        let held: usize = batches
+            .iter()
+            .map(|b| b.column(c).get_array_memory_size())
+            .sum();
+        let needed: usize = batches
+            .iter()
+            .map(|b| bytes_needed(&b.column(c).to_data()))
+            .sum();
+        println!("{}: held {held} bytes, values need {needed}", field.name());
+        // An eighth of room left over per buffer at most, and the arrays' own headers.
+        let headers = batches.len() * 1024;
+        assert!(
+            held * 8 <= needed * 9 + headers * 8,
+            "{}: the batches hold {held} bytes for {needed} bytes of values",
+            field.name()
+        );
+    }
+}

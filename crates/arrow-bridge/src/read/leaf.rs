@@ -29,6 +29,7 @@ use herringbone_format::schema::ColumnDescriptor;
 use super::budget::Budget;
 use super::decode::{ValueKind, check_dictionary_encoding};
 use super::levels::{DefLevels, PageLevels};
+use super::values::ValueBuffer;
 use crate::error::{Error, Result};
 
 /// The rows of one batch of one leaf column: definition levels, repetition levels
@@ -155,6 +156,9 @@ impl<K: ValueKind> LeafReader<K> {
 
     /// Takes the batch read so far, leaving an empty one.
     pub(crate) fn take(&mut self) -> LeafBatch<K::Buffer> {
+        if self.max_rep > 0 {
+            self.values.shrink();
+        }
         LeafBatch {
             def: self.def.take(),
             rep: std::mem::take(&mut self.rep),

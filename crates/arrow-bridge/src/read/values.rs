@@ -46,11 +46,30 @@ pub(crate) trait ValueBuffer: Send + Sync + std::fmt::Debug + 'static {
         self.gather_into(&keys, out, budget)?;
         Ok(got)
     }
+
+    /// Gives back the room reserved past the values when it is more than an eighth of
+    /// them. A repeated column's values are reserved page by page, not at the batch's
+    /// final size, and the array keeps its buffer's capacity: without this a list's
+    /// values held (and reported, to a memory pool counting
+    /// `get_array_memory_size`) up to twice their size.
+    fn shrink(&mut self);
+}
+
+/// Shrinks `values` to its length when more than an eighth of its capacity is unused
+/// (the allocator gives back a block's tail in place, without copying).
+pub(crate) fn shrink_vec<T>(values: &mut Vec<T>) {
+    if values.capacity() - values.len() > values.len() / 8 {
+        values.shrink_to_fit();
+    }
 }
 
 impl<T: Copy + Send + Sync + std::fmt::Debug + 'static> ValueBuffer for Vec<T> {
     fn value_count(&self) -> usize {
         self.len()
+    }
+
+    fn shrink(&mut self) {
+        shrink_vec(self);
     }
 
     fn gather_into(&self, keys: &[u32], out: &mut Self, budget: &mut Budget) -> Result<()> {
@@ -82,6 +101,10 @@ pub(crate) struct FixedBytes {
 impl ValueBuffer for FixedBytes {
     fn value_count(&self) -> usize {
         self.data.len() / self.width
+    }
+
+    fn shrink(&mut self) {
+        shrink_vec(&mut self.data);
     }
 
     fn gather_into(&self, keys: &[u32], out: &mut Self, budget: &mut Budget) -> Result<()> {
@@ -118,6 +141,11 @@ impl<O: OffsetWidth> ValueBuffer for ByteArrays<O> {
         self.offsets.len().saturating_sub(1)
     }
 
+    fn shrink(&mut self) {
+        shrink_vec(&mut self.offsets);
+        shrink_vec(&mut self.data);
+    }
+
     fn gather_into(&self, keys: &[u32], out: &mut Self, budget: &mut Budget) -> Result<()> {
         let range = |k: u32| {
             let k = k as usize;
@@ -151,6 +179,10 @@ pub(crate) struct Views {
 impl ValueBuffer for Views {
     fn value_count(&self) -> usize {
         self.views.len()
+    }
+
+    fn shrink(&mut self) {
+        shrink_vec(&mut self.views);
     }
 
     fn gather_into(&self, keys: &[u32], out: &mut Self, budget: &mut Budget) -> Result<()> {
@@ -264,6 +296,17 @@ impl<B: ValueBuffer> ValueBuffer for Keyed<B> {
             Keyed::Keys { keys, .. } => keys.len(),
             Keyed::Runs { runs, .. } => runs.value_count(),
             Keyed::Plain(values) => values.value_count(),
+        }
+    }
+
+    fn shrink(&mut self) {
+        match self {
+            Keyed::Keys { keys, .. } => shrink_vec(keys),
+            Keyed::Runs { runs, .. } => {
+                shrink_vec(&mut runs.keys);
+                shrink_vec(&mut runs.ends);
+            }
+            Keyed::Plain(values) => values.shrink(),
         }
     }
 

@@ -122,6 +122,12 @@ impl ChunkBytes {
                 .saturating_add(HEADER_LOOKAHEAD)
                 .max(start.saturating_add(MIN_FETCH))
                 .min(self.len);
+            // The previous window goes first: when no page holds on to it, its block
+            // is free for the new one. Allocated while the old one still stood, each
+            // page-sized window took fresh room and left a hole behind, which the
+            // batches' buffers partly filled: a few MiB of a whole-file read's peak.
+            self.window = Bytes::new();
+            self.window_start = start;
             let fetched = source.fetch_within(start, end, fetch_end)?;
             if fetched.len() < end - start || fetched.len() > fetch_end - start {
                 return Err(Error::corrupt(format!(
@@ -131,10 +137,7 @@ impl ChunkBytes {
                     fetch_end - start
                 )));
             }
-            // The previous window goes: whatever of it a page still uses stays alive
-            // with that page only.
             self.window = fetched;
-            self.window_start = start;
         }
         Ok(self.window.slice(start - self.window_start..))
     }
@@ -207,5 +210,53 @@ mod tests {
             .slice_from(0, 10)
             .unwrap_err();
         assert!(error.to_string().contains("fetched 3 bytes"), "{error}");
+    }
+
+    #[test]
+    fn the_previous_window_is_released_before_the_next_fetch() {
+        /// Hands out windows that count themselves alive (each owns a clone of `alive`).
+        #[derive(Debug)]
+        struct Tracked {
+            alive: Arc<()>,
+            live_at_fetch: Mutex<Vec<usize>>,
+        }
+        struct Owned(Vec<u8>, #[allow(dead_code)] Arc<()>);
+        impl AsRef<[u8]> for Owned {
+            fn as_ref(&self) -> &[u8] {
+                &self.0
+            }
+        }
+        impl ChunkSource for Tracked {
+            fn len(&self) -> usize {
+                1 << 20
+            }
+            fn fetch(&self, range: Range<usize>) -> Result<Bytes> {
+                // Windows alive besides `alive` itself.
+                self.live_at_fetch
+                    .lock()
+                    .unwrap()
+                    .push(Arc::strong_count(&self.alive) - 1);
+                let bytes = range.map(|i| i as u8).collect();
+                Ok(Bytes::from_owner(Owned(bytes, self.alive.clone())))
+            }
+        }
+        let source = Arc::new(Tracked {
+            alive: Arc::new(()),
+            live_at_fetch: Mutex::new(Vec::new()),
+        });
+        let mut chunk = ChunkBytes::fetched(source.clone());
+        let page = chunk.slice_from(0, 1000).unwrap();
+        assert_eq!(page[999], (999 % 256) as u8);
+        drop(page);
+        // A page done with: the window it came from is gone when the next one is read.
+        let next = chunk.slice_from(500_000, 600_000).unwrap();
+        assert_eq!(next[0], (500_000 % 256) as u8);
+        // A page still held keeps its window, and only that.
+        let held = chunk.slice_from(900_000, 950_000).unwrap();
+        assert_eq!(*source.live_at_fetch.lock().unwrap(), [0, 0, 1]);
+        drop(next);
+        drop(held);
+        drop(chunk);
+        assert_eq!(Arc::strong_count(&source.alive), 1);
     }
 }

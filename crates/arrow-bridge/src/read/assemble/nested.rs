@@ -14,6 +14,7 @@ use herringbone_format::schema::SchemaDescriptor;
 
 use super::{LeafOutput, leaf_array};
 use crate::error::{Error, Result};
+use crate::read::values::shrink_vec;
 use crate::schema::{ParquetField, ParquetFieldKind};
 
 /// Builds the Arrow array of `field` for `len` rows from the decoded leaves (keyed by
@@ -243,6 +244,14 @@ impl ListShape {
         self.offsets.last().map_or(0, |&o| o as usize)
     }
 
+    /// The offsets as they are, kept by the array: the room reserved for them by a
+    /// guess from the levels is given back first.
+    fn offsets_i64(&mut self) -> OffsetBuffer<i64> {
+        let mut offsets = std::mem::take(&mut self.offsets);
+        shrink_vec(&mut offsets);
+        OffsetBuffer::new(ScalarBuffer::from(offsets))
+    }
+
     fn offsets_i32(&self, name: &str) -> Result<OffsetBuffer<i32>> {
         let mut out = Vec::with_capacity(self.offsets.len());
         for &o in &self.offsets {
@@ -403,7 +412,7 @@ fn slot_bits(levels: &[u16], slot_def: u16, level: u16) -> (BooleanBuffer, usize
 }
 
 /// The list array of `field`'s Arrow type from its shape and element values.
-fn list_array(field: &ParquetField, shape: ListShape, values: ArrayRef) -> Result<ArrayRef> {
+fn list_array(field: &ParquetField, mut shape: ListShape, values: ArrayRef) -> Result<ArrayRef> {
     let name = field.field.name();
     let wrap = |e: arrow_schema::ArrowError| Error::from(e).context(format!("list {name}"));
     let target = field.field.data_type();
@@ -418,13 +427,8 @@ fn list_array(field: &ParquetField, shape: ListShape, values: ArrayRef) -> Resul
             .map_err(wrap)?,
         ),
         DataType::LargeList(element) => Arc::new(
-            LargeListArray::try_new(
-                element.clone(),
-                OffsetBuffer::new(ScalarBuffer::from(shape.offsets)),
-                values,
-                shape.nulls,
-            )
-            .map_err(wrap)?,
+            LargeListArray::try_new(element.clone(), shape.offsets_i64(), values, shape.nulls)
+                .map_err(wrap)?,
         ),
         DataType::FixedSizeList(element, _)
         | DataType::ListView(element)
