@@ -400,27 +400,40 @@ fn a_row_group_is_read_a_page_per_column_not_held_whole() {
     );
 }
 
+/// Every batch of the file at `path`, read with the defaults; the file is removed.
+fn read_and_remove(path: &std::path::Path) -> Vec<RecordBatch> {
+    let reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(path).unwrap())
+        .unwrap()
+        .build()
+        .unwrap();
+    let batches = reader.map(|b| b.unwrap()).collect();
+    std::fs::remove_file(path).unwrap();
+    batches
+}
+
+/// Column `c` of `batches`: the bytes its arrays hold (`get_array_memory_size`) and the
+/// bytes their values need ([`bytes_needed`]).
+fn held_and_needed(batches: &[RecordBatch], c: usize) -> (usize, usize) {
+    let held = batches
+        .iter()
+        .map(|b| b.column(c).get_array_memory_size())
+        .sum();
+    let needed = batches
+        .iter()
+        .map(|b| bytes_needed(&b.column(c).to_data()))
+        .sum();
+    (held, needed)
+}
+
 #[test]
 fn kept_batches_hold_about_what_their_values_need() {
     let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
     let path = uncompressed_one_group("kept", 200_000);
-    let reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&path).unwrap())
-        .unwrap()
-        .build()
-        .unwrap();
-    let batches: Vec<RecordBatch> = reader.map(|b| b.unwrap()).collect();
-    std::fs::remove_file(&path).unwrap();
+    let batches = read_and_remove(&path);
     assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 200_000);
     let schema = batches[0].schema();
     for (c, field) in schema.fields().iter().enumerate() {
-        let held: usize = batches
-            .iter()
-            .map(|b| b.column(c).get_array_memory_size())
-            .sum();
-        let needed: usize = batches
-            .iter()
-            .map(|b| bytes_needed(&b.column(c).to_data()))
-            .sum();
+        let (held, needed) = held_and_needed(&batches, c);
         println!("{}: held {held} bytes, values need {needed}", field.name());
         // Capacity reserved beyond the values (and arrays pinning larger buffers) stays
         // within a quarter of what the values need.
@@ -483,12 +496,7 @@ fn lists_in_small_pages(name: &str, rows: usize) -> std::path::PathBuf {
 fn list_values_arriving_page_by_page_are_kept_at_about_their_size() {
     let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
     let path = lists_in_small_pages("lists", 100_000);
-    let reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&path).unwrap())
-        .unwrap()
-        .build()
-        .unwrap();
-    let batches: Vec<RecordBatch> = reader.map(|b| b.unwrap()).collect();
-    std::fs::remove_file(&path).unwrap();
+    let batches = read_and_remove(&path);
     assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 100_000);
     let schema = batches[0].schema();
     assert!(matches!(
@@ -502,14 +510,7 @@ fn list_values_arriving_page_by_page_are_kept_at_about_their_size() {
         ((first + 3) * 7 + (first + 3) / 3) % 8
     );
     for (c, field) in schema.fields().iter().enumerate() {
-        let held: usize = batches
-            .iter()
-            .map(|b| b.column(c).get_array_memory_size())
-            .sum();
-        let needed: usize = batches
-            .iter()
-            .map(|b| bytes_needed(&b.column(c).to_data()))
-            .sum();
+        let (held, needed) = held_and_needed(&batches, c);
         println!("{}: held {held} bytes, values need {needed}", field.name());
         // An eighth of room left over per buffer at most, and the arrays' own headers.
         let headers = batches.len() * 1024;

@@ -244,14 +244,6 @@ impl ListShape {
         self.offsets.last().map_or(0, |&o| o as usize)
     }
 
-    /// The offsets as they are, kept by the array: the room reserved for them by a
-    /// guess from the levels is given back first.
-    fn offsets_i64(&mut self) -> OffsetBuffer<i64> {
-        let mut offsets = std::mem::take(&mut self.offsets);
-        shrink_vec(&mut offsets);
-        OffsetBuffer::new(ScalarBuffer::from(offsets))
-    }
-
     fn offsets_i32(&self, name: &str) -> Result<OffsetBuffer<i32>> {
         let mut out = Vec::with_capacity(self.offsets.len());
         for &o in &self.offsets {
@@ -411,8 +403,15 @@ fn slot_bits(levels: &[u16], slot_def: u16, level: u16) -> (BooleanBuffer, usize
     (bits, slots)
 }
 
+/// 64-bit offsets as an array keeps them: the room reserved for them by a guess from
+/// the levels is given back first.
+fn kept_offsets(mut offsets: Vec<i64>) -> OffsetBuffer<i64> {
+    shrink_vec(&mut offsets);
+    OffsetBuffer::new(ScalarBuffer::from(offsets))
+}
+
 /// The list array of `field`'s Arrow type from its shape and element values.
-fn list_array(field: &ParquetField, mut shape: ListShape, values: ArrayRef) -> Result<ArrayRef> {
+fn list_array(field: &ParquetField, shape: ListShape, values: ArrayRef) -> Result<ArrayRef> {
     let name = field.field.name();
     let wrap = |e: arrow_schema::ArrowError| Error::from(e).context(format!("list {name}"));
     let target = field.field.data_type();
@@ -427,8 +426,13 @@ fn list_array(field: &ParquetField, mut shape: ListShape, values: ArrayRef) -> R
             .map_err(wrap)?,
         ),
         DataType::LargeList(element) => Arc::new(
-            LargeListArray::try_new(element.clone(), shape.offsets_i64(), values, shape.nulls)
-                .map_err(wrap)?,
+            LargeListArray::try_new(
+                element.clone(),
+                kept_offsets(shape.offsets),
+                values,
+                shape.nulls,
+            )
+            .map_err(wrap)?,
         ),
         DataType::FixedSizeList(element, _)
         | DataType::ListView(element)
