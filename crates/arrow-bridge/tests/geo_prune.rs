@@ -2,7 +2,7 @@
 //! row, and pruning row groups by geospatial statistics (wrap-around boxes included)
 //! without ever dropping a row group that holds a matching row.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -4,7 +4,7 @@
 //! and GEOMETRY / GEOGRAPHY columns written by Herringbone with their bounding boxes and
 //! type lists, CRS and edges kept.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

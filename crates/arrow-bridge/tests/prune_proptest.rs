@@ -3,7 +3,7 @@
 //! with every pruning source returns exactly the rows a brute-force filter of the
 //! whole file returns, and the pruners never drop a row group or page holding a match.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -4,7 +4,7 @@
 //! at a time), never in an allocation the process cannot survive. The files are built
 //! page by page here ([`common::built`]); none is checked in.
 
-mod common;
+use crate::common;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int32Type, Int64Type};

@@ -3,8 +3,6 @@
 //! structs), comparisons, IN, IS NULL and LIKE against values taken from the data, with
 //! every pruning source on (statistics, Bloom filters, page index).
 
-mod common;
-
 use std::path::Path;
 
 use arrow_array::{Array, ArrayRef, RecordBatch};

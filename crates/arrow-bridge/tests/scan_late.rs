@@ -4,7 +4,7 @@
 //! offsets, limits, any pruning), and a selective predicate leaves the other columns'
 //! pages undecoded (counted in `ScanMetrics`).
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -3,7 +3,7 @@
 //! decimals of every storage, NaN and zero bounds, truncated byte arrays, deprecated
 //! `min`/`max`, unknown column orders), for files written by Herringbone and arrow-rs.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

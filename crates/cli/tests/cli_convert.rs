@@ -11,7 +11,7 @@ use arrow_schema::{DataType, Field, Fields};
 use bytes::Bytes;
 use herringbone::{ArrowWriter, ParquetRecordBatchReaderBuilder};
 
-mod common;
+use crate::common;
 use common::{fails, hb, temp_dir};
 
 /// Runs `hb`, asserts success and a quiet stderr (no progress bar when not a

@@ -1,7 +1,7 @@
 //! `hb verify`, `hb pages` and `hb merge` on encrypted files with the key options
 //! (`--footer-key`, `--column-key`, `--aad-prefix`, as `hb cat` takes them).
 
-mod common;
+use crate::common;
 
 use common::{fails, hb, temp_dir};
 

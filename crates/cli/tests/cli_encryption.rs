@@ -1,7 +1,7 @@
 //! `hb` on encrypted files: the key options on every reading command (`schema`, `meta`,
 //! `cat`, `scan`, `convert`) and the encryption options of `convert` to Parquet.
 
-mod common;
+use crate::common;
 
 use common::{fails, hb, temp_dir};
 

@@ -1,7 +1,7 @@
 //! `hb cat --filter` and `hb scan --filter`: the matching rows, what was pruned, and
 //! errors that name the filter's problem.
 
-mod common;
+use crate::common;
 use common::{fails, hb, temp_dir};
 
 fn ok(args: &[&str]) -> String {

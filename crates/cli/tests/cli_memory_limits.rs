@@ -5,11 +5,8 @@
 //! FIXED_LEN_BYTE_ARRAY column declaring `type_length` 2^31 - 1 ends in exit 1 with a
 //! message within 2 GiB, not in an abort.
 
-#[allow(dead_code)]
-#[path = "../../arrow-bridge/tests/common/built.rs"]
-mod built;
-#[allow(dead_code)]
-mod common;
+use crate::built;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -9,7 +9,7 @@ use bytes::Bytes;
 use herringbone::{ParquetRecordBatchReaderBuilder, SchemaOptions};
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 use common::{fails, hb, temp_dir};
 
 fn corpus(rel: &str) -> String {

@@ -1,7 +1,7 @@
 //! `hb cat --salvage` and `hb convert --salvage` end to end: the rows that survive on
 //! stdout (or in the output file), the losses on stderr, exit 0 / 3 / 2.
 
-mod common;
+use crate::common;
 
 use common::{fails, hb, temp_dir};
 

@@ -1,7 +1,7 @@
 //! `hb pages`, `hb head`, `hb cat --offset`, `hb verify`, `hb rewrite`, `hb merge` and
 //! `hb recover` end to end.
 
-mod common;
+use crate::common;
 
 use common::{fails, hb, temp_dir};
 

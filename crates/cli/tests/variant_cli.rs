@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-mod common;
+use crate::common;
 
 fn hb() -> Command {
     Command::new(env!("CARGO_BIN_EXE_hb"))

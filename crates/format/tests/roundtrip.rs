@@ -7,7 +7,7 @@ use herringbone_format::metadata::*;
 use herringbone_format::thrift::ThriftStruct;
 use proptest::prelude::*;
 
-mod common;
+use crate::common;
 
 use common::{Gen, Rand};
 

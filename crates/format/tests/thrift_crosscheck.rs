@@ -1,7 +1,7 @@
 //! Cross-checks the compact protocol against the Apache `thrift` crate (0.17) in both
 //! directions: random value trees of every wire type, and random parquet structures.
 
-mod common;
+use crate::common;
 
 use bytes::Bytes;
 use common::{Gen, Rand};
