@@ -1,6 +1,6 @@
 //! The integration tests of this crate, built as one test binary: a binary per file
 //! links the whole dependency tree again each time, which dominated the test build.
-//! Each file is a module; `cargo test -p <crate> --test integration <file>::` runs one.
+//! Each file is a module; `cargo test -p herringbone-cli --test integration <file>::` runs one.
 
 #[allow(dead_code)]
 #[path = "../../arrow-bridge/tests/common/built.rs"]

@@ -4,11 +4,12 @@
 //! also builds the binary those checks use (`target/debug/interop-matrix`).
 
 use std::fs::File;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_cast::cast;
+use arrow_schema::SchemaRef;
 use arrow_select::concat::concat_batches;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::Value;
@@ -19,24 +20,31 @@ fn scratch_dir() -> PathBuf {
     dir
 }
 
-fn read_parquet(path: &PathBuf) -> RecordBatch {
-    let file = File::open(path).unwrap();
-    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .build()
-        .unwrap();
-    let schema = reader.schema();
-    let batches: Vec<RecordBatch> = reader
+/// Every batch of `reader` as one batch (`path` names the file in a failure).
+fn whole<E: std::fmt::Display>(
+    schema: SchemaRef,
+    batches: impl Iterator<Item = Result<RecordBatch, E>>,
+    path: &Path,
+) -> RecordBatch {
+    let batches: Vec<RecordBatch> = batches
         .collect::<Result<_, _>>()
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     concat_batches(&schema, &batches).unwrap()
 }
 
-fn read_ipc(path: &PathBuf) -> RecordBatch {
+/// The Parquet file at `path` as arrow-rs reads it.
+fn read_parquet(path: &Path) -> RecordBatch {
+    let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .build()
+        .unwrap();
+    whole(reader.schema(), reader, path)
+}
+
+/// The Arrow IPC file at `path`.
+fn read_ipc(path: &Path) -> RecordBatch {
     let reader = arrow_ipc::reader::FileReader::try_new(File::open(path).unwrap(), None).unwrap();
-    let schema = reader.schema();
-    let batches: Vec<RecordBatch> = reader.collect::<Result<_, _>>().unwrap();
-    concat_batches(&schema, &batches).unwrap()
+    whole(reader.schema(), reader, path)
 }
 
 #[test]
