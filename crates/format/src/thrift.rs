@@ -430,7 +430,7 @@ impl<'a> CompactReader<'a> {
         let (s, e, path) = self.paths.get(self.path_slot)?;
         let cached = &self.buf[*s..*e];
         let new = self.buf.get(start..start + cached.len())?;
-        if cached.iter().zip(new).all(|(a, b)| a == b) {
+        if cached == new {
             let path = path.clone();
             self.pos = start + cached.len();
             self.path_slot += 1;

@@ -61,7 +61,7 @@ fn detailed(schema: &SchemaDescriptor) -> Vec<String> {
                 c.max_rep_level(),
                 c.physical_type(),
                 c.logical_type().map(spherical_by_default),
-                c.self_type().field_id()
+                schema.node(c.node_id()).and_then(|n| n.field_id())
             )
         })
         .collect()

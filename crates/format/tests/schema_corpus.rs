@@ -95,7 +95,7 @@ fn our_leaves(schema: &SchemaDescriptor) -> Vec<OracleLeaf> {
         .columns()
         .iter()
         .map(|c| OracleLeaf {
-            path: c.path().parts().to_vec(),
+            path: c.path().parts().iter().map(ToString::to_string).collect(),
             max_def: c.max_def_level(),
             max_rep: c.max_rep_level(),
         })

@@ -160,7 +160,7 @@ fn nested_tree_levels_paths_and_root_fields() {
     assert!(root_node.is_group());
     let top: Vec<&str> = schema.children(root_node).map(|n| n.name()).collect();
     assert_eq!(top, ["id", "a", "m", "r"]);
-    let element = schema.column(1).unwrap().self_type();
+    let element = schema.node(schema.column(1).unwrap().node_id()).unwrap();
     assert_eq!(element.id(), 4);
     assert_eq!(element.parent(), Some(3));
     assert_eq!(schema.node(3).unwrap().name(), "list");
@@ -228,7 +228,7 @@ fn column_descriptor_reports_decimal_and_flba_fields() {
     let schema = single(e).unwrap();
     let c = schema.column(0).unwrap();
     assert_eq!((c.precision(), c.scale()), (Some(12), Some(3)));
-    assert_eq!(c.self_type().precision(), None);
+    assert_eq!(schema.node(c.node_id()).unwrap().precision(), None);
     assert_eq!(c.converted_type(), Some(ConvertedType::DECIMAL));
 }
 
@@ -338,7 +338,8 @@ fn tolerated_structures() {
     let schema = single(e).unwrap();
     assert_eq!(schema.column(0).unwrap().repetition(), REQUIRED);
     assert_eq!(schema.column(0).unwrap().max_def_level(), 0);
-    assert_eq!(schema.column(0).unwrap().self_type().repetition(), None);
+    let leaf_node = schema.node(schema.column(0).unwrap().node_id()).unwrap();
+    assert_eq!(leaf_node.repetition(), None);
 
     // num_children = 0 on a leaf (parquet-cpp writes it).
     let mut e = leaf("a", Type::INT32, OPTIONAL);
@@ -681,7 +682,7 @@ fn unknown_annotations_are_carried_and_logical_type_wins() {
     );
     let schema = single(e).unwrap();
     let c = schema.column(0).unwrap();
-    assert_eq!(c.self_type().logical_type(), Some(&raw));
+    assert_eq!(schema.node(c.node_id()).unwrap().logical_type(), Some(&raw));
     assert_eq!(c.logical_type(), Some(&LogicalType::String));
     let schema = single(with_logical(leaf("u", Type::INT32, OPTIONAL), raw)).unwrap();
     assert_eq!(schema.column(0).unwrap().logical_type(), None);

@@ -22,6 +22,7 @@ use herringbone_format::metadata::{
     ColumnIndex, ColumnMetaData, Encoding, LogicalType, OffsetIndex, Type,
 };
 use herringbone_format::schema::ColumnDescriptor;
+use herringbone_format::thrift::Text;
 
 use super::bloom;
 use super::convert::Target;
@@ -76,7 +77,7 @@ impl ClosedChunk {
 /// Writes the chunks of one leaf column.
 #[derive(Debug)]
 pub(crate) struct ColumnWriter {
-    path: Vec<String>,
+    path: Vec<Text>,
     target: Target,
     format: PageFormat,
     page_size_limit: usize,

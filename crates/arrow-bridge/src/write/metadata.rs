@@ -33,7 +33,7 @@ pub(crate) struct ChunkMetadata {
 #[derive(Debug)]
 pub(crate) struct ChunkFacts<'a> {
     /// Dotted path parts of the column.
-    pub path: &'a [String],
+    pub path: &'a [Text],
     /// The codec of its pages.
     pub codec: Codec,
     /// Level slots in the chunk.
@@ -121,7 +121,7 @@ pub(crate) fn chunk_metadata(
     let metadata = ColumnMetaData {
         type_: format.bounds.physical,
         encodings: encodings.into(),
-        path_in_schema: facts.path.iter().map(|p| Text::from(p.as_str())).collect(),
+        path_in_schema: facts.path.iter().cloned().collect(),
         codec: facts.codec.compression_codec(),
         num_values: facts.num_values,
         total_uncompressed_size: total_uncompressed,

@@ -262,22 +262,23 @@ impl Node {
 #[derive(Clone)]
 pub struct ColumnPath(PathParts);
 
-/// A top-level leaf (most columns of wide tables) holds its one name without a vector
-/// around it: one allocation per column, not two.
+/// The names share the footer's buffer (as the schema elements' names do), and a
+/// top-level leaf (most columns of wide tables) holds its one name without a vector
+/// around it: building a wide schema allocates nothing per column for its paths.
 #[derive(Clone)]
 enum PathParts {
-    One(String),
-    Many(Vec<String>),
+    One(Text),
+    Many(Vec<Text>),
 }
 
 impl ColumnPath {
     /// A path from its parts (outermost first).
-    pub fn new(parts: Vec<String>) -> Self {
-        ColumnPath(PathParts::Many(parts))
+    pub fn new<S: Into<Text>>(parts: impl IntoIterator<Item = S>) -> Self {
+        ColumnPath(PathParts::Many(parts.into_iter().map(Into::into).collect()))
     }
 
     /// The names from the top-level field down to the leaf.
-    pub fn parts(&self) -> &[String] {
+    pub fn parts(&self) -> &[Text] {
         match &self.0 {
             PathParts::One(name) => std::slice::from_ref(name),
             PathParts::Many(parts) => parts,
@@ -348,18 +349,27 @@ impl From<Vec<String>> for ColumnPath {
 
 impl From<&[&str]> for ColumnPath {
     fn from(parts: &[&str]) -> Self {
-        ColumnPath::new(parts.iter().map(|p| (*p).to_owned()).collect())
+        ColumnPath::new(parts.iter().copied())
     }
 }
 
 /// Everything a reader needs to know about one leaf column.
+///
+/// It holds the leaf's own fields (name, physical type, annotations) rather than a
+/// copy of its [`Node`], which stays in the schema tree: [`node_id`](Self::node_id)
+/// finds it there. A wide schema has one descriptor per column, so a copy of every
+/// leaf node was most of the schema's memory.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ColumnDescriptor {
-    node: Node,
+    node: NodeId,
     path: ColumnPath,
     logical_type: Option<LogicalType>,
     converted_type: Option<ConvertedType>,
     repetition: FieldRepetitionType,
+    physical_type: Type,
+    type_length: Option<i32>,
+    precision: Option<i32>,
+    scale: Option<i32>,
     max_def_level: i16,
     max_rep_level: i16,
     root_field: usize,
@@ -373,12 +383,12 @@ impl ColumnDescriptor {
 
     /// The leaf's own name (the last part of the path).
     pub fn name(&self) -> &str {
-        self.node.name()
+        self.path.parts().last().map_or("", Text::as_str)
     }
 
     /// The physical type.
     pub fn physical_type(&self) -> Type {
-        self.node.physical_type().unwrap_or(Type::BYTE_ARRAY)
+        self.physical_type
     }
 
     /// The resolved logical type: the stored `LogicalType` when this version knows it,
@@ -395,14 +405,14 @@ impl ColumnDescriptor {
 
     /// `type_length` as stored (the byte width of a `FIXED_LEN_BYTE_ARRAY`).
     pub fn type_length(&self) -> Option<i32> {
-        self.node.type_length()
+        self.type_length
     }
 
     /// Decimal precision: from the `DECIMAL` logical type, else as stored.
     pub fn precision(&self) -> Option<i32> {
         match self.logical_type {
             Some(LogicalType::Decimal { precision, .. }) => Some(precision),
-            _ => self.node.precision(),
+            _ => self.precision,
         }
     }
 
@@ -410,7 +420,7 @@ impl ColumnDescriptor {
     pub fn scale(&self) -> Option<i32> {
         match self.logical_type {
             Some(LogicalType::Decimal { scale, .. }) => Some(scale),
-            _ => self.node.scale(),
+            _ => self.scale,
         }
     }
 
@@ -431,9 +441,9 @@ impl ColumnDescriptor {
         self.repetition
     }
 
-    /// The leaf node itself.
-    pub fn self_type(&self) -> &Node {
-        &self.node
+    /// The id of the leaf's [`Node`] in its schema: `schema.node(column.node_id())`.
+    pub fn node_id(&self) -> NodeId {
+        self.node
     }
 
     /// Index of the top-level field (child of the root) this column belongs to.
@@ -554,7 +564,7 @@ impl SchemaDescriptor {
             root_field: 0,
         }];
         // Names of the open groups below the root: the path prefix of the next element.
-        let mut path: Vec<String> = Vec::new();
+        let mut path: Vec<Text> = Vec::new();
         let mut total_path_names = 0usize;
 
         for (index, element) in elements.iter().enumerate().skip(1) {
@@ -664,7 +674,7 @@ impl SchemaDescriptor {
                     rep,
                     root_field,
                 });
-                path.push(name.to_owned());
+                path.push(element.name.clone());
             } else {
                 let physical_type = element.type_.unwrap_or(Type::BYTE_ARRAY);
                 check_leaf(element, physical_type, index, &at)?;
@@ -689,18 +699,22 @@ impl SchemaDescriptor {
                     )));
                 }
                 let parts = if path.is_empty() {
-                    PathParts::One(name.to_owned())
+                    PathParts::One(element.name.clone())
                 } else {
                     let mut parts = Vec::with_capacity(path.len() + 1);
                     parts.extend(path.iter().cloned());
-                    parts.push(name.to_owned());
+                    parts.push(element.name.clone());
                     PathParts::Many(parts)
                 };
                 columns.push(ColumnDescriptor {
                     logical_type: node.resolved_logical_type(),
                     converted_type: node.resolved_converted_type(),
-                    node: node.clone(),
+                    node: id,
                     path: ColumnPath(parts),
+                    physical_type,
+                    type_length: element.type_length,
+                    precision: element.precision,
+                    scale: element.scale,
                     repetition,
                     max_def_level: def,
                     max_rep_level: rep,
@@ -809,7 +823,7 @@ impl SchemaDescriptor {
 /// The dotted path of the element being read (`a.b.c`), formatted on demand for error
 /// messages.
 struct DottedPath<'a> {
-    prefix: &'a [String],
+    prefix: &'a [Text],
     name: &'a str,
 }
 
@@ -1092,7 +1106,7 @@ mod tests {
     fn column_paths_compare_by_parts_whatever_their_storage() {
         use std::collections::hash_map::DefaultHasher;
         use std::hash::{Hash, Hasher};
-        let one = ColumnPath(PathParts::One("a".to_owned()));
+        let one = ColumnPath(PathParts::One(Text::from("a")));
         let many = ColumnPath::new(vec!["a".to_owned()]);
         let hash = |p: &ColumnPath| {
             let mut h = DefaultHasher::new();
@@ -1102,12 +1116,12 @@ mod tests {
         assert_eq!(one, many);
         assert_eq!(hash(&one), hash(&many));
         assert_eq!(one.cmp(&many), std::cmp::Ordering::Equal);
-        assert_eq!(one.parts(), ["a".to_owned()]);
+        assert_eq!(one.parts(), [Text::from("a")]);
         assert_eq!(format!("{one:?}"), r#"ColumnPath(["a"])"#);
         let nested = ColumnPath::from(&["a", "b"][..]);
         assert!(one < nested);
         assert_eq!(nested.dotted(), "a.b");
-        assert_eq!(ColumnPath::default().parts(), &[] as &[String]);
+        assert!(ColumnPath::default().parts().is_empty());
 
         let schema = SchemaDescriptor::new(
             &crate::schema::parse_message_type(
@@ -1126,6 +1140,56 @@ mod tests {
             &ColumnPath::from(&["g", "b"][..])
         );
         assert_eq!(schema.column_index(&many), Some(0));
+    }
+
+    #[test]
+    fn a_column_descriptor_agrees_with_its_leaf_node() {
+        let schema = SchemaDescriptor::new(
+            &crate::schema::parse_message_type(
+                "message m {
+                   required int32 a;
+                   optional group g {
+                     required fixed_len_byte_array(9) price (DECIMAL(20, 4));
+                     repeated binary tag (STRING);
+                   }
+                   optional int64 b = 7;
+                 }",
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let seen: Vec<_> = schema
+            .columns()
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let node = schema.node(c.node_id()).unwrap();
+                assert_eq!(node.column_index(), Some(i));
+                assert_eq!(node.name(), c.name());
+                assert_eq!(node.physical_type(), Some(c.physical_type()));
+                assert_eq!(node.type_length(), c.type_length());
+                (
+                    c.name(),
+                    c.node_id(),
+                    node.field_id(),
+                    c.precision(),
+                    c.scale(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("a", 1, None, None, None),
+                ("price", 3, None, Some(20), Some(4)),
+                ("tag", 4, None, None, None),
+                ("b", 5, Some(7), None, None),
+            ]
+        );
+        // The names in a path are the elements' own (shared, not copied).
+        let tag = schema.column(2).unwrap().path();
+        assert_eq!(tag.dotted(), "g.tag");
+        assert_eq!(tag.parts()[0], "g");
     }
 
     #[test]

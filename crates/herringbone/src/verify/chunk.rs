@@ -41,7 +41,7 @@ impl ColumnFacts {
         order: SortOrder,
     ) -> ColumnFacts {
         let mut ancestors = Vec::new();
-        let mut node = Some(descr.self_type());
+        let mut node = schema.node(descr.node_id());
         while let Some(n) = node {
             ancestors.push(n);
             node = n.parent().and_then(|p| schema.node(p));
