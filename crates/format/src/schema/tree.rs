@@ -531,7 +531,7 @@ impl SchemaDescriptor {
             0,
             &DottedPath {
                 prefix: &[],
-                name: root.name.as_str(),
+                name: &root.name,
             },
         )?;
 
@@ -595,10 +595,9 @@ impl SchemaDescriptor {
 
             // Formatted only when an error names the element: building the dotted
             // path eagerly cost an allocation per leaf.
-            let name = element.name.as_str();
             let at = DottedPath {
                 prefix: &path,
-                name,
+                name: &element.name,
             };
             let repetition = match element.repetition_type {
                 None => FieldRepetitionType::REQUIRED,
@@ -824,7 +823,7 @@ impl SchemaDescriptor {
 /// messages.
 struct DottedPath<'a> {
     prefix: &'a [Text],
-    name: &'a str,
+    name: &'a Text,
 }
 
 impl fmt::Display for DottedPath<'_> {
