@@ -21,6 +21,8 @@
 //! index or Bloom filters for rebuilt row groups), and the report lists what was
 //! dropped and why.
 
+mod page_shape;
+
 use std::io::Write;
 
 use bytes::Bytes;
@@ -268,12 +270,20 @@ fn reads_back(schema: &[SchemaElement], group: &Group) -> Result<()> {
 /// The start of a footer: the schema and the row groups whose metadata decodes whole.
 /// Footers follow the pages, so candidates are searched from the end backwards.
 fn partial_footer(file: &Bytes) -> Option<FileMetaData> {
-    // `version` (field 1, i32) then `schema` (field 2, list): 0x15 <varint> 0x19|0x1c...
     let limit = file.len().saturating_sub(64 << 20).max(4);
     (limit..file.len().saturating_sub(2))
         .rev()
-        .filter(|&p| file[p] == 0x15)
+        .filter(|&p| starts_like_a_footer(&file[p..]))
         .find_map(|p| decode_partial(&file.slice(p..)))
+}
+
+/// Whether `bytes` start as writers start a footer: `version` (field 1, an i32 of one
+/// byte) and then `schema` (field 2, a list of structures). Decoding from every offset
+/// instead walked, at each, as far as the bytes there declared (a long list in an
+/// unknown field: up to the end of the file), which made a scan of damaged data
+/// quadratic in its size.
+fn starts_like_a_footer(bytes: &[u8]) -> bool {
+    matches!(bytes, [0x15, version, 0x19, list, ..] if *version < 0x80 && list & 0x0f == 0x0c)
 }
 
 fn decode_partial(bytes: &Bytes) -> Option<FileMetaData> {
@@ -559,13 +569,18 @@ fn decode_rows(
 }
 
 /// The page headers found scanning from `from`, in file order; after bytes that are
-/// not a page, the scan moves on a byte at a time.
+/// not a page, the scan moves on a byte at a time. A header is decoded only where the
+/// bytes have a page header's layout ([`page_shape`]), which takes a bounded number of
+/// steps at any offset: the scan is linear in the file's size.
 fn scan_pages(file: &Bytes, from: u64) -> Vec<PageSpan> {
     let mut pages = Vec::new();
     let mut at = from as usize;
     while at + 4 < file.len() {
-        match read_page_span(&file.slice(at..), at as u64) {
-            Ok(span) if plausible(&span) => {
+        let span = page_shape::looks_like_page_header(&file[at..])
+            .then(|| read_page_span(&file.slice(at..), at as u64).ok())
+            .flatten();
+        match span {
+            Some(span) if plausible(&span) => {
                 at += span.total_len() as usize;
                 pages.push(span);
             }
@@ -863,4 +878,45 @@ fn write_file<W: Write>(
     output.write_all(&footer).map_err(io)?;
     output.flush().map_err(io)?;
     Ok(metadata)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use herringbone_format::metadata::{FieldRepetitionType, Type};
+    use herringbone_format::thrift::Text;
+
+    #[test]
+    fn footers_start_as_the_footer_search_expects() {
+        let element = |name: &str, type_, num_children| SchemaElement {
+            name: Text::from(name),
+            type_,
+            num_children,
+            repetition_type: type_.map(|_| FieldRepetitionType::OPTIONAL),
+            ..Default::default()
+        };
+        for (version, columns) in [(1, 1), (2, 20)] {
+            let mut schema = vec![element("schema", None, Some(columns))];
+            schema.extend((0..columns).map(|i| element(&format!("c{i}"), Some(Type::INT64), None)));
+            let metadata = FileMetaData {
+                version,
+                schema,
+                num_rows: 3,
+                ..Default::default()
+            };
+            let bytes = metadata.encode();
+            assert!(
+                starts_like_a_footer(&bytes),
+                "version {version}, {columns} columns"
+            );
+        }
+        for other in [
+            &[0x15, 0x02, 0x19][..],
+            &[0x15, 0x82, 0x19, 0x1c],
+            &[0x16, 0x02, 0x19, 0x1c],
+            &[0x15, 0x02, 0x29, 0x1c],
+        ] {
+            assert!(!starts_like_a_footer(other), "{other:x?}");
+        }
+    }
 }
