@@ -13,11 +13,11 @@ use bytes::Bytes;
 use herringbone::ParquetRecordBatchReaderBuilder;
 use herringbone::predicate::Predicate;
 use herringbone::scan::ScanBuilder;
+use herringbone::schema::SchemaDescriptor;
 use herringbone_codec::crypto::{
     FileDecryptionProperties, decrypt_bloom_filter, decrypt_column_index, decrypt_offset_index,
 };
 use herringbone_format::footer::{column_index_range, offset_index_range};
-use herringbone::schema::SchemaDescriptor;
 use libfuzzer_sys::fuzz_target;
 
 const MAX_BATCHES: usize = 64;
@@ -62,7 +62,8 @@ fuzz_target!(|data: &[u8]| {
                 let Some(path) = schema.column(c).map(|d| d.path().dotted()) else {
                     continue;
                 };
-                let Ok(Some(column)) = decryptor.column(&path, chunk.crypto_metadata.as_deref(), g, c)
+                let Ok(Some(column)) =
+                    decryptor.column(&path, chunk.crypto_metadata.as_deref(), g, c)
                 else {
                     continue;
                 };
@@ -109,7 +110,11 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     }
-    let Ok(reader) = builder.with_batch_size(64).with_verify_crc(control & 2 != 0).build() else {
+    let Ok(reader) = builder
+        .with_batch_size(64)
+        .with_verify_crc(control & 2 != 0)
+        .build()
+    else {
         return;
     };
     let schema = reader.schema();

@@ -38,7 +38,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = reader.skip_page();
     }
     let mut pages = 0usize;
-    while let Some(result) = reader.next() {
+    for result in reader.by_ref() {
         match result {
             Ok(page) => {
                 pages += 1;

@@ -62,7 +62,11 @@ fuzz_target!(|data: &[u8]| {
         let Ok(batch) = batch else {
             return;
         };
-        assert_eq!(batch.schema(), schema, "every batch has the reader's schema");
+        assert_eq!(
+            batch.schema(),
+            schema,
+            "every batch has the reader's schema"
+        );
         assert!(batch.num_rows() <= batch_size, "batch larger than asked");
         for column in batch.columns() {
             if let Err(e) = column.to_data().validate_full() {

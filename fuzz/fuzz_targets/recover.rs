@@ -5,10 +5,10 @@
 
 use arrow_schema::TimeUnit;
 use bytes::Bytes;
-use herringbone::{ParquetRecordBatchReaderBuilder, SchemaOptions};
-use herringbone::schema::parse_message_type;
 use herringbone::recover::{RecoverOptions, recover};
+use herringbone::schema::parse_message_type;
 use herringbone::verify::{Check, VerifyOptions, verify};
+use herringbone::{ParquetRecordBatchReaderBuilder, SchemaOptions};
 use libfuzzer_sys::fuzz_target;
 
 const SCHEMAS: [&str; 3] = [
@@ -48,7 +48,10 @@ fuzz_target!(|data: &[u8]| {
     assert!(checked.readable);
     for problem in &checked.problems {
         assert!(
-            !matches!(problem.check, Check::Decoding | Check::Levels | Check::Decompression | Check::PageHeader),
+            !matches!(
+                problem.check,
+                Check::Decoding | Check::Levels | Check::Decompression | Check::PageHeader
+            ),
             "recovered pages decode: {problem}"
         );
     }

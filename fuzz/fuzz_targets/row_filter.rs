@@ -20,8 +20,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&control, file)) = data.split_first() else {
         return;
     };
-    let Ok(builder) = ParquetRecordBatchReaderBuilder::try_new(Bytes::copy_from_slice(file))
-    else {
+    let Ok(builder) = ParquetRecordBatchReaderBuilder::try_new(Bytes::copy_from_slice(file)) else {
         return;
     };
     let Ok(schema) = builder.schema() else {
@@ -32,7 +31,11 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     // The filter reads the first field, or the first two; the first may be dropped.
-    let fields: Vec<String> = names.iter().take(1 + usize::from(control & 1)).cloned().collect();
+    let fields: Vec<String> = names
+        .iter()
+        .take(1 + usize::from(control & 1))
+        .cloned()
+        .collect();
     let dropped = if control & 2 != 0 {
         vec![fields[0].clone()]
     } else {
@@ -43,7 +46,10 @@ fuzz_target!(|data: &[u8]| {
         let mut valid = true;
         for column in batch.columns() {
             if let Err(e) = column.to_data().validate_full() {
-                panic!("invalid {} array handed to the filter: {e}", column.data_type());
+                panic!(
+                    "invalid {} array handed to the filter: {e}",
+                    column.data_type()
+                );
             }
             valid &= column.len() == batch.num_rows();
         }
@@ -71,7 +77,11 @@ fuzz_target!(|data: &[u8]| {
         let Ok(batch) = batch else {
             return;
         };
-        assert_eq!(batch.schema(), schema, "every batch has the reader's schema");
+        assert_eq!(
+            batch.schema(),
+            schema,
+            "every batch has the reader's schema"
+        );
         for column in batch.columns() {
             if let Err(e) = column.to_data().validate_full() {
                 panic!("invalid {} array from the reader: {e}", column.data_type());

@@ -16,8 +16,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&control, file)) = data.split_first() else {
         return;
     };
-    let Ok(builder) = ParquetRecordBatchReaderBuilder::try_new(Bytes::copy_from_slice(file))
-    else {
+    let Ok(builder) = ParquetRecordBatchReaderBuilder::try_new(Bytes::copy_from_slice(file)) else {
         return;
     };
     let total: usize = builder
@@ -45,11 +44,18 @@ fuzz_target!(|data: &[u8]| {
             }
             Some(Err(_)) => return,
             Some(Ok(batch)) => {
-                assert_eq!(batch.schema(), schema, "every batch has the reader's schema");
+                assert_eq!(
+                    batch.schema(),
+                    schema,
+                    "every batch has the reader's schema"
+                );
                 assert!(batch.num_rows() <= batch_size, "batch larger than asked");
                 for column in batch.columns() {
                     if let Err(e) = column.to_data().validate_full() {
-                        panic!("invalid {} array from the salvage reader: {e}", column.data_type());
+                        panic!(
+                            "invalid {} array from the salvage reader: {e}",
+                            column.data_type()
+                        );
                     }
                 }
                 rows += batch.num_rows();
@@ -57,7 +63,9 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     if finished {
-        let report = reader.salvage_report().expect("a salvage reader has a report");
+        let report = reader
+            .salvage_report()
+            .expect("a salvage reader has a report");
         assert_eq!(
             rows + report.rows_dropped(),
             total,

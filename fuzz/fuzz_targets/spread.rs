@@ -16,11 +16,19 @@ fn check<T: Copy + Default + PartialEq + std::fmt::Debug + 'static>(
     let valid: Vec<bool> = (0..len)
         .map(|i| bitmap[(offset + i) / 8] & (1 << ((offset + i) % 8)) != 0)
         .collect();
-    let dense: Vec<T> = (0..valid.iter().filter(|&&v| v).count()).map(&make).collect();
+    let dense: Vec<T> = (0..valid.iter().filter(|&&v| v).count())
+        .map(&make)
+        .collect();
     let mut next = dense.iter();
     let expected: Vec<T> = valid
         .iter()
-        .map(|&v| if v { *next.next().unwrap() } else { T::default() })
+        .map(|&v| {
+            if v {
+                *next.next().unwrap()
+            } else {
+                T::default()
+            }
+        })
         .collect();
     let mut values = dense.clone();
     spread(&mut values, bitmap, offset, len).unwrap();

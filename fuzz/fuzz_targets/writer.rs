@@ -9,7 +9,10 @@ use arrow_array::builder::{Int64Builder, ListBuilder, StringBuilder};
 use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int32Array, RecordBatch};
 use bytes::Bytes;
 use herringbone::verify::{VerifyOptions, verify};
-use herringbone::{ArrowWriter, Codec, DataPageVersion, ParquetRecordBatchReaderBuilder, StatisticsLevel, WriterProperties};
+use herringbone::{
+    ArrowWriter, Codec, DataPageVersion, ParquetRecordBatchReaderBuilder, StatisticsLevel,
+    WriterProperties,
+};
 use libfuzzer_sys::fuzz_target;
 
 /// Takes bytes from the input, zeros once it runs out.
@@ -34,9 +37,13 @@ fuzz_target!(|data: &[u8]| {
     let mut input = Input(data);
     let rows = usize::from(input.byte()) * 4 + usize::from(input.byte() % 4);
     let nulls = input.byte();
-    let null = |i: usize, input: &mut Input<'_>| nulls != 0 && input.byte() % (nulls % 7 + 2) == 0 && i % 3 != 1;
+    let null = |i: usize, input: &mut Input<'_>| {
+        nulls != 0 && input.byte().is_multiple_of(nulls % 7 + 2) && i % 3 != 1
+    };
     let a: ArrayRef = Arc::new(Int32Array::from(
-        (0..rows).map(|i| (!null(i, &mut input)).then(|| input.int() as i32 % 1000)).collect::<Vec<_>>(),
+        (0..rows)
+            .map(|i| (!null(i, &mut input)).then(|| input.int() as i32 % 1000))
+            .collect::<Vec<_>>(),
     ));
     let mut strings = StringBuilder::new();
     for i in 0..rows {
@@ -44,16 +51,22 @@ fuzz_target!(|data: &[u8]| {
             strings.append_null();
         } else {
             let len = usize::from(input.byte() % 24);
-            let text: String = (0..len).map(|_| char::from(b'a' + input.byte() % 26)).collect();
+            let text: String = (0..len)
+                .map(|_| char::from(b'a' + input.byte() % 26))
+                .collect();
             strings.append_value(text);
         }
     }
     let b: ArrayRef = Arc::new(strings.finish());
     let c: ArrayRef = Arc::new(Float64Array::from(
-        (0..rows).map(|_| f64::from(input.int() as i32) / 8.0).collect::<Vec<_>>(),
+        (0..rows)
+            .map(|_| f64::from(input.int() as i32) / 8.0)
+            .collect::<Vec<_>>(),
     ));
     let d: ArrayRef = Arc::new(BooleanArray::from(
-        (0..rows).map(|i| (!null(i, &mut input)).then(|| input.byte() & 1 == 1)).collect::<Vec<_>>(),
+        (0..rows)
+            .map(|i| (!null(i, &mut input)).then(|| input.byte() & 1 == 1))
+            .collect::<Vec<_>>(),
     ));
     let mut lists = ListBuilder::new(Int64Builder::new());
     for i in 0..rows {
@@ -88,8 +101,16 @@ fuzz_target!(|data: &[u8]| {
     let props = WriterProperties::builder()
         .set_compression(codec)
         .set_dictionary_enabled(control & 8 != 0)
-        .set_data_page_version(if control & 16 != 0 { DataPageVersion::V2 } else { DataPageVersion::V1 })
-        .set_statistics(if control & 32 != 0 { StatisticsLevel::Page } else { StatisticsLevel::Chunk })
+        .set_data_page_version(if control & 16 != 0 {
+            DataPageVersion::V2
+        } else {
+            DataPageVersion::V1
+        })
+        .set_statistics(if control & 32 != 0 {
+            StatisticsLevel::Page
+        } else {
+            StatisticsLevel::Chunk
+        })
         .set_write_crc(control & 64 != 0)
         .set_data_page_row_limit(usize::from(input.byte()).max(1))
         .set_max_row_group_rows(usize::from(input.byte()).max(1) * 3)
@@ -100,7 +121,9 @@ fuzz_target!(|data: &[u8]| {
     // Written in two slices, as a stream of batches would be.
     let half = rows / 2;
     writer.write(&batch.slice(0, half)).expect("write");
-    writer.write(&batch.slice(half, rows - half)).expect("write");
+    writer
+        .write(&batch.slice(half, rows - half))
+        .expect("write");
     writer.close().expect("close");
     let file = Bytes::from(file);
     let reader = ParquetRecordBatchReaderBuilder::try_new(file.clone())
