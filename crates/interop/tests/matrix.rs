@@ -20,7 +20,7 @@ fn scratch_dir() -> PathBuf {
     dir
 }
 
-/// Every batch of `reader` as one batch (`path` names the file in a failure).
+/// `batches` (a reader's, of `schema`) as one batch; `path` names the file in a failure.
 fn whole<E: std::fmt::Display>(
     schema: SchemaRef,
     batches: impl Iterator<Item = Result<RecordBatch, E>>,

@@ -9,7 +9,9 @@
 //! none of them a list, and writers emit them in ascending id order; this check follows
 //! that layout and rejects anything else, so it reads at most a fixed number of fields
 //! (binary values are stepped over by their length) whatever the bytes, and the full
-//! decode runs only where it passes.
+//! decode runs only where it passes. It reads bytes with its own `Option`-returning
+//! helpers rather than `CompactReader`, whose failures build an error message: the scan
+//! fails at nearly every offset it tries.
 
 use herringbone_format::thrift::wire;
 
