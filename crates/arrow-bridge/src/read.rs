@@ -856,16 +856,11 @@ impl ParquetRecordBatchReader {
 
     /// [`Self::next_batch`] with row groups decoded ahead on the pool.
     fn next_batch_ahead(&mut self, lookahead: &mut Lookahead) -> Result<Option<RecordBatch>> {
+        let batch_size = self.batch_size;
         loop {
-            while lookahead.wants_row_group() {
-                match self.open_next_row_group() {
-                    Ok(Some((decoder, runs))) => lookahead.push(decoder, runs),
-                    Ok(None) => break,
-                    // In file order: after the batches of the row groups open before it.
-                    Err(e) => lookahead.push_error(e),
-                }
-            }
-            match lookahead.next_batch(self.batch_size)? {
+            // An error opening a row group is handed out in file order: after the
+            // batches of the row groups open before it.
+            match lookahead.next_batch(batch_size, &mut || self.open_next_row_group())? {
                 Next::Batch(batch) => return Ok(Some(batch)),
                 Next::RowGroupDone((decoded, skipped)) => {
                     self.metrics.pages_decoded += decoded;

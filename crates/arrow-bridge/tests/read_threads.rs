@@ -21,7 +21,7 @@ use herringbone_arrow_bridge::read::{
 };
 use herringbone_arrow_bridge::write::{ArrowWriter, WriterProperties};
 use herringbone_codec::crypto::FileDecryptionProperties;
-use herringbone_format::footer::read_metadata;
+use herringbone_format::footer::{encode_footer, footer_range, read_metadata};
 
 type Builder = ParquetRecordBatchReaderBuilder<Bytes>;
 
@@ -390,5 +390,50 @@ fn a_row_filter_keeps_the_same_rows_on_several_threads() {
             .map(|r| r..r + 1)
             .collect();
         assert_eq!(concat(&one.batches), rows(&kept));
+    }
+}
+
+/// `bytes` with the chunk of leaf `column` in row group `group` placed past the end of
+/// the file (its footer rewritten): the row group cannot be opened.
+fn chunk_outside_the_file(bytes: &Bytes, group: usize, column: usize) -> Bytes {
+    let mut metadata = read_metadata(bytes).unwrap();
+    let footer = footer_range(bytes).unwrap();
+    let meta = metadata.row_groups[group].columns[column]
+        .meta_data
+        .as_mut()
+        .unwrap();
+    meta.data_page_offset = bytes.len() as i64 + 1_000;
+    meta.dictionary_page_offset = None;
+    let mut out = bytes[..footer.start].to_vec();
+    encode_footer(&metadata, &mut out);
+    Bytes::from(out)
+}
+
+#[test]
+fn a_row_group_that_cannot_be_opened_ends_the_read_after_the_row_groups_before_it() {
+    // Threads open the next row group while the open ones decode: its error still comes
+    // after every batch of the row groups before it, as on one thread.
+    let bytes = chunk_outside_the_file(&file(), 4, 1);
+    for batch_size in [64, 700, 5_000] {
+        let what = format!("row group 4 unopenable, batches of {batch_size}");
+        let one = same_on_threads(
+            || {
+                Builder::try_new(bytes.clone())
+                    .unwrap()
+                    .with_batch_size(batch_size)
+            },
+            &what,
+        );
+        let error = one.error.unwrap_or_else(|| panic!("{what}: no error"));
+        assert!(error.contains("row group 4"), "{what}: {error}");
+        assert!(
+            error.contains("beyond the end of the file"),
+            "{what}: {error}"
+        );
+        assert_eq!(
+            concat(&one.batches),
+            table().slice(0, 4 * GROUP_ROWS),
+            "{what}"
+        );
     }
 }

@@ -4,13 +4,14 @@
 //! Column parallelism alone is limited by the costliest column (a file's one long
 //! string column can be most of its decode). So a reader with threads keeps two row
 //! groups open: the one being read and the next. Whenever the one being read has no
-//! batch ready, one step decodes the next batch of each open row group, all their
-//! columns together, as one fork-join on the pool (no thread ever waits on another, and
-//! nothing runs once the call returns). The next row group's batches wait in order until
-//! the one before it is read.
+//! batch ready, one step decodes the next batch of each open row group, the columns of
+//! both as one list of tasks that the caller's thread and the pool's take from
+//! ([`super::pool::decode_columns`]: no thread ever waits on another while a task is
+//! left, and nothing runs once the step returns). The next row group's batches wait in
+//! order until the one before it is read.
 //!
 //! ```text
-//!   step:   row group g   batch k   [col 0] [col 1] ... ┐  one par_iter on the pool
+//!   step:   row group g   batch k   [col 0] [col 1] ... ┐  one list of tasks
 //!           row group g+1 batch k   [col 0] [col 1] ... ┘
 //!   read:   g's batches as they come, then g+1's (already decoded), then g+2 opens
 //! ```
@@ -23,9 +24,9 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use rayon::ThreadPool;
-use rayon::prelude::*;
 
-use super::row_group::RowGroupDecoder;
+use super::pool::{ColumnTask, TaskOutcome, decode_columns};
+use super::row_group::{BatchPlan, RowGroupDecoder};
 use super::selection::RowSelector;
 use crate::error::{Error, Result};
 
@@ -40,7 +41,13 @@ pub(crate) struct Lookahead {
     open: VecDeque<OpenRowGroup>,
     /// The error opening the row group after those open: handed out after their batches.
     failed: Option<Error>,
+    /// No row group is left to open.
+    exhausted: bool,
 }
+
+/// What opening the next row group gave: its decoder and the selection's runs over its
+/// rows, or `None` when no row group is left.
+pub(crate) type Opened = Result<Option<(RowGroupDecoder, VecDeque<RowSelector>)>>;
 
 /// What [`Lookahead::next_batch`] found.
 pub(crate) enum Next {
@@ -66,9 +73,10 @@ struct OpenRowGroup {
 }
 
 impl OpenRowGroup {
-    /// Decodes the row group's next batch.
-    fn advance(&mut self, batch_size: usize) {
-        match self.decoder.next_selected_batch(&mut self.runs, batch_size) {
+    /// Takes the batch `batch` (planned, its columns' tasks done with `outcomes`) into the
+    /// row group's ready batches, or ends the row group.
+    fn end_batch(&mut self, batch: &BatchPlan, outcomes: Vec<TaskOutcome>) {
+        match self.decoder.end_batch(batch, outcomes) {
             Ok(Some(batch)) => self.ready.push_back(batch),
             Ok(None) => self.done = true,
             Err(e) => {
@@ -85,36 +93,48 @@ impl Lookahead {
             pool,
             open: VecDeque::with_capacity(OPEN_ROW_GROUPS),
             failed: None,
+            exhausted: false,
         }
     }
 
     /// Whether another row group may be opened.
-    pub(crate) fn wants_row_group(&self) -> bool {
-        self.open.len() < OPEN_ROW_GROUPS && self.failed.is_none()
+    fn wants_row_group(&self) -> bool {
+        self.open.len() < OPEN_ROW_GROUPS && self.failed.is_none() && !self.exhausted
     }
 
-    /// Records that opening the next row group failed with `error`: the reader's error
-    /// once the row groups open before it are read.
-    pub(crate) fn push_error(&mut self, error: Error) {
-        self.failed = Some(error);
-    }
-
-    /// Opens `decoder`'s row group after those open, to read the rows `runs` (the
-    /// selection's runs over exactly that row group's rows) select.
-    pub(crate) fn push(&mut self, decoder: RowGroupDecoder, runs: VecDeque<RowSelector>) {
-        self.open.push_back(OpenRowGroup {
-            decoder,
-            runs,
-            ready: VecDeque::new(),
-            error: None,
-            done: false,
-        });
+    /// Takes what opening the next row group gave: a row group open after those open,
+    /// to read the rows its runs (the selection's runs over exactly that row group's
+    /// rows) select; the end of the row groups; or the reader's error once the row
+    /// groups open before it are read.
+    fn accept(&mut self, opened: Opened) {
+        match opened {
+            Ok(Some((decoder, runs))) => self.open.push_back(OpenRowGroup {
+                decoder,
+                runs,
+                ready: VecDeque::new(),
+                error: None,
+                done: false,
+            }),
+            Ok(None) => self.exhausted = true,
+            Err(error) => self.failed = Some(error),
+        }
     }
 
     /// The next batch of the row group being read, decoding a step when none is ready;
-    /// its error once its batches before the error are handed out.
-    pub(crate) fn next_batch(&mut self, batch_size: usize) -> Result<Next> {
+    /// its error once its batches before the error are handed out. `open_next` opens
+    /// the next row group in file order: on the caller's thread while the pool decodes
+    /// a step, so that opening one (reading its small chunks, building its column
+    /// readers) is not time the pool waits.
+    pub(crate) fn next_batch(
+        &mut self,
+        batch_size: usize,
+        open_next: &mut dyn FnMut() -> Opened,
+    ) -> Result<Next> {
         loop {
+            // Nothing open to decode beside the opening: opened first.
+            while self.open.is_empty() && self.wants_row_group() {
+                self.accept(open_next());
+            }
             let Some(first) = self.open.front_mut() else {
                 return match self.failed.take() {
                     Some(error) => Err(error),
@@ -132,13 +152,49 @@ impl Lookahead {
                 self.open.pop_front();
                 return Ok(Next::RowGroupDone(pages));
             }
-            let open = &mut self.open;
-            self.pool.install(|| {
-                open.par_iter_mut()
-                    .with_max_len(1)
-                    .filter(|group| !group.done)
-                    .for_each(|group| group.advance(batch_size));
-            });
+            self.step(batch_size, open_next);
+        }
+    }
+
+    /// Decodes the next batch of every open row group that is not done, every column
+    /// of them one task, while the caller's thread opens the next row group if one is
+    /// wanted.
+    fn step(&mut self, batch_size: usize, open_next: &mut dyn FnMut() -> Opened) {
+        let wanted = self.wants_row_group();
+        let mut groups: Vec<(&mut OpenRowGroup, BatchPlan)> = self
+            .open
+            .iter_mut()
+            .filter(|group| !group.done)
+            .map(|group| {
+                let batch = group.decoder.plan_batch(&mut group.runs, batch_size);
+                (group, batch)
+            })
+            .collect();
+        // Each row group's tasks in schema order, the row groups in file order; its
+        // result is its first failing column's, as on one thread.
+        let mut counts = Vec::with_capacity(groups.len());
+        let mut tasks: Vec<ColumnTask<'_>> = Vec::new();
+        for (group, batch) in &mut groups {
+            let before = tasks.len();
+            tasks.extend(group.decoder.column_tasks(batch));
+            counts.push(tasks.len() - before);
+        }
+        let mut opened = None;
+        decode_columns(&self.pool, &mut tasks, || {
+            if wanted {
+                opened = Some(open_next());
+            }
+        });
+        let mut outcomes = tasks.into_iter().map(ColumnTask::into_outcome);
+        let outcomes: Vec<Vec<TaskOutcome>> = counts
+            .iter()
+            .map(|&n| outcomes.by_ref().take(n).collect())
+            .collect();
+        for ((group, batch), outcomes) in groups.into_iter().zip(outcomes) {
+            group.end_batch(&batch, outcomes);
+        }
+        if let Some(opened) = opened {
+            self.accept(opened);
         }
     }
 

@@ -1,39 +1,171 @@
 //! Parallel decode of one batch: the columns of a row group are independent (each has
-//! its own pages, levels and buffers), so a batch's columns are decoded side by side on
-//! a rayon pool, then assembled in order as on one thread. Only the batch memory limit
-//! is shared: every column charges one count ([`Budget::shared`]), so the batch keeps to
-//! the same limit, and a batch that fits on one thread fits here.
+//! its own pages, levels and buffers), so a batch's columns are decoded side by side,
+//! then assembled in order as on one thread. Only the batch memory limit is shared:
+//! every column charges one count ([`Budget::shared`]), so the batch keeps to the same
+//! limit, and a batch that fits on one thread fits here.
+//!
+//! The thread that asks for a batch decodes too: `with_threads(n)` runs `n - 1` pool
+//! threads beside it. Every thread takes the next column not yet taken until none is
+//! left (a shared counter, not a split fixed in advance, as columns' costs differ
+//! tenfold), so the caller's thread is never idle while the pool works, no thread is
+//! woken to hand work to another, and the buffers the caller decodes come from its
+//! own allocator arena (glibc gives the arenas of other threads back to the kernel
+//! more eagerly than the main one, and the next batch faults them in again).
 //!
 //! The reader above adds the other axis, row groups ([`super::lookahead`]).
 
-use std::sync::Arc;
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
-use rayon::prelude::*;
+use arrow_array::ArrayRef;
+use herringbone_format::schema::SchemaDescriptor;
 use rayon::{ThreadPool, ThreadPoolBuilder};
 
+use super::assemble::nested;
 use super::budget::Budget;
 use super::column::ColumnReader;
 use crate::error::{Error, Result};
+use crate::schema::ParquetField;
 
-/// The pool of `threads` decode threads, or `None` for one thread (the caller's: no pool
-/// and nothing shared, the sequential code path).
+/// The pool beside the caller's thread for `threads` decode threads in all, or `None`
+/// for one thread (the caller's alone: no pool and nothing shared, the sequential code
+/// path).
 pub(crate) fn decode_pool(threads: usize) -> Result<Option<Arc<ThreadPool>>> {
     if threads <= 1 {
         return Ok(None);
     }
     ThreadPoolBuilder::new()
-        .num_threads(threads)
+        .num_threads(threads - 1)
         .thread_name(|i| format!("herringbone-reader-{i}"))
         .build()
         .map(|pool| Some(Arc::new(pool)))
         .map_err(|e| Error::invalid_argument(format!("cannot start {threads} reader threads: {e}")))
 }
 
-/// Decodes the columns of a row group's batches on a pool.
+/// One column's share of a batch: decoded on whichever thread takes it, and when the
+/// column is a top-level field of its own, that field's array built there too (the
+/// conversion to its Arrow type and its validity are then off the thread that hands
+/// out batches).
+#[derive(Debug)]
+pub(crate) struct ColumnTask<'a> {
+    column: &'a mut dyn ColumnReader,
+    budget: &'a mut Budget,
+    /// The batch's steps (skip or read, rows), as [`ColumnReader::decode_steps`] takes.
+    steps: &'a [(bool, usize)],
+    selected: usize,
+    field: Option<LoneField<'a>>,
+    result: Result<()>,
+    array: Option<Result<ArrayRef>>,
+}
+
+/// A top-level field that is one leaf column alone.
+#[derive(Debug)]
+pub(crate) struct LoneField<'a> {
+    /// Its index among the batch's fields.
+    pub(crate) index: usize,
+    /// The leaf column's index in the file schema.
+    pub(crate) column: usize,
+    pub(crate) field: &'a ParquetField,
+    pub(crate) descriptor: &'a SchemaDescriptor,
+    /// For errors: the row group decoded.
+    pub(crate) row_group: usize,
+}
+
+/// What a column's task gave: its decode's result and, for a lone field, the field's
+/// index and array.
+pub(crate) type TaskOutcome = (Result<()>, Option<(usize, Result<ArrayRef>)>);
+
+impl<'a> ColumnTask<'a> {
+    pub(crate) fn new(
+        column: &'a mut dyn ColumnReader,
+        budget: &'a mut Budget,
+        steps: &'a [(bool, usize)],
+        selected: usize,
+    ) -> Self {
+        Self {
+            column,
+            budget,
+            steps,
+            selected,
+            field: None,
+            result: Ok(()),
+            array: None,
+        }
+    }
+
+    /// The task builds `field`'s array too once the column is decoded.
+    pub(crate) fn with_field(mut self, field: Option<LoneField<'a>>) -> Self {
+        self.field = field;
+        self
+    }
+
+    fn run(&mut self) {
+        self.result = self
+            .column
+            .decode_steps(self.steps, self.selected, self.budget);
+        if let (Ok(()), Some(lone)) = (&self.result, &self.field) {
+            let leaf = self.column.finish();
+            self.array = Some(
+                nested::primitive(
+                    lone.field,
+                    lone.column,
+                    leaf,
+                    lone.descriptor,
+                    self.selected,
+                )
+                .map_err(|e| e.context(format!("row group {}", lone.row_group))),
+            );
+        }
+    }
+
+    /// What decoding the column's share gave.
+    pub(crate) fn into_outcome(self) -> TaskOutcome {
+        let index = self.field.map(|f| f.index);
+        (self.result, index.zip(self.array))
+    }
+}
+
+/// Decodes every task, on the caller's thread and `pool`'s together, the caller's
+/// thread running `beside` first (work of its own that the pool need not wait for);
+/// returns when all are done. Every task is run even when one fails (each keeps its
+/// own result).
+pub(crate) fn decode_columns(
+    pool: &ThreadPool,
+    tasks: &mut [ColumnTask<'_>],
+    beside: impl FnOnce(),
+) {
+    if tasks.len() <= 1 {
+        beside();
+        tasks.iter_mut().for_each(ColumnTask::run);
+        return;
+    }
+    // A lock per task, taken once by the one thread the counter hands it to: never
+    // contended, it only proves to the compiler that the task is not shared.
+    let helpers = pool.current_num_threads().min(tasks.len() - 1);
+    let slots: Vec<Mutex<&mut ColumnTask<'_>>> = tasks.iter_mut().map(Mutex::new).collect();
+    let next = AtomicUsize::new(0);
+    let work = || {
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(slot) = slots.get(i) else { break };
+            // A poisoned lock means a task panicked; the scope re-raises that panic.
+            let mut task = slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            task.run();
+        }
+    };
+    pool.in_place_scope(|scope| {
+        for _ in 0..helpers {
+            scope.spawn(|_| work());
+        }
+        beside();
+        work();
+    });
+}
+
+/// The column budgets of a row group's batches decoded on a pool.
 #[derive(Debug)]
 pub(crate) struct ParallelColumns {
-    pool: Arc<ThreadPool>,
+    pub(crate) pool: Arc<ThreadPool>,
     /// One per column, all counting the one batch's use.
     budgets: Vec<Budget>,
 }
@@ -48,30 +180,38 @@ impl ParallelColumns {
         Self { pool, budgets }
     }
 
-    /// Applies `steps` to every column in a batch of `selected` rows, as
-    /// [`ColumnReader::decode_steps`] does on one thread. Every column is decoded even
-    /// when one fails; the error returned is that of the first failing column in the
-    /// schema's order, as on one thread (which column runs out of a batch memory limit
-    /// first may differ).
+    /// The tasks of a batch of `selected` rows over `columns` (the batch's memory count
+    /// started afresh): `steps` applied to every column, as
+    /// [`ColumnReader::decode_steps`] does on one thread.
+    pub(crate) fn tasks<'a>(
+        &'a mut self,
+        columns: &'a mut [Box<dyn ColumnReader>],
+        steps: &'a [(bool, usize)],
+        selected: usize,
+    ) -> impl Iterator<Item = ColumnTask<'a>> {
+        if let Some(budget) = self.budgets.first_mut() {
+            budget.reset();
+        }
+        debug_assert_eq!(columns.len(), self.budgets.len());
+        columns
+            .iter_mut()
+            .zip(self.budgets.iter_mut())
+            .map(move |(column, budget)| ColumnTask::new(column.as_mut(), budget, steps, selected))
+    }
+
+    /// Applies `steps` to every column in a batch of `selected` rows, on the pool and
+    /// the caller's thread. Every column is decoded even when one fails; the error
+    /// returned is that of the first failing column in the schema's order, as on one
+    /// thread (which column runs out of a batch memory limit first may differ).
     pub(crate) fn decode(
         &mut self,
         columns: &mut [Box<dyn ColumnReader>],
         steps: &[(bool, usize)],
         selected: usize,
     ) -> Result<()> {
-        if let Some(budget) = self.budgets.first_mut() {
-            budget.reset();
-        }
-        debug_assert_eq!(columns.len(), self.budgets.len());
-        let budgets = &mut self.budgets;
-        let results: Vec<Result<()>> = self.pool.install(|| {
-            columns
-                .par_iter_mut()
-                .zip(budgets.par_iter_mut())
-                .with_max_len(1)
-                .map(|(column, budget)| column.decode_steps(steps, selected, budget))
-                .collect()
-        });
-        results.into_iter().collect()
+        let pool = self.pool.clone();
+        let mut tasks: Vec<ColumnTask<'_>> = self.tasks(columns, steps, selected).collect();
+        decode_columns(&pool, &mut tasks, || {});
+        tasks.into_iter().try_for_each(|t| t.into_outcome().0)
     }
 }

@@ -7,7 +7,7 @@ use std::collections::{HashMap, VecDeque};
 use std::ops::Range;
 use std::sync::Arc;
 
-use arrow_array::{RecordBatch, RecordBatchOptions};
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::{DataType, Schema, SchemaRef};
 use bytes::Bytes;
 use herringbone_codec::compression::Codec;
@@ -23,7 +23,7 @@ mod late;
 use super::assemble::nested;
 use super::budget::{Budget, DEFAULT_BATCH_MEMORY_LIMIT};
 use super::column::{ColumnReader, column_reader};
-use super::pool::ParallelColumns;
+use super::pool::{ColumnTask, LoneField, ParallelColumns, TaskOutcome, decode_columns};
 use super::selection::RowSelector;
 use crate::error::{Error, ErrorKind, Result};
 use crate::schema::{ArrowSchemaMapping, ParquetField, ParquetFieldKind};
@@ -129,6 +129,9 @@ pub struct ReadPlan {
     returned: Option<SchemaRef>,
     /// The dotted path of each of `columns`, built once for the errors of every chunk.
     paths: Vec<Arc<str>>,
+    /// Per column: the index in `fields` of the top-level field that is that column
+    /// alone (its decode task on a pool builds the field's array too).
+    lone_leaf_fields: Vec<Option<usize>>,
 }
 
 impl ReadPlan {
@@ -173,10 +176,24 @@ impl ReadPlan {
                 columns.len()
             )));
         }
+        let lone_leaves: HashMap<usize, usize> = mapping
+            .fields()
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| match f.kind {
+                ParquetFieldKind::Primitive { column, .. } => Some((column, i)),
+                _ => None,
+            })
+            .collect();
+        let lone_leaf_fields = columns
+            .iter()
+            .map(|c| lone_leaves.get(c).copied())
+            .collect();
         Ok(Self {
             schema: mapping.schema().clone(),
             fields: mapping.fields().to_vec(),
             columns,
+            lone_leaf_fields,
             leaf_types,
             descriptor,
             options,
@@ -305,6 +322,15 @@ impl ReadPlan {
 enum Chunk {
     Whole(Bytes),
     Fetched(Arc<dyn ChunkSource>),
+}
+
+/// One batch of a row group, planned: the steps (skip or read, rows) its columns take,
+/// the rows they cover, the rows they read.
+#[derive(Debug)]
+pub(crate) struct BatchPlan {
+    steps: Vec<(bool, usize)>,
+    position: usize,
+    selected: usize,
 }
 
 /// Decodes one row group from its fetched column chunks, batch by batch. I/O free.
@@ -546,7 +572,7 @@ impl RowGroupDecoder {
         let rows = rows.min(self.rows_left);
         self.decode(&[(false, rows)], rows)?;
         self.rows_left -= rows;
-        self.assemble(rows)
+        self.assemble(rows, Vec::new())
     }
 
     /// Decodes the rows `runs` selects from the front of this row group, up to
@@ -560,14 +586,102 @@ impl RowGroupDecoder {
     ) -> Result<Option<RecordBatch>> {
         // The batch's steps first, so that every column knows the batch's size before
         // it reads, and then reads column by column.
-        let (applied, position, selected) = self.batch_steps(runs, max_rows);
-        let applied = &applied[..];
-        self.decode(applied, selected)?;
-        self.rows_left -= position;
-        if selected == 0 {
+        let batch = self.plan_batch(runs, max_rows);
+        if let Some(pool) = self.parallel.as_ref().map(|p| p.pool.clone()) {
+            let mut tasks = self.column_tasks(&batch);
+            decode_columns(&pool, &mut tasks, || {});
+            let outcomes = tasks.into_iter().map(ColumnTask::into_outcome).collect();
+            return self.end_batch(&batch, outcomes);
+        }
+        self.decode(&batch.steps, batch.selected)?;
+        self.end_batch(&batch, Vec::new())
+    }
+
+    /// The next batch of at most `max_rows` selected rows, taken off `runs`: what its
+    /// columns are to decode ([`Self::column_tasks`]) before [`Self::end_batch`]
+    /// assembles it.
+    pub(crate) fn plan_batch(
+        &self,
+        runs: &mut VecDeque<RowSelector>,
+        max_rows: usize,
+    ) -> BatchPlan {
+        let (steps, position, selected) = self.batch_steps(runs, max_rows);
+        BatchPlan {
+            steps,
+            position,
+            selected,
+        }
+    }
+
+    /// The decode of `batch` by each column, to be run on any thread (the batch's
+    /// memory count started afresh); a column that is a top-level field alone builds
+    /// its array in its task. A decoder without a pool has one column (see
+    /// [`Self::with_pool`]): its one task charges the decoder's budget.
+    pub(crate) fn column_tasks<'a>(&'a mut self, batch: &'a BatchPlan) -> Vec<ColumnTask<'a>> {
+        let (steps, selected) = (&batch.steps[..], batch.selected);
+        let plan = &*self.plan;
+        let row_group = self.row_group;
+        // Keyed columns (a row filter's) are assembled by the filter's own path.
+        let assemble_here = self.keyed_columns.is_empty();
+        let lone = move |position: usize| {
+            let index = plan.lone_leaf_fields.get(position).copied().flatten()?;
+            Some(LoneField {
+                index,
+                column: *plan.columns.get(position)?,
+                field: plan.fields.get(index)?,
+                descriptor: &plan.descriptor,
+                row_group,
+            })
+            .filter(|_| assemble_here)
+        };
+        match &mut self.parallel {
+            Some(parallel) => parallel
+                .tasks(&mut self.columns, steps, selected)
+                .enumerate()
+                .map(|(position, task)| task.with_field(lone(position)))
+                .collect(),
+            None => {
+                debug_assert!(
+                    self.columns.len() <= 1,
+                    "a decoder of several columns has a pool"
+                );
+                self.budget.reset();
+                self.columns
+                    .first_mut()
+                    .map(|c| {
+                        ColumnTask::new(c.as_mut(), &mut self.budget, steps, selected)
+                            .with_field(lone(0))
+                    })
+                    .into_iter()
+                    .collect()
+            }
+        }
+    }
+
+    /// The batch `batch` planned, its columns decoded by the tasks that gave `outcomes`
+    /// (empty: decoded by [`Self::decode`]): assembled, or `None` when it selected no
+    /// row. The error is that of the first failing column in the schema's order, as on
+    /// one thread.
+    pub(crate) fn end_batch(
+        &mut self,
+        batch: &BatchPlan,
+        outcomes: Vec<TaskOutcome>,
+    ) -> Result<Option<RecordBatch>> {
+        let mut built: Vec<Option<Result<ArrayRef>>> = Vec::new();
+        if !outcomes.is_empty() {
+            built.resize_with(self.plan.fields.len(), || None);
+        }
+        for (decoded, array) in outcomes {
+            decoded?;
+            if let Some((index, array)) = array {
+                built[index] = Some(array);
+            }
+        }
+        self.rows_left -= batch.position;
+        if batch.selected == 0 {
             return Ok(None);
         }
-        self.assemble(selected).map(Some)
+        self.assemble(batch.selected, built).map(Some)
     }
 
     /// The steps (skip or read, rows) of the next batch of at most `max_rows` selected
@@ -648,20 +762,33 @@ impl RowGroupDecoder {
         Ok(())
     }
 
-    fn assemble(&mut self, rows: usize) -> Result<RecordBatch> {
+    /// The batch of `rows` rows from the columns' decoded output; the fields whose
+    /// arrays their tasks built (`built`, by field; may be empty) are taken from there.
+    fn assemble(
+        &mut self,
+        rows: usize,
+        mut built: Vec<Option<Result<ArrayRef>>>,
+    ) -> Result<RecordBatch> {
         let plan = &self.plan;
-        let mut leaves: HashMap<usize, _> = plan
-            .columns
-            .iter()
-            .copied()
-            .zip(self.columns.iter_mut().map(|c| c.finish()))
-            .collect();
+        let is_built = |position: usize| {
+            let field = plan.lone_leaf_fields.get(position).copied().flatten();
+            field.is_some_and(|f| matches!(built.get(f), Some(Some(_))))
+        };
+        let mut leaves: HashMap<usize, _> = HashMap::with_capacity(plan.columns.len());
+        for (position, (&column, reader)) in plan.columns.iter().zip(&mut self.columns).enumerate()
+        {
+            if !is_built(position) {
+                leaves.insert(column, reader.finish());
+            }
+        }
         let mut arrays = Vec::with_capacity(plan.fields.len());
-        for field in &plan.fields {
-            arrays.push(
-                nested::assemble(field, &mut leaves, &plan.descriptor, rows)
+        for (index, field) in plan.fields.iter().enumerate() {
+            let array = match built.get_mut(index).and_then(Option::take) {
+                Some(array) => array?,
+                None => nested::assemble(field, &mut leaves, &plan.descriptor, rows)
                     .map_err(|e| e.context(format!("row group {}", self.row_group)))?,
-            );
+            };
+            arrays.push(array);
         }
         let options = RecordBatchOptions::new().with_row_count(Some(rows));
         let batch = RecordBatch::try_new_with_options(plan.schema.clone(), arrays, &options)?;

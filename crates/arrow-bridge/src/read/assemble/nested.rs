@@ -28,6 +28,62 @@ pub(crate) fn assemble(
     assemble_at(field, leaves, descriptor, len, 0)
 }
 
+/// The array of the leaf field `field` (leaf column `column`) for `len` rows from its
+/// decoded `batch`: a top-level field of one leaf needs nothing else, so a leaf's own
+/// decode task can build it ([`super::super::pool`]).
+pub(crate) fn primitive(
+    field: &ParquetField,
+    column: usize,
+    batch: LeafOutput,
+    descriptor: &SchemaDescriptor,
+    len: usize,
+) -> Result<ArrayRef> {
+    primitive_at(field, column, batch, descriptor, len, 0)
+}
+
+fn primitive_at(
+    field: &ParquetField,
+    column: usize,
+    batch: LeafOutput,
+    descriptor: &SchemaDescriptor,
+    len: usize,
+    slot_def: u16,
+) -> Result<ArrayRef> {
+    let descr = descriptor
+        .column(column)
+        .ok_or_else(|| Error::corrupt(format!("leaf column {column} is not in the schema")))?;
+    let path = descr.path().dotted();
+    if field.def_level != descr.max_def_level() {
+        return Err(Error::corrupt(format!(
+            "column {path}: field definition level {} differs from the column's {}",
+            field.def_level,
+            descr.max_def_level()
+        )));
+    }
+    if let Some(bits) = batch.def_bits {
+        if bits.len() != len {
+            return Err(Error::corrupt(format!(
+                "column {path}: {} definition levels for {len} rows",
+                bits.len()
+            )));
+        }
+        let nulls = (batch.def_nulls > 0).then(|| NullBuffer::new(bits));
+        return leaf_array(field.field.data_type(), &path, batch.values, nulls, len);
+    }
+    let nulls = match batch.def_levels.as_deref() {
+        // Inside a list, the entries of empty or null lists above are not
+        // slots of this leaf: one pass skips them and makes the bitmap.
+        Some(levels) if slot_def > 0 && field.def_level > 0 => {
+            let (bits, slots) = slot_bits(levels, slot_def, field.def_level as u16);
+            check_len(&path, slots, len)?;
+            let nulls = NullBuffer::new(bits);
+            (nulls.null_count() > 0).then_some(nulls)
+        }
+        levels => validity(levels, field.def_level, len, &path)?,
+    };
+    leaf_array(field.field.data_type(), &path, batch.values, nulls, len)
+}
+
 /// Builds the array of `field`, whose slots exist wherever a leaf's definition level
 /// reaches `slot_def` (the entry level of the innermost enclosing list or map, 0 at the
 /// top). A level entry is an instance of `field` when it reaches `slot_def` and its
@@ -43,42 +99,13 @@ fn assemble_at(
     let name = field.field.name();
     match &field.kind {
         ParquetFieldKind::Primitive { column, .. } => {
-            let descr = descriptor.column(*column).ok_or_else(|| {
-                Error::corrupt(format!("leaf column {column} is not in the schema"))
+            let batch = leaves.remove(column).ok_or_else(|| {
+                let path = descriptor
+                    .column(*column)
+                    .map_or_else(|| format!("#{column}"), |d| d.path().dotted());
+                Error::corrupt(format!("column {path} was not decoded"))
             })?;
-            let path = descr.path().dotted();
-            let batch = leaves
-                .remove(column)
-                .ok_or_else(|| Error::corrupt(format!("column {path} was not decoded")))?;
-            if field.def_level != descr.max_def_level() {
-                return Err(Error::corrupt(format!(
-                    "column {path}: field definition level {} differs from the column's {}",
-                    field.def_level,
-                    descr.max_def_level()
-                )));
-            }
-            if let Some(bits) = batch.def_bits {
-                if bits.len() != len {
-                    return Err(Error::corrupt(format!(
-                        "column {path}: {} definition levels for {len} rows",
-                        bits.len()
-                    )));
-                }
-                let nulls = (batch.def_nulls > 0).then(|| NullBuffer::new(bits));
-                return leaf_array(field.field.data_type(), &path, batch.values, nulls, len);
-            }
-            let nulls = match batch.def_levels.as_deref() {
-                // Inside a list, the entries of empty or null lists above are not
-                // slots of this leaf: one pass skips them and makes the bitmap.
-                Some(levels) if slot_def > 0 && field.def_level > 0 => {
-                    let (bits, slots) = slot_bits(levels, slot_def, field.def_level as u16);
-                    check_len(&path, slots, len)?;
-                    let nulls = NullBuffer::new(bits);
-                    (nulls.null_count() > 0).then_some(nulls)
-                }
-                levels => validity(levels, field.def_level, len, &path)?,
-            };
-            leaf_array(field.field.data_type(), &path, batch.values, nulls, len)
+            primitive_at(field, *column, batch, descriptor, len, slot_def)
         }
         ParquetFieldKind::Struct { children } => {
             let nulls = if i32::from(field.def_level) > i32::from(slot_def) {
