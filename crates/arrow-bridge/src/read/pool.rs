@@ -14,8 +14,10 @@
 //!
 //! The reader above adds the other axis, row groups ([`super::lookahead`]).
 
+use std::cmp::Reverse;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use arrow_array::ArrayRef;
 use herringbone_format::schema::SchemaDescriptor;
@@ -54,8 +56,11 @@ pub(crate) struct ColumnTask<'a> {
     steps: &'a [(bool, usize)],
     selected: usize,
     field: Option<LoneField<'a>>,
+    /// What the column's last batch took (nanoseconds; 0: not known).
+    cost: u64,
     result: Result<()>,
     array: Option<Result<ArrayRef>>,
+    nanos: u64,
 }
 
 /// A top-level field that is one leaf column alone.
@@ -71,9 +76,17 @@ pub(crate) struct LoneField<'a> {
     pub(crate) row_group: usize,
 }
 
-/// What a column's task gave: its decode's result and, for a lone field, the field's
-/// index and array.
-pub(crate) type TaskOutcome = (Result<()>, Option<(usize, Result<ArrayRef>)>);
+/// What a column's task gave.
+#[derive(Debug)]
+pub(crate) struct TaskOutcome {
+    /// The decode's result.
+    pub(crate) decoded: Result<()>,
+    /// For a lone field: the field's index and array.
+    pub(crate) array: Option<(usize, Result<ArrayRef>)>,
+    /// How long the task took, in nanoseconds: the column's cost in the next batch's
+    /// order ([`ColumnTask::with_cost`]).
+    pub(crate) nanos: u64,
+}
 
 impl<'a> ColumnTask<'a> {
     pub(crate) fn new(
@@ -88,9 +101,18 @@ impl<'a> ColumnTask<'a> {
             steps,
             selected,
             field: None,
+            cost: 0,
             result: Ok(()),
             array: None,
+            nanos: 0,
         }
+    }
+
+    /// The column's last batch took `nanos` nanoseconds: costlier tasks are taken first,
+    /// so that the one that ends a step is a short one.
+    pub(crate) fn with_cost(mut self, nanos: u64) -> Self {
+        self.cost = nanos;
+        self
     }
 
     /// The task builds `field`'s array too once the column is decoded.
@@ -100,6 +122,12 @@ impl<'a> ColumnTask<'a> {
     }
 
     fn run(&mut self) {
+        let start = Instant::now();
+        self.run_timed();
+        self.nanos = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    }
+
+    fn run_timed(&mut self) {
         self.result = self
             .column
             .decode_steps(self.steps, self.selected, self.budget);
@@ -121,7 +149,11 @@ impl<'a> ColumnTask<'a> {
     /// What decoding the column's share gave.
     pub(crate) fn into_outcome(self) -> TaskOutcome {
         let index = self.field.map(|f| f.index);
-        (self.result, index.zip(self.array))
+        TaskOutcome {
+            decoded: self.result,
+            array: index.zip(self.array),
+            nanos: self.nanos,
+        }
     }
 }
 
@@ -142,7 +174,13 @@ pub(crate) fn decode_columns(
     // A lock per task, taken once by the one thread the counter hands it to: never
     // contended, it only proves to the compiler that the task is not shared.
     let helpers = pool.current_num_threads().min(tasks.len() - 1);
-    let slots: Vec<Mutex<&mut ColumnTask<'_>>> = tasks.iter_mut().map(Mutex::new).collect();
+    // Costliest first (what each column's last batch took; ties in schema order): the
+    // last task taken, which the other threads may wait on, is then a cheap one.
+    let mut order: Vec<(u64, &mut ColumnTask<'_>)> =
+        tasks.iter_mut().map(|t| (t.cost, t)).collect();
+    order.sort_by_key(|&(cost, _)| Reverse(cost));
+    let slots: Vec<Mutex<&mut ColumnTask<'_>>> =
+        order.into_iter().map(|(_, t)| Mutex::new(t)).collect();
     let next = AtomicUsize::new(0);
     let work = || {
         loop {
@@ -212,6 +250,6 @@ impl ParallelColumns {
         let pool = self.pool.clone();
         let mut tasks: Vec<ColumnTask<'_>> = self.tasks(columns, steps, selected).collect();
         decode_columns(&pool, &mut tasks, || {});
-        tasks.into_iter().try_for_each(|t| t.into_outcome().0)
+        tasks.into_iter().try_for_each(|t| t.into_outcome().decoded)
     }
 }

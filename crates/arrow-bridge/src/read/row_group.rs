@@ -354,6 +354,9 @@ pub struct RowGroupDecoder {
     pending_skip: Step,
     /// The columns' decode on a pool (`None`: one after another on the caller's thread).
     parallel: Option<ParallelColumns>,
+    /// Per column, what its last batch's task took (nanoseconds): the order of the next
+    /// batch's tasks on a pool.
+    costs: Vec<u64>,
 }
 
 impl RowGroupDecoder {
@@ -517,6 +520,7 @@ impl RowGroupDecoder {
             );
         }
         let budget = Budget::new(plan.batch_memory_limit);
+        let costs = vec![0; columns.len()];
         Ok(Self {
             plan,
             row_group,
@@ -528,6 +532,7 @@ impl RowGroupDecoder {
             late: LateCounts::default(),
             pending_skip: Step::pending(),
             parallel: None,
+            costs,
         })
     }
 
@@ -637,8 +642,9 @@ impl RowGroupDecoder {
         match &mut self.parallel {
             Some(parallel) => parallel
                 .tasks(&mut self.columns, steps, selected)
+                .zip(&self.costs)
                 .enumerate()
-                .map(|(position, task)| task.with_field(lone(position)))
+                .map(|(position, (task, &cost))| task.with_field(lone(position)).with_cost(cost))
                 .collect(),
             None => {
                 debug_assert!(
@@ -671,9 +677,12 @@ impl RowGroupDecoder {
         if !outcomes.is_empty() {
             built.resize_with(self.plan.fields.len(), || None);
         }
-        for (decoded, array) in outcomes {
-            decoded?;
-            if let Some((index, array)) = array {
+        for (cost, outcome) in self.costs.iter_mut().zip(&outcomes) {
+            *cost = outcome.nanos;
+        }
+        for outcome in outcomes {
+            outcome.decoded?;
+            if let Some((index, array)) = outcome.array {
                 built[index] = Some(array);
             }
         }
