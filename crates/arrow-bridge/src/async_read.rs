@@ -402,8 +402,9 @@ impl<R: AsyncFileReader + 'static> ParquetRecordBatchStreamBuilder<R> {
         self
     }
 
-    /// Decodes the columns of each batch side by side on a pool of `threads` threads
-    /// (default 1: the polling thread alone, no pool); the batches are the same as with
+    /// Decodes the columns of each batch side by side on `threads` threads, the polling
+    /// thread and a pool of `threads - 1` (default 1: the polling thread alone, no
+    /// pool); the batches are the same as with
     /// one thread. Row groups are decoded one at a time (the next one's bytes are
     /// fetched while one decodes), so memory stays that of one batch. Decoding runs
     /// inside `poll_next`, as it does on one thread.

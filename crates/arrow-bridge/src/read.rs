@@ -555,14 +555,16 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         self
     }
 
-    /// Decodes on a pool of `threads` threads (default 1: the caller's thread alone, no
-    /// pool). The batches are the same, in the same order, as with one thread.
+    /// Decodes on `threads` threads: the caller's, which asks for the batches, and a
+    /// pool of `threads - 1` beside it (default 1: the caller's thread alone, no pool).
+    /// The batches are the same, in the same order, as with one thread.
     ///
     /// Two kinds of work run side by side: the columns of a batch, and the batches of
-    /// two row groups, the one being read and the next. Memory: beside the batch handed
-    /// out, at most the decoded batches of the next row group, which wait until the row
-    /// group before them is read. A salvage read ([`Self::with_salvage`]) decodes
-    /// columns side by side but reads row groups one at a time.
+    /// two row groups, the one being read and the next; the caller's thread also opens
+    /// the row group after them meanwhile. Memory: beside the batch handed out, at most
+    /// the decoded batches of the next row group, which wait until the row group before
+    /// them is read. A salvage read ([`Self::with_salvage`]) decodes columns side by
+    /// side but reads row groups one at a time.
     ///
     /// ```
     /// # use std::sync::Arc;
