@@ -3,7 +3,9 @@
 //! nullable, checksummed, damaged) and the encrypted ones with their keys, for a file of
 //! many row groups read through row selections, offsets and limits; an error in one
 //! column ends the read where it ends on one thread, with the same message, after the
-//! same batches; a batch over the memory limit fails the same way.
+//! same batches; a batch over the memory limit fails the same way; a row group that
+//! cannot be opened ends the read after the row groups before it; a read runs inside
+//! another rayon pool.
 
 use std::ops::Range;
 use std::path::Path;
@@ -435,5 +437,32 @@ fn a_row_group_that_cannot_be_opened_ends_the_read_after_the_row_groups_before_i
             table().slice(0, 4 * GROUP_ROWS),
             "{what}"
         );
+    }
+}
+
+#[test]
+fn a_read_with_threads_runs_inside_another_rayon_pool() {
+    // The calling thread decodes beside the reader's pool; called from a worker of
+    // another pool (one thread, so a wait on it could never be served by a second), the
+    // read still completes with the batches of one thread.
+    let bytes = file();
+    let read = |threads| {
+        Builder::try_new(bytes.clone())
+            .unwrap()
+            .with_batch_size(256)
+            .with_threads(threads)
+            .build()
+            .unwrap()
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap()
+    };
+    let outer = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    for threads in [2, 4] {
+        let inside = outer.install(|| read(threads));
+        assert_eq!(concat(&inside), table(), "{threads} threads");
+        assert_eq!(inside, read(1), "{threads} threads");
     }
 }
