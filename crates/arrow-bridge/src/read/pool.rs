@@ -9,8 +9,9 @@
 //! left (a shared counter, not a split fixed in advance, as columns' costs differ
 //! tenfold), so the caller's thread is never idle while the pool works, no thread is
 //! woken to hand work to another, and the buffers the caller decodes come from its
-//! own allocator arena (glibc gives the arenas of other threads back to the kernel
-//! more eagerly than the main one, and the next batch faults them in again).
+//! own allocator arena (glibc trims and unmaps the heaps of other threads' arenas as
+//! they empty, and the next batch faults them in again: docs/benchmarks.md, "Parallel
+//! decode").
 //!
 //! The reader above adds the other axis, row groups ([`super::lookahead`]).
 
@@ -171,14 +172,14 @@ pub(crate) fn decode_columns(
         tasks.iter_mut().for_each(ColumnTask::run);
         return;
     }
-    // A lock per task, taken once by the one thread the counter hands it to: never
-    // contended, it only proves to the compiler that the task is not shared.
     let helpers = pool.current_num_threads().min(tasks.len() - 1);
     // Costliest first (what each column's last batch took; ties in schema order): the
     // last task taken, which the other threads may wait on, is then a cheap one.
     let mut order: Vec<(u64, &mut ColumnTask<'_>)> =
         tasks.iter_mut().map(|t| (t.cost, t)).collect();
     order.sort_by_key(|&(cost, _)| Reverse(cost));
+    // A lock per task, taken once by the one thread the counter hands it to: never
+    // contended, it only proves to the compiler that the task is not shared.
     let slots: Vec<Mutex<&mut ColumnTask<'_>>> =
         order.into_iter().map(|(_, t)| Mutex::new(t)).collect();
     let next = AtomicUsize::new(0);

@@ -682,8 +682,11 @@ impl RowGroupDecoder {
         }
         for outcome in outcomes {
             outcome.decoded?;
-            if let Some((index, array)) = outcome.array {
-                built[index] = Some(array);
+            if let Some((slot, array)) = outcome
+                .array
+                .and_then(|(index, array)| Some((built.get_mut(index)?, array)))
+            {
+                *slot = Some(array);
             }
         }
         self.rows_left -= batch.position;
