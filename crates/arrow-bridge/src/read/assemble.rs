@@ -117,7 +117,7 @@ impl LeafOutput {
 /// The Arrow array of type `target` holding a leaf's values, `len` slots with `nulls`.
 pub(crate) fn leaf_array(
     target: &DataType,
-    path: &str,
+    path: impl std::fmt::Display,
     values: Box<dyn ArrayValues>,
     nulls: Option<NullBuffer>,
     len: usize,

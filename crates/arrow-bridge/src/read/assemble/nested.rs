@@ -52,7 +52,8 @@ fn primitive_at(
     let descr = descriptor
         .column(column)
         .ok_or_else(|| Error::corrupt(format!("leaf column {column} is not in the schema")))?;
-    let path = descr.path().dotted();
+    // Formatted only into an error: a batch of a wide table assembles thousands.
+    let path = descr.path();
     if field.def_level != descr.max_def_level() {
         return Err(Error::corrupt(format!(
             "column {path}: field definition level {} differs from the column's {}",
@@ -68,20 +69,20 @@ fn primitive_at(
             )));
         }
         let nulls = (batch.def_nulls > 0).then(|| NullBuffer::new(bits));
-        return leaf_array(field.field.data_type(), &path, batch.values, nulls, len);
+        return leaf_array(field.field.data_type(), path, batch.values, nulls, len);
     }
     let nulls = match batch.def_levels.as_deref() {
         // Inside a list, the entries of empty or null lists above are not
         // slots of this leaf: one pass skips them and makes the bitmap.
         Some(levels) if slot_def > 0 && field.def_level > 0 => {
             let (bits, slots) = slot_bits(levels, slot_def, field.def_level as u16);
-            check_len(&path, slots, len)?;
+            check_len(path, slots, len)?;
             let nulls = NullBuffer::new(bits);
             (nulls.null_count() > 0).then_some(nulls)
         }
-        levels => validity(levels, field.def_level, len, &path)?,
+        levels => validity(levels, field.def_level, len, path)?,
     };
-    leaf_array(field.field.data_type(), &path, batch.values, nulls, len)
+    leaf_array(field.field.data_type(), path, batch.values, nulls, len)
 }
 
 /// Builds the array of `field`, whose slots exist wherever a leaf's definition level
@@ -199,7 +200,7 @@ fn assemble_at(
     }
 }
 
-fn check_len(name: &str, got: usize, expected: usize) -> Result<()> {
+fn check_len(name: impl std::fmt::Display, got: usize, expected: usize) -> Result<()> {
     if got == expected {
         Ok(())
     } else {
@@ -489,7 +490,7 @@ fn validity(
     levels: Option<&[u16]>,
     level: i16,
     len: usize,
-    what: &str,
+    what: impl std::fmt::Display,
 ) -> Result<Option<NullBuffer>> {
     if level <= 0 {
         return Ok(None);
