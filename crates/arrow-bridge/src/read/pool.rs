@@ -59,9 +59,7 @@ pub(crate) struct ColumnTask<'a> {
     field: Option<LoneField<'a>>,
     /// What the column's last batch took (nanoseconds; 0: not known).
     cost: u64,
-    result: Result<()>,
-    array: Option<Result<ArrayRef>>,
-    nanos: u64,
+    outcome: TaskOutcome,
 }
 
 /// A top-level field that is one leaf column alone.
@@ -103,9 +101,11 @@ impl<'a> ColumnTask<'a> {
             selected,
             field: None,
             cost: 0,
-            result: Ok(()),
-            array: None,
-            nanos: 0,
+            outcome: TaskOutcome {
+                decoded: Ok(()),
+                array: None,
+                nanos: 0,
+            },
         }
     }
 
@@ -125,36 +125,30 @@ impl<'a> ColumnTask<'a> {
     fn run(&mut self) {
         let start = Instant::now();
         self.run_timed();
-        self.nanos = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.outcome.nanos = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
     }
 
     fn run_timed(&mut self) {
-        self.result = self
+        self.outcome.decoded = self
             .column
             .decode_steps(self.steps, self.selected, self.budget);
-        if let (Ok(()), Some(lone)) = (&self.result, &self.field) {
+        if let (Ok(()), Some(lone)) = (&self.outcome.decoded, &self.field) {
             let leaf = self.column.finish();
-            self.array = Some(
-                nested::primitive(
-                    lone.field,
-                    lone.column,
-                    leaf,
-                    lone.descriptor,
-                    self.selected,
-                )
-                .map_err(|e| e.context(format!("row group {}", lone.row_group))),
-            );
+            let array = nested::primitive(
+                lone.field,
+                lone.column,
+                leaf,
+                lone.descriptor,
+                self.selected,
+            )
+            .map_err(|e| e.context(format!("row group {}", lone.row_group)));
+            self.outcome.array = Some((lone.index, array));
         }
     }
 
     /// What decoding the column's share gave.
     pub(crate) fn into_outcome(self) -> TaskOutcome {
-        let index = self.field.map(|f| f.index);
-        TaskOutcome {
-            decoded: self.result,
-            array: index.zip(self.array),
-            nanos: self.nanos,
-        }
+        self.outcome
     }
 }
 
