@@ -16,8 +16,16 @@
 //!   read:   g's batches as they come, then g+1's (already decoded), then g+2 opens
 //! ```
 //!
+//! A row group's next batch is planned as soon as the one before it is decoded, so a
+//! row group whose rows are all read ends there, and the step after it decodes the next
+//! row group's columns beside the opening of the one after (not a step of empty tasks
+//! that opens it with little to decode beside). A row group read to its end is dropped
+//! beside the next step too: freeing a wide row group's column readers is thousands of
+//! frees.
+//!
 //! Memory: beside the batch being handed out, at most the decoded batches of one row
-//! group ahead (the next row group's batches, as many as the current one has had).
+//! group ahead (the next row group's batches, as many as the current one has had), and
+//! the readers of the row group read last until the next step.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -43,6 +51,8 @@ pub(crate) struct Lookahead {
     failed: Option<Error>,
     /// No row group is left to open.
     exhausted: bool,
+    /// The row group read to its end last, dropped beside the next step.
+    retired: Option<RowGroupDecoder>,
 }
 
 /// What opening the next row group gave: its decoder and the selection's runs over its
@@ -69,20 +79,46 @@ struct OpenRowGroup {
     ready: VecDeque<RecordBatch>,
     /// The error that ended the row group, handed out after its batches.
     error: Option<Error>,
-    done: bool,
+    /// The next batch to decode; `None` once the row group has ended.
+    next: Option<BatchPlan>,
 }
 
 impl OpenRowGroup {
-    /// Takes the batch `batch` (planned, its columns' tasks done with `outcomes`) into the
-    /// row group's ready batches, or ends the row group.
-    fn end_batch(&mut self, batch: &BatchPlan, outcomes: Vec<TaskOutcome>) {
+    /// A row group opened to read the rows `runs` select, in batches of `batch_size`.
+    fn new(decoder: RowGroupDecoder, runs: VecDeque<RowSelector>, batch_size: usize) -> Self {
+        let mut group = Self {
+            decoder,
+            runs,
+            ready: VecDeque::new(),
+            error: None,
+            next: None,
+        };
+        group.plan_next(batch_size);
+        group
+    }
+
+    /// Plans the next batch: none when the row group has no step left (every row read,
+    /// or only a skip to its end left).
+    fn plan_next(&mut self, batch_size: usize) {
+        let batch = self.decoder.plan_batch(&mut self.runs, batch_size);
+        self.next = (!batch.is_empty()).then_some(batch);
+    }
+
+    fn done(&self) -> bool {
+        self.next.is_none()
+    }
+
+    /// Takes the batch `batch` (its columns' tasks done with `outcomes`) into the row
+    /// group's ready batches and plans the next, or ends the row group.
+    fn end_batch(&mut self, batch: &BatchPlan, outcomes: Vec<TaskOutcome>, batch_size: usize) {
         match self.decoder.end_batch(batch, outcomes) {
-            Ok(Some(batch)) => self.ready.push_back(batch),
-            Ok(None) => self.done = true,
-            Err(e) => {
-                self.error = Some(e);
-                self.done = true;
+            Ok(Some(batch)) => {
+                self.ready.push_back(batch);
+                self.plan_next(batch_size);
             }
+            // A batch of skips alone: the row group may still have rows to read.
+            Ok(None) => self.plan_next(batch_size),
+            Err(e) => self.error = Some(e),
         }
     }
 }
@@ -94,6 +130,7 @@ impl Lookahead {
             open: VecDeque::with_capacity(OPEN_ROW_GROUPS),
             failed: None,
             exhausted: false,
+            retired: None,
         }
     }
 
@@ -106,15 +143,12 @@ impl Lookahead {
     /// to read the rows its runs (the selection's runs over exactly that row group's
     /// rows) select; the end of the row groups; or the reader's error once the row
     /// groups open before it are read.
-    fn accept(&mut self, opened: Opened) {
+    fn accept(&mut self, opened: Opened, batch_size: usize) {
         match opened {
-            Ok(Some((decoder, runs))) => self.open.push_back(OpenRowGroup {
-                decoder,
-                runs,
-                ready: VecDeque::new(),
-                error: None,
-                done: false,
-            }),
+            Ok(Some((decoder, runs))) => {
+                self.open
+                    .push_back(OpenRowGroup::new(decoder, runs, batch_size));
+            }
             Ok(None) => self.exhausted = true,
             Err(error) => self.failed = Some(error),
         }
@@ -133,7 +167,7 @@ impl Lookahead {
         loop {
             // Nothing open to decode beside the opening: opened first.
             while self.open.is_empty() && self.wants_row_group() {
-                self.accept(open_next());
+                self.accept(open_next(), batch_size);
             }
             let Some(first) = self.open.front_mut() else {
                 return match self.failed.take() {
@@ -147,9 +181,9 @@ impl Lookahead {
             if let Some(error) = first.error.take() {
                 return Err(error);
             }
-            if first.done {
+            if first.done() {
                 let pages = first.decoder.page_counts();
-                self.open.pop_front();
+                self.retired = self.open.pop_front().map(|group| group.decoder);
                 return Ok(Next::RowGroupDone(pages));
             }
             self.step(batch_size, open_next);
@@ -157,17 +191,17 @@ impl Lookahead {
     }
 
     /// Decodes the next batch of every open row group that is not done, every column
-    /// of them one task, while the caller's thread opens the next row group if one is
-    /// wanted.
+    /// of them one task, while the caller's thread drops the row group read last and
+    /// opens the next row group if one is wanted.
     fn step(&mut self, batch_size: usize, open_next: &mut dyn FnMut() -> Opened) {
         let wanted = self.wants_row_group();
+        let retired = self.retired.take();
         let mut groups: Vec<(&mut OpenRowGroup, BatchPlan)> = self
             .open
             .iter_mut()
-            .filter(|group| !group.done)
-            .map(|group| {
-                let batch = group.decoder.plan_batch(&mut group.runs, batch_size);
-                (group, batch)
+            .filter_map(|group| {
+                let batch = group.next.take()?;
+                Some((group, batch))
             })
             .collect();
         // Each row group's tasks in schema order, the row groups in file order; its
@@ -176,11 +210,12 @@ impl Lookahead {
         let mut tasks: Vec<ColumnTask<'_>> = Vec::new();
         for (group, batch) in &mut groups {
             let before = tasks.len();
-            tasks.extend(group.decoder.column_tasks(batch));
+            group.decoder.column_tasks(batch, &mut tasks);
             counts.push(tasks.len() - before);
         }
         let mut opened = None;
         decode_columns(&self.pool, &mut tasks, || {
+            drop(retired);
             if wanted {
                 opened = Some(open_next());
             }
@@ -191,10 +226,10 @@ impl Lookahead {
             .map(|&n| outcomes.by_ref().take(n).collect())
             .collect();
         for ((group, batch), outcomes) in groups.into_iter().zip(outcomes) {
-            group.end_batch(&batch, outcomes);
+            group.end_batch(&batch, outcomes, batch_size);
         }
         if let Some(opened) = opened {
-            self.accept(opened);
+            self.accept(opened, batch_size);
         }
     }
 

@@ -333,6 +333,13 @@ pub(crate) struct BatchPlan {
     selected: usize,
 }
 
+impl BatchPlan {
+    /// Whether the batch has no step: the row group has nothing left to read or skip.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+}
+
 /// Decodes one row group from its fetched column chunks, batch by batch. I/O free.
 #[derive(Debug)]
 pub struct RowGroupDecoder {
@@ -592,8 +599,12 @@ impl RowGroupDecoder {
         // The batch's steps first, so that every column knows the batch's size before
         // it reads, and then reads column by column.
         let batch = self.plan_batch(runs, max_rows);
+        if batch.is_empty() {
+            return Ok(None);
+        }
         if let Some(pool) = self.parallel.as_ref().map(|p| p.pool.clone()) {
-            let mut tasks = self.column_tasks(&batch);
+            let mut tasks = Vec::new();
+            self.column_tasks(&batch, &mut tasks);
             decode_columns(&pool, &mut tasks, || {});
             let outcomes = tasks.into_iter().map(ColumnTask::into_outcome).collect();
             return self.end_batch(&batch, outcomes);
@@ -618,11 +629,15 @@ impl RowGroupDecoder {
         }
     }
 
-    /// The decode of `batch` by each column, to be run on any thread (the batch's
-    /// memory count started afresh); a column that is a top-level field alone builds
-    /// its array in its task. A decoder without a pool has one column (see
+    /// The decode of `batch` by each column, added to `tasks` to be run on any thread
+    /// (the batch's memory count started afresh); a column that is a top-level field
+    /// alone builds its array in its task. A decoder without a pool has one column (see
     /// [`Self::with_pool`]): its one task charges the decoder's budget.
-    pub(crate) fn column_tasks<'a>(&'a mut self, batch: &'a BatchPlan) -> Vec<ColumnTask<'a>> {
+    pub(crate) fn column_tasks<'a>(
+        &'a mut self,
+        batch: &'a BatchPlan,
+        tasks: &mut Vec<ColumnTask<'a>>,
+    ) {
         let (steps, selected) = (&batch.steps[..], batch.selected);
         let plan = &*self.plan;
         let row_group = self.row_group;
@@ -639,27 +654,27 @@ impl RowGroupDecoder {
             })
             .filter(|_| assemble_here)
         };
+        tasks.reserve(self.columns.len());
         match &mut self.parallel {
-            Some(parallel) => parallel
-                .tasks(&mut self.columns, steps, selected)
-                .zip(&self.costs)
-                .enumerate()
-                .map(|(position, (task, &cost))| task.with_field(lone(position)).with_cost(cost))
-                .collect(),
+            Some(parallel) => tasks.extend(
+                parallel
+                    .tasks(&mut self.columns, steps, selected)
+                    .zip(&self.costs)
+                    .enumerate()
+                    .map(|(position, (task, &cost))| {
+                        task.with_field(lone(position)).with_cost(cost)
+                    }),
+            ),
             None => {
                 debug_assert!(
                     self.columns.len() <= 1,
                     "a decoder of several columns has a pool"
                 );
                 self.budget.reset();
-                self.columns
-                    .first_mut()
-                    .map(|c| {
-                        ColumnTask::new(c.as_mut(), &mut self.budget, steps, selected)
-                            .with_field(lone(0))
-                    })
-                    .into_iter()
-                    .collect()
+                tasks.extend(self.columns.first_mut().map(|c| {
+                    ColumnTask::new(c.as_mut(), &mut self.budget, steps, selected)
+                        .with_field(lone(0))
+                }));
             }
         }
     }
