@@ -53,6 +53,11 @@ pub(crate) struct Lookahead {
     exhausted: bool,
     /// The row group read to its end last, dropped beside the next step.
     retired: Option<RowGroupDecoder>,
+    /// Per column, what the first batch of the row group opened last took: the
+    /// expected cost of the next row group's first batch, which also reads the column's
+    /// dictionary (tenfold a later batch for a long string column: ordered by a later
+    /// batch's cost, or last for not being known, it would end its step alone).
+    first_batch_costs: Vec<u64>,
 }
 
 /// What opening the next row group gave: its decoder and the selection's runs over its
@@ -81,17 +86,26 @@ struct OpenRowGroup {
     error: Option<Error>,
     /// The next batch to decode; `None` once the row group has ended.
     next: Option<BatchPlan>,
+    /// Batches decoded so far.
+    batches: usize,
 }
 
 impl OpenRowGroup {
     /// A row group opened to read the rows `runs` select, in batches of `batch_size`.
-    fn new(decoder: RowGroupDecoder, runs: VecDeque<RowSelector>, batch_size: usize) -> Self {
+    fn new(
+        mut decoder: RowGroupDecoder,
+        runs: VecDeque<RowSelector>,
+        batch_size: usize,
+        first_batch_costs: &[u64],
+    ) -> Self {
+        decoder.expect_costs(first_batch_costs);
         let mut group = Self {
             decoder,
             runs,
             ready: VecDeque::new(),
             error: None,
             next: None,
+            batches: 0,
         };
         group.plan_next(batch_size);
         group
@@ -111,6 +125,7 @@ impl OpenRowGroup {
     /// Takes the batch `batch` (its columns' tasks done with `outcomes`) into the row
     /// group's ready batches and plans the next, or ends the row group.
     fn end_batch(&mut self, batch: &BatchPlan, outcomes: Vec<TaskOutcome>, batch_size: usize) {
+        self.batches += 1;
         match self.decoder.end_batch(batch, outcomes) {
             Ok(Some(batch)) => {
                 self.ready.push_back(batch);
@@ -131,6 +146,7 @@ impl Lookahead {
             failed: None,
             exhausted: false,
             retired: None,
+            first_batch_costs: Vec::new(),
         }
     }
 
@@ -146,8 +162,8 @@ impl Lookahead {
     fn accept(&mut self, opened: Opened, batch_size: usize) {
         match opened {
             Ok(Some((decoder, runs))) => {
-                self.open
-                    .push_back(OpenRowGroup::new(decoder, runs, batch_size));
+                let group = OpenRowGroup::new(decoder, runs, batch_size, &self.first_batch_costs);
+                self.open.push_back(group);
             }
             Ok(None) => self.exhausted = true,
             Err(error) => self.failed = Some(error),
@@ -227,6 +243,11 @@ impl Lookahead {
             .collect();
         for ((group, batch), outcomes) in groups.into_iter().zip(outcomes) {
             group.end_batch(&batch, outcomes, batch_size);
+            if group.batches == 1 {
+                self.first_batch_costs.clear();
+                self.first_batch_costs
+                    .extend_from_slice(group.decoder.costs());
+            }
         }
         if let Some(opened) = opened {
             self.accept(opened, batch_size);

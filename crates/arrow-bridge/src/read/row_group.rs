@@ -362,7 +362,8 @@ pub struct RowGroupDecoder {
     /// The columns' decode on a pool (`None`: one after another on the caller's thread).
     parallel: Option<ParallelColumns>,
     /// Per column, what its last batch's task took (nanoseconds): the order of the next
-    /// batch's tasks on a pool.
+    /// batch's tasks on a pool. Before the first batch, the chunk's uncompressed size
+    /// (bytes: what a column's share of the work is, when nothing has been timed).
     costs: Vec<u64>,
 }
 
@@ -450,6 +451,7 @@ impl RowGroupDecoder {
             )));
         }
         offset_indexes.resize(plan.columns.len(), None);
+        let mut sizes = Vec::with_capacity(plan.columns.len());
         let mut columns = Vec::with_capacity(plan.columns.len());
         let mut keyed_columns = Vec::new();
         for (position, (((&column, target), chunk), offset_index)) in plan
@@ -514,6 +516,7 @@ impl RowGroupDecoder {
             } else {
                 target
             };
+            sizes.push(u64::try_from(meta.total_uncompressed_size).unwrap_or(0));
             columns.push(
                 column_reader(
                     descr,
@@ -527,7 +530,6 @@ impl RowGroupDecoder {
             );
         }
         let budget = Budget::new(plan.batch_memory_limit);
-        let costs = vec![0; columns.len()];
         Ok(Self {
             plan,
             row_group,
@@ -539,7 +541,7 @@ impl RowGroupDecoder {
             late: LateCounts::default(),
             pending_skip: Step::pending(),
             parallel: None,
-            costs,
+            costs: sizes,
         })
     }
 
@@ -568,6 +570,20 @@ impl RowGroupDecoder {
     /// Rows not yet decoded or skipped.
     pub fn rows_left(&self) -> usize {
         self.rows_left
+    }
+
+    /// Per column, what its last batch's task took (nanoseconds; see `costs`).
+    pub(crate) fn costs(&self) -> &[u64] {
+        &self.costs
+    }
+
+    /// Orders the first batch's tasks by `costs` (per column, as [`Self::costs`] gives
+    /// them: another row group's of the same read), before any batch of this row group
+    /// has been timed. Ignored when the columns differ in number.
+    pub(crate) fn expect_costs(&mut self, costs: &[u64]) {
+        if costs.len() == self.costs.len() {
+            self.costs.copy_from_slice(costs);
+        }
     }
 
     /// Data pages decoded, and data pages stepped over without being decompressed,
