@@ -13,19 +13,21 @@
 //! ```text
 //!   step:   row group g   batch k   [col 0] [col 1] ... ┐  one list of tasks
 //!           row group g+1 batch k   [col 0] [col 1] ... ┘
-//!   read:   g's batches as they come, then g+1's (already decoded), then g+2 opens
+//!   read:   g's batches as they come, then g+1's (already decoded), then g+2's
 //! ```
 //!
-//! A row group's next batch is planned as soon as the one before it is decoded, so a
-//! row group whose rows are all read ends there, and the step after it decodes the next
-//! row group's columns beside the opening of the one after (not a step of empty tasks
-//! that opens it with little to decode beside). A row group read to its end is dropped
-//! beside the next step too: freeing a wide row group's column readers is thousands of
-//! frees.
+//! The caller's thread opens the next row group beside a step (reading its small
+//! chunks, building its column readers): when fewer than two are open, or when the
+//! step decodes the last batches of both (then a third is open, not yet decoded,
+//! while the two are read). A row group's next batch is planned as soon as the one
+//! before it is decoded, so a row group whose rows are all read ends there, not in a
+//! step of empty tasks. A row group read to its end is dropped beside the next step:
+//! freeing a wide row group's column readers is thousands of frees.
 //!
 //! Memory: beside the batch being handed out, at most the decoded batches of one row
-//! group ahead (the next row group's batches, as many as the current one has had), and
-//! the readers of the row group read last until the next step.
+//! group ahead (the next row group's batches, as many as the current one has had), the
+//! readers of the row group read last until the next step, and those of the row group
+//! opened beside the last step of two.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -122,6 +124,14 @@ impl OpenRowGroup {
         self.next.is_none()
     }
 
+    /// Whether the row group's next batch is its last: it reaches the row group's end,
+    /// or the selection's.
+    fn ends_with_next_batch(&self) -> bool {
+        self.next
+            .as_ref()
+            .is_none_or(|batch| batch.rows() >= self.decoder.rows_left() || self.runs.is_empty())
+    }
+
     /// Takes the batch `batch` (its columns' tasks done with `outcomes`) into the row
     /// group's ready batches and plans the next, or ends the row group.
     fn end_batch(&mut self, batch: &BatchPlan, outcomes: Vec<TaskOutcome>, batch_size: usize) {
@@ -152,7 +162,12 @@ impl Lookahead {
 
     /// Whether another row group may be opened.
     fn wants_row_group(&self) -> bool {
-        self.open.len() < OPEN_ROW_GROUPS && self.failed.is_none() && !self.exhausted
+        self.open.len() < OPEN_ROW_GROUPS && self.can_open()
+    }
+
+    /// Whether a row group is left to open.
+    fn can_open(&self) -> bool {
+        self.failed.is_none() && !self.exhausted
     }
 
     /// Takes what opening the next row group gave: a row group open after those open,
@@ -210,7 +225,13 @@ impl Lookahead {
     /// of them one task, while the caller's thread drops the row group read last and
     /// opens the next row group if one is wanted.
     fn step(&mut self, batch_size: usize, open_next: &mut dyn FnMut() -> Opened) {
-        let wanted = self.wants_row_group();
+        // Two row groups opened together end together (a batch of each per step): the
+        // step that decodes their last batches opens the next one beside it, a third
+        // (not yet decoded), rather than the caller opening it alone once they are read.
+        let wanted = self.wants_row_group()
+            || (self.open.len() == OPEN_ROW_GROUPS
+                && self.can_open()
+                && self.open.iter().all(OpenRowGroup::ends_with_next_batch));
         let retired = self.retired.take();
         let mut groups: Vec<(&mut OpenRowGroup, BatchPlan)> = self
             .open

@@ -338,6 +338,11 @@ impl BatchPlan {
     pub(crate) fn is_empty(&self) -> bool {
         self.steps.is_empty()
     }
+
+    /// The rows the batch covers (read or skipped).
+    pub(crate) fn rows(&self) -> usize {
+        self.position
+    }
 }
 
 /// Decodes one row group from its fetched column chunks, batch by batch. I/O free.
