@@ -228,10 +228,10 @@ impl Lookahead {
         // Two row groups opened together end together (a batch of each per step): the
         // step that decodes their last batches opens the next one beside it, a third
         // (not yet decoded), rather than the caller opening it alone once they are read.
-        let wanted = self.wants_row_group()
-            || (self.open.len() == OPEN_ROW_GROUPS
-                && self.can_open()
-                && self.open.iter().all(OpenRowGroup::ends_with_next_batch));
+        let wanted = self.can_open()
+            && (self.open.len() < OPEN_ROW_GROUPS
+                || (self.open.len() == OPEN_ROW_GROUPS
+                    && self.open.iter().all(OpenRowGroup::ends_with_next_batch)));
         let retired = self.retired.take();
         let mut groups: Vec<(&mut OpenRowGroup, BatchPlan)> = self
             .open
