@@ -458,6 +458,19 @@ impl PageReader {
         }
     }
 
+    /// Frees what the reader keeps for pages to come (the chunk's bytes, the scratch
+    /// buffer, the decryptor, the page locations) once the caller is done with the
+    /// chunk; afterwards it yields no page, and its counts stay.
+    pub fn release(&mut self) {
+        self.chunk = ChunkBytes::whole(Bytes::new());
+        self.position = 0;
+        self.pending = None;
+        self.scratch = Vec::new();
+        self.decryption = None;
+        self.locations = None;
+        self.failed = true;
+    }
+
     /// File offset (see [`PageReader::with_base_offset`]) of the next page's header.
     pub fn offset(&self) -> u64 {
         self.base_offset + self.position as u64

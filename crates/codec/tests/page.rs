@@ -445,6 +445,33 @@ fn skip_page_returns_headers_without_decoding() {
     assert!(reader.skip_page().unwrap().is_none());
 }
 
+#[test]
+fn release_frees_the_chunk_and_keeps_the_counts() {
+    let written = write_chunk(Codec::Gzip { level: 1 }, false, &[7u8; 32]);
+    let chunk = Bytes::from(written.chunk[3..].to_vec());
+    let mut reader = PageReader::new(
+        chunk.clone(),
+        Codec::Gzip { level: 1 },
+        PageReaderOptions::default(),
+    );
+    assert_eq!(
+        reader.skip_page().unwrap().unwrap().type_,
+        PageType::DICTIONARY_PAGE
+    );
+    let page = reader.next_page().unwrap();
+    assert!(matches!(page, Some(Page::DataV1 { num_values: 5, .. })));
+    drop(page);
+    assert!(!chunk.is_unique(), "the reader shares the chunk");
+    reader.release();
+    assert!(
+        chunk.is_unique(),
+        "released, the reader holds none of the chunk"
+    );
+    assert!(reader.peek_header().unwrap().is_none());
+    assert!(reader.next_page().unwrap().is_none());
+    assert_eq!((reader.pages_decoded(), reader.pages_skipped()), (1, 1));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 

@@ -39,6 +39,10 @@ pub(crate) trait ColumnReader: Send + std::fmt::Debug {
     fn finish(&mut self) -> LeafOutput;
     /// Data pages decoded, and skipped without decompression, so far.
     fn page_counts(&self) -> (usize, usize);
+    /// The column's rows are all read: frees what it keeps for later batches (its
+    /// pages, dictionary and scratch) on the thread that decoded it, rather than with
+    /// the row group's other readers on the thread that hands out batches.
+    fn release(&mut self);
 
     /// Decodes one batch of `selected` rows: applies `steps` (skip or read, rows) in
     /// order after [`Self::begin`].
@@ -84,6 +88,10 @@ where
 
     fn page_counts(&self) -> (usize, usize) {
         LeafReader::page_counts(self)
+    }
+
+    fn release(&mut self) {
+        LeafReader::release(self)
     }
 }
 

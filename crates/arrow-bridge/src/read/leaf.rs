@@ -115,6 +115,15 @@ impl<K: ValueKind> LeafReader<K> {
         (self.max_def, self.max_rep)
     }
 
+    /// The chunk is read to its end: frees its pages, dictionary and level scratch now
+    /// (the batch decoded last stays until [`Self::take`]).
+    pub(crate) fn release(&mut self) {
+        self.pages.release();
+        self.dictionary = None;
+        self.page = None;
+        self.levels = PageLevels::new(self.max_def, self.max_rep);
+    }
+
     /// Data pages decoded and skipped without decompression so far.
     pub(crate) fn page_counts(&self) -> (usize, usize) {
         (self.pages.pages_decoded(), self.pages.pages_skipped())

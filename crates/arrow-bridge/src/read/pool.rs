@@ -59,6 +59,8 @@ pub(crate) struct ColumnTask<'a> {
     field: Option<LoneField<'a>>,
     /// What the column's last batch took (nanoseconds; 0: not known).
     cost: u64,
+    /// The batch reaches the end of the column's chunk: its reader is released after it.
+    last: bool,
     outcome: TaskOutcome,
 }
 
@@ -101,6 +103,7 @@ impl<'a> ColumnTask<'a> {
             selected,
             field: None,
             cost: 0,
+            last: false,
             outcome: TaskOutcome {
                 decoded: Ok(()),
                 array: None,
@@ -113,6 +116,13 @@ impl<'a> ColumnTask<'a> {
     /// so that the one that ends a step is a short one.
     pub(crate) fn with_cost(mut self, nanos: u64) -> Self {
         self.cost = nanos;
+        self
+    }
+
+    /// The batch ends the column's chunk (`last`): the task then releases the column's
+    /// reader ([`ColumnReader::release`]) once done.
+    pub(crate) fn ending_chunk(mut self, last: bool) -> Self {
+        self.last = last;
         self
     }
 
@@ -143,6 +153,9 @@ impl<'a> ColumnTask<'a> {
             )
             .map_err(|e| e.context(format!("row group {}", lone.row_group)));
             self.outcome.array = Some((lone.index, array));
+        }
+        if self.last {
+            self.column.release();
         }
     }
 
@@ -215,12 +228,14 @@ impl ParallelColumns {
 
     /// The tasks of a batch of `selected` rows over `columns` (the batch's memory count
     /// started afresh): `steps` applied to every column, as
-    /// [`ColumnReader::decode_steps`] does on one thread.
+    /// [`ColumnReader::decode_steps`] does on one thread, each column released after
+    /// them when the batch ends the row group (`last`).
     pub(crate) fn tasks<'a>(
         &'a mut self,
         columns: &'a mut [Box<dyn ColumnReader>],
         steps: &'a [(bool, usize)],
         selected: usize,
+        last: bool,
     ) -> impl Iterator<Item = ColumnTask<'a>> {
         if let Some(budget) = self.budgets.first_mut() {
             budget.reset();
@@ -229,7 +244,9 @@ impl ParallelColumns {
         columns
             .iter_mut()
             .zip(self.budgets.iter_mut())
-            .map(move |(column, budget)| ColumnTask::new(column.as_mut(), budget, steps, selected))
+            .map(move |(column, budget)| {
+                ColumnTask::new(column.as_mut(), budget, steps, selected).ending_chunk(last)
+            })
     }
 
     /// Applies `steps` to every column in a batch of `selected` rows, on the pool and
@@ -241,9 +258,10 @@ impl ParallelColumns {
         columns: &mut [Box<dyn ColumnReader>],
         steps: &[(bool, usize)],
         selected: usize,
+        last: bool,
     ) -> Result<()> {
         let pool = self.pool.clone();
-        let mut tasks: Vec<ColumnTask<'_>> = self.tasks(columns, steps, selected).collect();
+        let mut tasks: Vec<ColumnTask<'_>> = self.tasks(columns, steps, selected, last).collect();
         decode_columns(&pool, &mut tasks, || {});
         tasks.into_iter().try_for_each(|t| t.into_outcome().decoded)
     }

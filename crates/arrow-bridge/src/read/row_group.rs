@@ -660,6 +660,7 @@ impl RowGroupDecoder {
         tasks: &mut Vec<ColumnTask<'a>>,
     ) {
         let (steps, selected) = (&batch.steps[..], batch.selected);
+        let last = self.ends_row_group(batch.position);
         let plan = &*self.plan;
         let row_group = self.row_group;
         // Keyed columns (a row filter's) are assembled by the filter's own path.
@@ -679,7 +680,7 @@ impl RowGroupDecoder {
         match &mut self.parallel {
             Some(parallel) => tasks.extend(
                 parallel
-                    .tasks(&mut self.columns, steps, selected)
+                    .tasks(&mut self.columns, steps, selected, last)
                     .zip(&self.costs)
                     .enumerate()
                     .map(|(position, (task, &cost))| {
@@ -695,6 +696,7 @@ impl RowGroupDecoder {
                 tasks.extend(self.columns.first_mut().map(|c| {
                     ColumnTask::new(c.as_mut(), &mut self.budget, steps, selected)
                         .with_field(lone(0))
+                        .ending_chunk(last)
                 }));
             }
         }
@@ -780,15 +782,26 @@ impl RowGroupDecoder {
     /// Applies `steps` (skip or read, rows) to every column, in a batch of `selected`
     /// rows.
     fn decode(&mut self, steps: &[(bool, usize)], selected: usize) -> Result<()> {
+        let last = self.ends_row_group(steps.iter().map(|&(_, rows)| rows).sum());
         if let Some(parallel) = &mut self.parallel {
-            return parallel.decode(&mut self.columns, steps, selected);
+            return parallel.decode(&mut self.columns, steps, selected, last);
         }
         let budget = &mut self.budget;
         budget.reset();
         for column in &mut self.columns {
             column.decode_steps(steps, selected, budget)?;
+            if last {
+                column.release();
+            }
         }
         Ok(())
+    }
+
+    /// Whether a batch over the next `rows` rows reaches the row group's end: its
+    /// columns are then released as each is decoded ([`ColumnReader::release`]), their
+    /// buffers freed one column at a time and reused by the next column's decode.
+    fn ends_row_group(&self, rows: usize) -> bool {
+        rows >= self.rows_left
     }
 
     /// Applies `steps` (skip or read, rows) to the columns `which` selects (by position
