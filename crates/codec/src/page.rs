@@ -230,6 +230,20 @@ pub enum Page {
 }
 
 impl Page {
+    /// The page's byte sections (levels and values).
+    fn sections(&self) -> [&[u8]; 3] {
+        match self {
+            Page::Dictionary { values, .. } => [values, &[], &[]],
+            Page::DataV1 { buffer, .. } => [buffer, &[], &[]],
+            Page::DataV2 {
+                rep_levels,
+                def_levels,
+                values,
+                ..
+            } => [rep_levels, def_levels, values],
+        }
+    }
+
     /// The page's number of values (dictionary entries for a dictionary page).
     pub fn num_values(&self) -> usize {
         match self {
@@ -670,6 +684,9 @@ impl PageReader {
                         self.values_read += page.num_values() as u64;
                     }
                     self.pages_decoded += 1;
+                    if !page.sections().iter().any(|s| self.chunk.window_holds(s)) {
+                        self.chunk.shed_before(self.position);
+                    }
                     return Ok(Some(page));
                 }
                 Ok(None) => continue,

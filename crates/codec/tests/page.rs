@@ -472,6 +472,82 @@ fn release_frees_the_chunk_and_keeps_the_counts() {
     assert_eq!((reader.pages_decoded(), reader.pages_skipped()), (1, 1));
 }
 
+/// A chunk handed out in windows that count themselves alive while anything holds them.
+#[derive(Debug)]
+struct CountedWindows {
+    chunk: Bytes,
+    alive: std::sync::Arc<()>,
+}
+
+struct Window(Vec<u8>, #[allow(dead_code)] std::sync::Arc<()>);
+
+impl AsRef<[u8]> for Window {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl herringbone_codec::page::ChunkSource for CountedWindows {
+    fn len(&self) -> usize {
+        self.chunk.len()
+    }
+    fn fetch(&self, range: std::ops::Range<usize>) -> herringbone_codec::Result<Bytes> {
+        let bytes = self.chunk[range].to_vec();
+        Ok(Bytes::from_owner(Window(bytes, self.alive.clone())))
+    }
+}
+
+#[test]
+fn a_decompressed_page_lets_its_fetched_bytes_go() {
+    // Two pages of 1 MiB that do not compress: each is its own fetch.
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let values: Vec<u8> = (0..1 << 20)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            (state >> 56) as u8
+        })
+        .collect();
+    for (codec, kept) in [(Codec::Snappy, 0), (Codec::Uncompressed, 1)] {
+        let mut writer = PageWriter::new(codec);
+        let mut chunk = Vec::new();
+        for _ in 0..2 {
+            let page = DataPageV1 {
+                rep_levels: &[],
+                def_levels: &[],
+                values: &values,
+                num_values: values.len(),
+                num_rows: values.len(),
+                encoding: Encoding::PLAIN,
+                def_level_encoding: Encoding::RLE,
+                rep_level_encoding: Encoding::RLE,
+                statistics: None,
+            };
+            writer.write_data_page_v1(&mut chunk, &page).unwrap();
+        }
+        let source = std::sync::Arc::new(CountedWindows {
+            chunk: Bytes::from(chunk),
+            alive: std::sync::Arc::new(()),
+        });
+        let mut reader =
+            PageReader::from_source(source.clone(), codec, PageReaderOptions::default());
+        for _ in 0..2 {
+            let Some(Page::DataV1 { buffer, .. }) = reader.next_page().unwrap() else {
+                panic!("{codec:?}: a v1 data page expected");
+            };
+            assert_eq!(buffer[..], values[..], "{codec:?}");
+            // A decompressed page holds no fetched window; a zero-copy one holds its own.
+            assert_eq!(
+                std::sync::Arc::strong_count(&source.alive) - 1,
+                kept,
+                "{codec:?}: windows alive"
+            );
+        }
+        assert!(reader.next_page().unwrap().is_none());
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 

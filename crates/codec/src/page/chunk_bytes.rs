@@ -104,6 +104,35 @@ impl ChunkBytes {
         self.len
     }
 
+    /// Whether `bytes` lie in the window fetched last (a page that shares it rather
+    /// than a copy of its own).
+    pub(crate) fn window_holds(&self, bytes: &[u8]) -> bool {
+        let window = self.window.as_ptr_range();
+        let held = bytes.as_ptr_range();
+        !bytes.is_empty() && window.start <= held.start && held.end <= window.end
+    }
+
+    /// The bytes before `position` are done with (the page that ends there was copied
+    /// out, decompressed or decrypted): a fetched window that lies mostly before
+    /// `position` is replaced by a copy of its rest (at most an eighth of it: the next
+    /// header's look-ahead), so that a compressed page's bytes are freed once it is
+    /// decompressed rather than when the next page is fetched. With a column's page
+    /// held decompressed for many batches, that is a compressed page per column less
+    /// for the whole row group.
+    pub(crate) fn shed_before(&mut self, position: usize) {
+        let window_end = self.window_start + self.window.len();
+        if self.source.is_none() || position <= self.window_start {
+            return;
+        }
+        if position >= window_end {
+            self.window = Bytes::new();
+            self.window_start = position;
+        } else if (window_end - position).saturating_mul(8) <= self.window.len() {
+            self.window = Bytes::copy_from_slice(&self.window[position - self.window_start..]);
+            self.window_start = position;
+        }
+    }
+
     /// The chunk's bytes from `start` on, at least to `end` (both within the chunk,
     /// `start <= end`), maybe more: a slice sharing what was fetched.
     pub(crate) fn slice_from(&mut self, start: usize, end: usize) -> Result<Bytes> {
@@ -258,5 +287,41 @@ mod tests {
         drop(held);
         drop(chunk);
         assert_eq!(Arc::strong_count(&source.alive), 1);
+    }
+
+    #[test]
+    fn a_window_left_mostly_behind_is_shed_to_a_copy_of_its_rest() {
+        let data: Vec<u8> = (0..2_000_000u32).map(|i| (i % 251) as u8).collect();
+        let source = Arc::new(Counted {
+            bytes: Bytes::from(data.clone()),
+            fetches: Mutex::new(Vec::new()),
+        });
+        let mut chunk = ChunkBytes::fetched(source.clone());
+        // A page of 1,000,000 bytes: its window runs on to the next header.
+        let page = chunk.slice_from(0, 1_000_000).unwrap();
+        let window_end = 1_000_000 + HEADER_LOOKAHEAD;
+        assert_eq!(page.len(), window_end);
+        assert!(chunk.window_holds(&page[..10]));
+        assert!(!chunk.window_holds(&data[..10]));
+        drop(page);
+        // Not yet past most of it: kept as it is.
+        chunk.shed_before(500_000);
+        assert_eq!((chunk.window_start, chunk.window.len()), (0, window_end));
+        // The page copied out: only the look-ahead is kept, in a block of its own.
+        chunk.shed_before(1_000_000);
+        assert_eq!(
+            (chunk.window_start, chunk.window.len()),
+            (1_000_000, HEADER_LOOKAHEAD)
+        );
+        let next = chunk.slice_from(1_000_000, 1_000_100).unwrap();
+        assert_eq!(next[..], data[1_000_000..window_end]);
+        assert_eq!(source.fetches.lock().unwrap().len(), 1, "no fetch for it");
+        // Past the window's end: nothing kept.
+        chunk.shed_before(window_end + 5);
+        assert!(chunk.window.is_empty());
+        // A whole chunk is never cut.
+        let mut whole = ChunkBytes::whole(Bytes::from(data.clone()));
+        whole.shed_before(1_999_000);
+        assert_eq!((whole.window_start, whole.window.len()), (0, 2_000_000));
     }
 }
