@@ -684,8 +684,10 @@ impl PageReader {
                         self.values_read += page.num_values() as u64;
                     }
                     self.pages_decoded += 1;
-                    if !page.sections().iter().any(|s| self.chunk.window_holds(s)) {
-                        self.chunk.shed_before(self.position);
+                    let chunk_read = self.position >= self.chunk.len()
+                        || self.total_values.is_some_and(|t| self.values_read >= t);
+                    if chunk_read && !page.sections().iter().any(|s| self.chunk.window_holds(s)) {
+                        self.chunk.drop_window();
                     }
                     return Ok(Some(page));
                 }

@@ -21,8 +21,10 @@
 //! step decodes the last batches of both (then a third is open, not yet decoded,
 //! while the two are read). A row group's next batch is planned as soon as the one
 //! before it is decoded, so a row group whose rows are all read ends there, not in a
-//! step of empty tasks. A row group read to its end is dropped beside the next step:
-//! freeing a wide row group's column readers is thousands of frees.
+//! step of empty tasks. The columns of a row group's last batch release their readers'
+//! buffers in their own tasks ([`super::column::ColumnReader::release`]); what is left
+//! of a row group read to its end (thousands of small frees for a wide one) is dropped
+//! beside the next step.
 //!
 //! Memory: beside the batch being handed out, at most the decoded batches of one row
 //! group ahead (the next row group's batches, as many as the current one has had), the
