@@ -62,6 +62,22 @@ pub(crate) trait ColumnReader: Send + std::fmt::Debug {
         }
         Ok(())
     }
+
+    /// [`Self::decode_steps`], then [`Self::release`] when the batch ends the column's
+    /// chunk (`last`): what every path that decodes a batch runs.
+    fn decode_batch(
+        &mut self,
+        steps: &[(bool, usize)],
+        selected: usize,
+        budget: &mut Budget,
+        last: bool,
+    ) -> Result<()> {
+        self.decode_steps(steps, selected, budget)?;
+        if last {
+            self.release();
+        }
+        Ok(())
+    }
 }
 
 impl<K> ColumnReader for LeafReader<K>

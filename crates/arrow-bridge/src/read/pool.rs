@@ -139,9 +139,9 @@ impl<'a> ColumnTask<'a> {
     }
 
     fn run_timed(&mut self) {
-        self.outcome.decoded = self
-            .column
-            .decode_steps(self.steps, self.selected, self.budget);
+        self.outcome.decoded =
+            self.column
+                .decode_batch(self.steps, self.selected, self.budget, self.last);
         if let (Ok(()), Some(lone)) = (&self.outcome.decoded, &self.field) {
             let leaf = self.column.finish();
             let array = nested::primitive(
@@ -153,9 +153,6 @@ impl<'a> ColumnTask<'a> {
             )
             .map_err(|e| e.context(format!("row group {}", lone.row_group)));
             self.outcome.array = Some((lone.index, array));
-        }
-        if self.last {
-            self.column.release();
         }
     }
 

@@ -603,7 +603,7 @@ impl RowGroupDecoder {
     /// Decodes the next `rows` rows (at most [`Self::rows_left`]) as a batch.
     pub fn next_batch(&mut self, rows: usize) -> Result<RecordBatch> {
         let rows = rows.min(self.rows_left);
-        self.decode(&[(false, rows)], rows)?;
+        self.decode(&[(false, rows)], rows, rows)?;
         self.rows_left -= rows;
         self.assemble(rows, Vec::new())
     }
@@ -630,7 +630,7 @@ impl RowGroupDecoder {
             let outcomes = tasks.into_iter().map(ColumnTask::into_outcome).collect();
             return self.end_batch(&batch, outcomes);
         }
-        self.decode(&batch.steps, batch.selected)?;
+        self.decode(&batch.steps, batch.selected, batch.position)?;
         self.end_batch(&batch, Vec::new())
     }
 
@@ -774,25 +774,23 @@ impl RowGroupDecoder {
     /// skip are not decompressed.
     pub fn skip(&mut self, rows: usize) -> Result<()> {
         let rows = rows.min(self.rows_left);
-        self.decode(&[(true, rows)], 0)?;
+        self.decode(&[(true, rows)], 0, rows)?;
         self.rows_left -= rows;
         Ok(())
     }
 
     /// Applies `steps` (skip or read, rows) to every column, in a batch of `selected`
-    /// rows.
-    fn decode(&mut self, steps: &[(bool, usize)], selected: usize) -> Result<()> {
-        let last = self.ends_row_group(steps.iter().map(|&(_, rows)| rows).sum());
+    /// rows that covers the next `rows` rows of the row group (a skip that ends it may
+    /// be left out of `steps`: see `leave_tail_unread`).
+    fn decode(&mut self, steps: &[(bool, usize)], selected: usize, rows: usize) -> Result<()> {
+        let last = self.ends_row_group(rows);
         if let Some(parallel) = &mut self.parallel {
             return parallel.decode(&mut self.columns, steps, selected, last);
         }
         let budget = &mut self.budget;
         budget.reset();
         for column in &mut self.columns {
-            column.decode_steps(steps, selected, budget)?;
-            if last {
-                column.release();
-            }
+            column.decode_batch(steps, selected, budget, last)?;
         }
         Ok(())
     }
