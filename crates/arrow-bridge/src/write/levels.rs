@@ -98,7 +98,7 @@ impl LeafLevels {
 struct LeafBuilder {
     def: Vec<i16>,
     rep: Vec<i16>,
-    indices: Vec<usize>,
+    indices: ValueIndices,
     values: ArrayRef,
     /// Logical validity of `values` (a dictionary's null values and a `Null` array's
     /// slots count as null).
@@ -110,24 +110,15 @@ impl LeafBuilder {
         Self {
             def: Vec::new(),
             rep: Vec::new(),
-            indices: Vec::new(),
+            indices: ValueIndices::default(),
             nulls: values.logical_nulls(),
             values,
         }
     }
 
-    /// The finished levels: indices that are one ascending run become a range.
+    /// The finished levels.
     fn finish(self) -> LeafLevels {
-        let selection = match (self.indices.first(), self.indices.last()) {
-            (Some(&first), Some(&last))
-                if last.checked_sub(first) == Some(self.indices.len() - 1)
-                    && self.indices.windows(2).all(|w| w[1] == w[0] + 1) =>
-            {
-                Selection::Contiguous(first)
-            }
-            (None, _) => Selection::Contiguous(0),
-            _ => Selection::Indices(self.indices),
-        };
+        let selection = self.indices.finish();
         LeafLevels {
             values: self.values,
             layout: Layout::Nested {
@@ -135,6 +126,64 @@ impl LeafBuilder {
                 rep: self.rep,
                 selection,
             },
+        }
+    }
+}
+
+/// The present values' indices of a nested leaf as the walker finds them: one ascending
+/// run for as long as they follow each other (the usual case, where no index is stored),
+/// else every index in `scattered`.
+#[derive(Debug, Default)]
+struct ValueIndices {
+    /// While `scattered` is empty, the indices are `first..end`.
+    first: usize,
+    end: usize,
+    /// Every index, once they stopped being one run (never empty then).
+    scattered: Vec<usize>,
+}
+
+impl ValueIndices {
+    /// Appends the indices `from..to`.
+    #[inline]
+    fn push_range(&mut self, from: usize, to: usize) {
+        if from >= to {
+            return;
+        }
+        if self.scattered.is_empty() {
+            if self.first == self.end {
+                (self.first, self.end) = (from, to);
+                return;
+            }
+            if self.end == from {
+                self.end = to;
+                return;
+            }
+        }
+        self.scattered().extend(from..to);
+    }
+
+    /// The indices as a list, to push to one by one.
+    fn scattered(&mut self) -> &mut Vec<usize> {
+        if self.scattered.is_empty() {
+            self.scattered.extend(self.first..self.end);
+            self.end = self.first;
+        }
+        &mut self.scattered
+    }
+
+    /// Where the values are: a list that is one ascending run is a range too.
+    fn finish(self) -> Selection {
+        let list = self.scattered;
+        match (list.first(), list.last()) {
+            (None, _) if self.first < self.end => Selection::Contiguous(self.first),
+            (None, _) => Selection::Contiguous(0),
+            (Some(&first), Some(&last))
+                if last.checked_sub(first) == Some(list.len() - 1)
+                    && list.windows(2).all(|w| w[1] == w[0] + 1) =>
+            {
+                Selection::Contiguous(first)
+            }
+            _ => Selection::Indices(list),
         }
     }
 }
@@ -171,9 +220,12 @@ pub(crate) fn compute_levels(field: &WriteField, array: &ArrayRef) -> Result<Vec
     for l in &mut out {
         l.def.reserve(array.len());
         l.rep.reserve(array.len());
-        l.indices.reserve(array.len());
     }
-    let mut walker = Walker { base, out };
+    let mut walker = Walker {
+        base,
+        out,
+        list_starts: Vec::new(),
+    };
     walker.visit_range(field, array.as_ref(), 0, array.len(), 0, 0, 0, 0)?;
     Ok(walker.out.into_iter().map(LeafBuilder::finish).collect())
 }
@@ -311,6 +363,17 @@ impl ListRanges<'_> {
 struct Walker {
     base: usize,
     out: Vec<LeafBuilder>,
+    /// Scratch of [`Walker::list_of_leaves`], kept between calls.
+    list_starts: Vec<(usize, i16)>,
+}
+
+/// A list array made ready for walking its slots: the downcasts done and, when its
+/// elements are leaves or a struct of leaves, the leaves filled in bulk
+/// ([`Walker::bulk_leaves`]). Made once per array, not once per slot of a list above it.
+struct ListParts<'a> {
+    ranges: ListRanges<'a>,
+    values: ArrayRef,
+    bulk: Option<Vec<BulkLeaf>>,
 }
 
 impl Walker {
@@ -348,7 +411,7 @@ impl Walker {
                         leaf.rep.push(first_rep);
                         leaf.rep
                             .resize(leaf.rep.len() + (end - start - 1), rest_rep);
-                        leaf.indices.extend(start..end);
+                        leaf.indices.push_range(start, end);
                     }
                     Some(nulls) => {
                         if !field.nullable
@@ -370,7 +433,7 @@ impl Walker {
                             nulls.offset() + start,
                             end - start,
                         ) {
-                            leaf.indices.extend(start + from..start + to);
+                            leaf.indices.push_range(start + from, start + to);
                         }
                     }
                 }
@@ -435,55 +498,125 @@ impl Walker {
                 }
             }
             WriteKind::List(child) => {
-                let ranges = ListRanges::of(array)?;
-                let values = list_values(array)?;
-                let nulls = array.nulls().filter(|n| n.null_count() > 0);
-                if let Some(leaves) = self.bulk_leaves(child, values.as_ref(), present_def + 1) {
-                    return self.list_of_leaves(
-                        field,
-                        array,
-                        &ranges,
-                        values.len(),
-                        &leaves,
-                        start,
-                        end,
-                        def,
-                        first_rep,
-                        rest_rep,
-                        depth,
-                    );
+                let parts = self.list_parts(child, array, present_def)?;
+                self.visit_list(
+                    field, child, array, &parts, start, end, def, first_rep, rest_rep, depth,
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The parts of `array`, a list whose element field is `child` and whose slots are
+    /// defined at `present_def` when valid.
+    fn list_parts<'a>(
+        &self,
+        child: &WriteField,
+        array: &'a dyn Array,
+        present_def: i16,
+    ) -> Result<ListParts<'a>> {
+        let ranges = ListRanges::of(array)?;
+        let values = list_values(array)?;
+        let bulk = self.bulk_leaves(child, values.as_ref(), present_def + 1);
+        Ok(ListParts {
+            ranges,
+            values,
+            bulk,
+        })
+    }
+
+    /// [`Walker::visit_range`] of a list (`field`, with element field `child`) whose
+    /// parts are made. A list of lists makes its elements' parts once, not once a slot.
+    #[allow(clippy::too_many_arguments)]
+    fn visit_list(
+        &mut self,
+        field: &WriteField,
+        child: &WriteField,
+        array: &dyn Array,
+        parts: &ListParts<'_>,
+        start: usize,
+        end: usize,
+        def: i16,
+        first_rep: i16,
+        rest_rep: i16,
+        depth: i16,
+    ) -> Result<()> {
+        if start >= end {
+            return Ok(());
+        }
+        let present_def = def + i16::from(field.nullable);
+        let values = &parts.values;
+        if let Some(leaves) = &parts.bulk {
+            return self.list_of_leaves(
+                field,
+                array,
+                &parts.ranges,
+                values.len(),
+                leaves,
+                start,
+                end,
+                def,
+                first_rep,
+                rest_rep,
+                depth,
+            );
+        }
+        let element_def = present_def + 1;
+        let element_list = match &child.kind {
+            WriteKind::List(grandchild) => Some((
+                grandchild,
+                self.list_parts(
+                    grandchild,
+                    values.as_ref(),
+                    element_def + i16::from(child.nullable),
+                )?,
+            )),
+            _ => None,
+        };
+        let nulls = array.nulls().filter(|n| n.null_count() > 0);
+        for i in start..end {
+            let rep = if i == start { first_rep } else { rest_rep };
+            if nulls.is_some_and(|n| n.is_null(i)) {
+                if !field.nullable {
+                    return Err(non_nullable(array, i));
                 }
-                for i in start..end {
-                    let rep = rep_of(i);
-                    if nulls.is_some_and(|n| n.is_null(i)) {
-                        if !field.nullable {
-                            return Err(non_nullable(array, i));
-                        }
-                        self.push_empty(field, def, rep);
-                        continue;
-                    }
-                    let (from, to) = ranges.range(i)?;
-                    if from >= to {
-                        self.push_empty(child, present_def, rep);
-                        continue;
-                    }
-                    if to > values.len() {
-                        return Err(Error::invalid_argument(format!(
-                            "list slot {i} ends at {to}, past its {} values",
-                            values.len()
-                        )));
-                    }
-                    self.visit_range(
-                        child,
-                        values.as_ref(),
-                        from,
-                        to,
-                        present_def + 1,
-                        rep,
-                        depth + 1,
-                        depth + 1,
-                    )?;
-                }
+                self.push_empty(field, def, rep);
+                continue;
+            }
+            let (from, to) = parts.ranges.range(i)?;
+            if from >= to {
+                self.push_empty(child, present_def, rep);
+                continue;
+            }
+            if to > values.len() {
+                return Err(Error::invalid_argument(format!(
+                    "list slot {i} ends at {to}, past its {} values",
+                    values.len()
+                )));
+            }
+            match &element_list {
+                Some((grandchild, element_parts)) => self.visit_list(
+                    child,
+                    grandchild,
+                    values.as_ref(),
+                    element_parts,
+                    from,
+                    to,
+                    element_def,
+                    rep,
+                    depth + 1,
+                    depth + 1,
+                )?,
+                None => self.visit_range(
+                    child,
+                    values.as_ref(),
+                    from,
+                    to,
+                    element_def,
+                    rep,
+                    depth + 1,
+                    depth + 1,
+                )?,
             }
         }
         Ok(())
@@ -566,7 +699,7 @@ impl Walker {
         // levels and indices in bulk (definition levels and indices from the validity
         // bitmap 64 elements at a time) and the repetition level of each list's first
         // element patched in, instead of a few calls per list of a handful of elements.
-        let mut list_starts: Vec<(usize, i16)> = Vec::new();
+        let mut list_starts = std::mem::take(&mut self.list_starts);
         let mut i = start;
         while i < end {
             let rep = if i == start { first_rep } else { rest_rep };
@@ -618,12 +751,12 @@ impl Walker {
                 match &bulk.nulls {
                     None => {
                         leaf.def.resize(leaf.def.len() + len, bulk.def);
-                        leaf.indices.extend(run_from..run_to);
+                        leaf.indices.push_range(run_from, run_to);
                     }
                     // A null element is defined up to its (nullable) leaf.
                     Some(nulls) => push_valid_levels(
                         &mut leaf.def,
-                        &mut leaf.indices,
+                        leaf.indices.scattered(),
                         nulls.validity(),
                         nulls.offset() + run_from,
                         len,
@@ -634,6 +767,7 @@ impl Walker {
             }
             i = next;
         }
+        self.list_starts = list_starts;
         Ok(())
     }
 
@@ -671,6 +805,7 @@ impl Walker {
                     let present = def + 1 + i16::from(child.nullable);
                     push_bit_levels(&mut leaf.def, &struct_bits, None, def, present - def);
                     leaf.indices
+                        .scattered()
                         .extend(struct_bits.set_indices().map(|i| start + i));
                 }
                 Some(child_nulls) => {
@@ -687,7 +822,9 @@ impl Walker {
                     } else {
                         push_bit_levels(&mut leaf.def, &struct_bits, None, def, 1);
                     }
-                    leaf.indices.extend(both.set_indices().map(|i| start + i));
+                    leaf.indices
+                        .scattered()
+                        .extend(both.set_indices().map(|i| start + i));
                 }
             }
         }
@@ -923,6 +1060,61 @@ mod tests {
                 (vec![3, 3, 1, 3], vec![0, 1, 0, 0], vec![0, 1, 2]),
             ]
         );
+    }
+
+    #[test]
+    fn list_of_lists_of_lists() {
+        // [[[1], [2, 3]], [[]]], [] with every list and element required: levels
+        // outer repeated (1), middle repeated (2), inner repeated (3).
+        let field = |t: &DataType| Arc::new(Field::new_list_field(t.clone(), false));
+        let inner = ListArray::new(
+            field(&DataType::Int32),
+            OffsetBuffer::new(ScalarBuffer::from(vec![0, 1, 3, 3])),
+            Arc::new(Int32Array::from(vec![1, 2, 3])),
+            None,
+        );
+        let middle = ListArray::new(
+            field(inner.data_type()),
+            OffsetBuffer::new(ScalarBuffer::from(vec![0, 2, 3])),
+            Arc::new(inner),
+            None,
+        );
+        let outer = ListArray::new(
+            field(middle.data_type()),
+            OffsetBuffer::new(ScalarBuffer::from(vec![0, 2, 2])),
+            Arc::new(middle),
+            None,
+        );
+        assert_eq!(
+            levels(Arc::new(outer), false),
+            vec![(vec![3, 3, 3, 2, 0], vec![0, 2, 3, 1, 0], vec![0, 1, 2])]
+        );
+    }
+
+    #[test]
+    fn value_indices_stay_a_run_until_one_breaks_it() {
+        let mut run = ValueIndices::default();
+        run.push_range(4, 6);
+        run.push_range(6, 6);
+        run.push_range(6, 9);
+        assert!(run.scattered.is_empty());
+        assert_eq!(run.finish(), Selection::Contiguous(4));
+
+        let mut broken = ValueIndices::default();
+        broken.push_range(4, 6);
+        broken.push_range(7, 8);
+        broken.scattered().push(10);
+        broken.push_range(11, 12);
+        assert_eq!(broken.finish(), Selection::Indices(vec![4, 5, 7, 10, 11]));
+
+        let mut listed_in_order = ValueIndices::default();
+        listed_in_order.scattered().extend([2, 3]);
+        listed_in_order.push_range(4, 5);
+        assert_eq!(listed_in_order.finish(), Selection::Contiguous(2));
+
+        let mut empty = ValueIndices::default();
+        empty.scattered().extend(std::iter::empty::<usize>());
+        assert_eq!(empty.finish(), Selection::Contiguous(0));
     }
 
     #[test]
