@@ -119,6 +119,9 @@ class PythonPeers:
         """Writes the table in the IPC file `source` to `output` with `writer`'s defaults
         (`row_groups`: cut into that many row groups, the wide file's one non-default)."""
         self.load(source)
+        # A new file, untimed, as the Rust side does: overwriting the last round's output
+        # would time the kernel truncating it.
+        Path(output).unlink(missing_ok=True)
         rows_per_group = None
         if row_groups:
             rows_per_group = max(1, math.ceil(self.table.num_rows / row_groups))
