@@ -311,12 +311,19 @@ fn prefix_key(value: &[u8]) -> u64 {
 
 /// Running bounds of byte arrays in unsigned lexicographic order ([`SortOrder::Bytes`]),
 /// fed one value at a time while the values are copied into a page, so that the page's
-/// bounds need no second pass over its values. Most values are decided by comparing
-/// their 8-byte prefix keys with the bounds' keys, without a call to `memcmp`.
+/// bounds need no second pass over its values.
+///
+/// Every value between the bounds starts with the bytes the bounds share (URLs, paths,
+/// codes with a common stem), so a value that starts with them is placed by the 8 bytes
+/// that follow: compared as keys with the bounds' own, without a call to `memcmp`.
+/// Values that tie a key, or that do not share the start, are compared in full.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct ByteBounds {
     min: Vec<u8>,
     max: Vec<u8>,
+    /// The whole 8-byte words the bounds start with (native-endian).
+    shared: Vec<u64>,
+    /// Prefix keys of the bounds' bytes after `shared`.
     min_key: u64,
     max_key: u64,
     any: bool,
@@ -326,33 +333,57 @@ impl ByteBounds {
     /// Takes `value` into the bounds.
     #[inline]
     pub fn update(&mut self, value: &[u8]) {
-        let key = prefix_key(value);
+        if let Some(rest) = self.after_shared(value) {
+            let key = prefix_key(rest);
+            if key > self.min_key && key < self.max_key {
+                return;
+            }
+        }
+        self.update_in_full(value);
+    }
+
+    /// `value` past the bounds' shared words, if it starts with them.
+    #[inline]
+    fn after_shared<'v>(&self, value: &'v [u8]) -> Option<&'v [u8]> {
+        let (head, rest) = value.split_at_checked(8 * self.shared.len())?;
+        head.chunks_exact(8)
+            .zip(&self.shared)
+            .all(|(word, shared)| {
+                word.first_chunk::<8>()
+                    .is_some_and(|w| u64::from_ne_bytes(*w) == *shared)
+            })
+            .then_some(rest)
+    }
+
+    fn update_in_full(&mut self, value: &[u8]) {
         if !self.any {
             self.any = true;
-            self.set_min(value, key);
-            self.set_max(value, key);
+            self.min.extend_from_slice(value);
+            self.max.extend_from_slice(value);
+        } else if value < self.min.as_slice() {
+            self.min.clear();
+            self.min.extend_from_slice(value);
+        } else if value > self.max.as_slice() {
+            self.max.clear();
+            self.max.extend_from_slice(value);
+        } else {
             return;
         }
-        if key < self.min_key || (key == self.min_key && value < self.min.as_slice()) {
-            self.set_min(value, key);
-        }
-        if key > self.max_key || (key == self.max_key && value > self.max.as_slice()) {
-            self.set_max(value, key);
-        }
-    }
-
-    #[cold]
-    fn set_min(&mut self, value: &[u8], key: u64) {
-        self.min.clear();
-        self.min.extend_from_slice(value);
-        self.min_key = key;
-    }
-
-    #[cold]
-    fn set_max(&mut self, value: &[u8], key: u64) {
-        self.max.clear();
-        self.max.extend_from_slice(value);
-        self.max_key = key;
+        let common = self
+            .min
+            .iter()
+            .zip(&self.max)
+            .take_while(|(a, b)| a == b)
+            .count();
+        self.shared.clear();
+        self.shared.extend(
+            self.min[..common - common % 8]
+                .chunks_exact(8)
+                .filter_map(|w| w.first_chunk::<8>().map(|w| u64::from_ne_bytes(*w))),
+        );
+        let at = 8 * self.shared.len();
+        self.min_key = prefix_key(&self.min[at..]);
+        self.max_key = prefix_key(&self.max[at..]);
     }
 
     /// The bounds so far (`None` before the first value), and empty bounds for the next
@@ -361,6 +392,8 @@ impl ByteBounds {
         if !std::mem::take(&mut self.any) {
             return None;
         }
+        self.shared.clear();
+        (self.min_key, self.max_key) = (0, 0);
         Some(MinMax {
             min: std::mem::take(&mut self.min),
             max: std::mem::take(&mut self.max),
@@ -593,6 +626,46 @@ fn next_char(c: char) -> Option<char> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// Values drawn from a few stems (so bounds share 0 to 24 bytes and keys tie),
+        /// with tails of zero bytes and values shorter than the stems: the running
+        /// bounds equal the plain minimum and maximum, page after page.
+        #[test]
+        fn byte_bounds_equal_the_plain_min_and_max(
+            pages in proptest::collection::vec(
+                proptest::collection::vec(
+                    (0usize..5, proptest::collection::vec(
+                        proptest::sample::select(vec![0u8, 1, b'a', b'b', 0xff]), 0..12)),
+                    0..40,
+                ),
+                1..4,
+            )
+        ) {
+            let stems: [&[u8]; 5] = [
+                b"",
+                b"https://www.site",
+                b"https://www.site0.example.com/",
+                b"category-",
+                b"https://www.sitf",
+            ];
+            let mut bounds = ByteBounds::default();
+            for page in pages {
+                let values: Vec<Vec<u8>> = page
+                    .iter()
+                    .map(|(stem, tail)| [stems[*stem], tail.as_slice()].concat())
+                    .collect();
+                for v in &values {
+                    bounds.update(v);
+                }
+                let want = values.iter().min().map(|min| MinMax {
+                    min: min.clone(),
+                    max: values.iter().max().cloned().unwrap_or_default(),
+                });
+                proptest::prop_assert_eq!(bounds.take(), want);
+            }
+        }
+    }
 
     #[test]
     fn lane_bounds_of_integers_equal_one_fold() {
