@@ -65,6 +65,7 @@
 //! assert_eq!(metadata.num_rows, 3);
 //! ```
 
+mod blocks;
 mod bloom;
 mod chunk;
 mod convert;
@@ -387,7 +388,9 @@ impl<W: Write + Send> ArrowWriter<W> {
             let base = self.position as i64;
             let size = closed.len();
             self.sink.write_all(&closed.dictionary_page)?;
-            self.sink.write_all(&closed.data)?;
+            for block in &closed.data {
+                self.sink.write_all(block)?;
+            }
             self.position += size as u64;
             column.recycle(closed.data);
             let mut metadata = closed.metadata;

@@ -12,7 +12,7 @@
 //! column's encoding; the dictionary page is put in front of the data pages at close.
 //!
 //! A writer lives as long as the file: [`ColumnWriter::close`] hands over one chunk and
-//! keeps the buffers (page scratch, dictionary table, chunk buffer via
+//! keeps the buffers (page scratch, dictionary table, data blocks via
 //! [`ColumnWriter::recycle`]) for the next row group.
 
 use herringbone_codec::bloom::SplitBlockBloomFilter;
@@ -55,8 +55,8 @@ const PIECE_SLOTS: usize = 1024;
 pub(crate) struct ClosedChunk {
     /// The dictionary page (empty without one).
     pub dictionary_page: Vec<u8>,
-    /// The data pages.
-    pub data: Vec<u8>,
+    /// The data pages, in blocks.
+    pub data: Vec<Vec<u8>>,
     /// The chunk's `ColumnMetaData`.
     pub metadata: ColumnMetaData,
     /// Its column index.
@@ -70,7 +70,7 @@ pub(crate) struct ClosedChunk {
 impl ClosedChunk {
     /// Bytes of the chunk.
     pub fn len(&self) -> usize {
-        self.dictionary_page.len() + self.data.len()
+        self.dictionary_page.len() + self.data.iter().map(Vec::len).sum::<usize>()
     }
 }
 
@@ -466,14 +466,15 @@ impl ColumnWriter {
                 bloom::insert_values(bloom, &dict.values);
             }
         }
-        let data = std::mem::take(&mut self.pages.data);
+        let data_len = self.pages.data.len();
+        let data = self.pages.data.take();
         let facts = ChunkFacts {
             path: &self.path,
             codec: self.pages.codec(),
             num_values: self.num_values,
             dictionary_page: written_dictionary.as_ref(),
             data_offset: dictionary_page.len(),
-            total_size: dictionary_page.len() + data.len(),
+            total_size: dictionary_page.len() + data_len,
         };
         let mut meta = chunk_metadata(&facts, &self.pages.records, &self.format)?;
         meta.metadata.geospatial_statistics = super::geo::finish(self.geo.as_ref());
@@ -507,14 +508,10 @@ impl ColumnWriter {
         self.pages.set_encryptor(encryptor);
     }
 
-    /// Gives back the data buffer of a closed chunk once its bytes are written, so the
-    /// next chunk fills it instead of a new allocation.
-    pub fn recycle(&mut self, mut data: Vec<u8>) {
-        if self.pages.data.capacity() < data.capacity() {
-            data.clear();
-            data.extend_from_slice(&self.pages.data);
-            self.pages.data = data;
-        }
+    /// Gives back the data blocks of a closed chunk once its bytes are written, so the
+    /// next chunk fills them instead of new allocations.
+    pub fn recycle(&mut self, data: Vec<Vec<u8>>) {
+        self.pages.data.recycle(data);
     }
 }
 

@@ -17,6 +17,7 @@ use herringbone_codec::page::{DataPageV1, DataPageV2, PageWriter, WrittenPage};
 use herringbone_codec::rle::{self, LengthPrefix};
 use herringbone_format::metadata::{Encoding, Type};
 
+use super::blocks::PageBlocks;
 use super::bloom;
 use super::dictionary::Dictionary;
 use super::encode::{encode, encode_levels, encode_plain, histogram};
@@ -227,7 +228,7 @@ pub(crate) struct Pages {
     writer: PageWriter,
     write_crc: bool,
     /// The data pages, back to back.
-    pub data: Vec<u8>,
+    pub data: PageBlocks,
     /// What each data page holds.
     pub records: Vec<PageRecord>,
     /// Rows in the pages so far.
@@ -243,7 +244,7 @@ impl Pages {
         Self {
             writer: PageWriter::new(codec).with_crc(write_crc),
             write_crc,
-            data: Vec::new(),
+            data: PageBlocks::default(),
             records: Vec::new(),
             rows: 0,
             scratch_def: Vec::new(),
@@ -354,9 +355,13 @@ impl Pages {
                     .bounds
                     .statistics(min_max.as_ref(), null_count as i64)
             });
-        let written = match format.version {
+        // Room for the sections, a header and what a codec may add to incompressible
+        // bytes (a page bigger than this still fits: its block grows).
+        let sections = self.scratch_rep.len() + self.scratch_def.len() + values_section.len();
+        let (block, block_offset) = self.data.block_for(sections + sections / 64 + 1024);
+        let mut written = match format.version {
             DataPageVersion::V1 => self.writer.write_data_page_v1(
-                &mut self.data,
+                block,
                 &DataPageV1 {
                     rep_levels: &self.scratch_rep,
                     def_levels: &self.scratch_def,
@@ -370,7 +375,7 @@ impl Pages {
                 },
             )?,
             DataPageVersion::V2 => self.writer.write_data_page_v2(
-                &mut self.data,
+                block,
                 &DataPageV2 {
                     rep_levels: &self.scratch_rep,
                     def_levels: &self.scratch_def,
@@ -383,6 +388,7 @@ impl Pages {
                 },
             )?,
         };
+        written.offset += block_offset;
         if let Some(bloom) = bloom
             && encoding != Encoding::RLE_DICTIONARY
         {
