@@ -226,7 +226,15 @@ pub(crate) fn compute_levels(field: &WriteField, array: &ArrayRef) -> Result<Vec
         out,
         list_starts: Vec::new(),
     };
-    walker.visit_range(field, array.as_ref(), 0, array.len(), 0, 0, 0, 0)?;
+    let rows = Slots {
+        start: 0,
+        end: array.len(),
+        def: 0,
+        first_rep: 0,
+        rest_rep: 0,
+        depth: 0,
+    };
+    walker.visit_range(field, array.as_ref(), rows)?;
     Ok(walker.out.into_iter().map(LeafBuilder::finish).collect())
 }
 
@@ -376,31 +384,51 @@ struct ListParts<'a> {
     bulk: Option<Vec<BulkLeaf>>,
 }
 
+/// Slots `start..end` of an array being walked, and the levels they start from.
+#[derive(Debug, Clone, Copy)]
+struct Slots {
+    start: usize,
+    end: usize,
+    /// The level the slots' parent is defined up to.
+    def: i16,
+    /// Repetition level of the first slot.
+    first_rep: i16,
+    /// Repetition level of the others: the same as the first at the top, where every
+    /// slot starts a row; inside a list, the list's depth.
+    rest_rep: i16,
+    /// Lists above the slots.
+    depth: i16,
+}
+
+impl Slots {
+    /// The repetition level of slot `i`.
+    fn rep_of(&self, i: usize) -> i16 {
+        if i == self.start {
+            self.first_rep
+        } else {
+            self.rest_rep
+        }
+    }
+}
+
 impl Walker {
-    /// Emits the levels of slots `start..end` of `array`, whose parent is defined up to
-    /// `def`. The first slot's repetition level is `first_rep`, the others' `rest_rep`
-    /// (the same at the top, where every slot starts a row; inside a list the slots after
-    /// the first repeat at the list's depth); `depth` is the number of lists above.
+    /// Emits the levels of `slots` of `array`.
     ///
     /// Works on ranges rather than slot by slot: a leaf's levels are bulk fills, a
     /// struct's children are walked once per run of valid slots, and each list's elements
     /// are one range of its child.
-    #[allow(clippy::too_many_arguments)]
-    fn visit_range(
-        &mut self,
-        field: &WriteField,
-        array: &dyn Array,
-        start: usize,
-        end: usize,
-        def: i16,
-        first_rep: i16,
-        rest_rep: i16,
-        depth: i16,
-    ) -> Result<()> {
+    fn visit_range(&mut self, field: &WriteField, array: &dyn Array, slots: Slots) -> Result<()> {
+        let Slots {
+            start,
+            end,
+            def,
+            first_rep,
+            rest_rep,
+            ..
+        } = slots;
         if start >= end {
             return Ok(());
         }
-        let rep_of = |i: usize| if i == start { first_rep } else { rest_rep };
         let present_def = def + i16::from(field.nullable);
         match &field.kind {
             WriteKind::Leaf(k) => {
@@ -444,17 +472,14 @@ impl Walker {
                     .ok_or_else(|| mismatch("struct", array.data_type()))?;
                 let visit_valid = |w: &mut Walker, from: usize, to: usize| -> Result<()> {
                     for (child, column) in children.iter().zip(s.columns()) {
-                        let first = rep_of(from);
-                        w.visit_range(
-                            child,
-                            column.as_ref(),
-                            from,
-                            to,
-                            present_def,
-                            first,
-                            rest_rep,
-                            depth,
-                        )?;
+                        let run = Slots {
+                            start: from,
+                            end: to,
+                            def: present_def,
+                            first_rep: slots.rep_of(from),
+                            ..slots
+                        };
+                        w.visit_range(child, column.as_ref(), run)?;
                     }
                     Ok(())
                 };
@@ -466,9 +491,7 @@ impl Walker {
                                 .iter()
                                 .all(|c| matches!(c.kind, WriteKind::Leaf(_))) =>
                     {
-                        self.struct_of_leaves(
-                            children, s, nulls, start, end, def, first_rep, rest_rep,
-                        )?;
+                        self.struct_of_leaves(children, s, nulls, slots)?;
                     }
                     Some(nulls) => {
                         // Runs of valid slots go to the children whole; each null slot
@@ -486,7 +509,7 @@ impl Walker {
                                 if !field.nullable {
                                     return Err(non_nullable(array, i));
                                 }
-                                self.push_empty(field, def, rep_of(i));
+                                self.push_empty(field, def, slots.rep_of(i));
                                 i += 1;
                             }
                             if from < to {
@@ -499,9 +522,7 @@ impl Walker {
             }
             WriteKind::List(child) => {
                 let parts = self.list_parts(child, array, present_def)?;
-                self.visit_list(
-                    field, child, array, &parts, start, end, def, first_rep, rest_rep, depth,
-                )?;
+                self.visit_list(field, child, array, &parts, slots)?;
             }
         }
         Ok(())
@@ -527,39 +548,21 @@ impl Walker {
 
     /// [`Walker::visit_range`] of a list (`field`, with element field `child`) whose
     /// parts are made. A list of lists makes its elements' parts once, not once a slot.
-    #[allow(clippy::too_many_arguments)]
     fn visit_list(
         &mut self,
         field: &WriteField,
         child: &WriteField,
         array: &dyn Array,
         parts: &ListParts<'_>,
-        start: usize,
-        end: usize,
-        def: i16,
-        first_rep: i16,
-        rest_rep: i16,
-        depth: i16,
+        slots: Slots,
     ) -> Result<()> {
-        if start >= end {
+        if slots.start >= slots.end {
             return Ok(());
         }
-        let present_def = def + i16::from(field.nullable);
+        let present_def = slots.def + i16::from(field.nullable);
         let values = &parts.values;
         if let Some(leaves) = &parts.bulk {
-            return self.list_of_leaves(
-                field,
-                array,
-                &parts.ranges,
-                values.len(),
-                leaves,
-                start,
-                end,
-                def,
-                first_rep,
-                rest_rep,
-                depth,
-            );
+            return self.list_of_leaves(field, array, &parts.ranges, values.len(), leaves, slots);
         }
         let element_def = present_def + 1;
         let element_list = match &child.kind {
@@ -574,13 +577,13 @@ impl Walker {
             _ => None,
         };
         let nulls = array.nulls().filter(|n| n.null_count() > 0);
-        for i in start..end {
-            let rep = if i == start { first_rep } else { rest_rep };
+        for i in slots.start..slots.end {
+            let rep = slots.rep_of(i);
             if nulls.is_some_and(|n| n.is_null(i)) {
                 if !field.nullable {
                     return Err(non_nullable(array, i));
                 }
-                self.push_empty(field, def, rep);
+                self.push_empty(field, slots.def, rep);
                 continue;
             }
             let (from, to) = parts.ranges.range(i)?;
@@ -594,29 +597,19 @@ impl Walker {
                     values.len()
                 )));
             }
+            let elements = Slots {
+                start: from,
+                end: to,
+                def: element_def,
+                first_rep: rep,
+                rest_rep: slots.depth + 1,
+                depth: slots.depth + 1,
+            };
             match &element_list {
-                Some((grandchild, element_parts)) => self.visit_list(
-                    child,
-                    grandchild,
-                    values.as_ref(),
-                    element_parts,
-                    from,
-                    to,
-                    element_def,
-                    rep,
-                    depth + 1,
-                    depth + 1,
-                )?,
-                None => self.visit_range(
-                    child,
-                    values.as_ref(),
-                    from,
-                    to,
-                    element_def,
-                    rep,
-                    depth + 1,
-                    depth + 1,
-                )?,
+                Some((grandchild, element_parts)) => {
+                    self.visit_list(child, grandchild, values.as_ref(), element_parts, elements)?
+                }
+                None => self.visit_range(child, values.as_ref(), elements)?,
             }
         }
         Ok(())
@@ -675,7 +668,6 @@ impl Walker {
     /// [`Walker::visit_range`] of a list whose elements are leaves or a struct of leaves (see
     /// [`Walker::bulk_leaves`]): per list slot, each leaf gets its levels as bulk
     /// fills and its value indices as one range, without a call per element.
-    #[allow(clippy::too_many_arguments)]
     fn list_of_leaves(
         &mut self,
         field: &WriteField,
@@ -683,16 +675,11 @@ impl Walker {
         ranges: &ListRanges<'_>,
         num_values: usize,
         leaves: &[BulkLeaf],
-        start: usize,
-        end: usize,
-        def: i16,
-        first_rep: i16,
-        rest_rep: i16,
-        depth: i16,
+        slots: Slots,
     ) -> Result<()> {
-        let present_def = def + i16::from(field.nullable);
+        let present_def = slots.def + i16::from(field.nullable);
         let nulls = array.nulls().filter(|n| n.null_count() > 0);
-        let element_rep = depth + 1;
+        let element_rep = slots.depth + 1;
         let is_null = |i: usize| nulls.is_some_and(|n| n.is_null(i));
         // Consecutive valid, non-empty lists whose element ranges follow each other
         // (always so for offsets) are one run of elements: each leaf gets the run's
@@ -700,14 +687,14 @@ impl Walker {
         // bitmap 64 elements at a time) and the repetition level of each list's first
         // element patched in, instead of a few calls per list of a handful of elements.
         let mut list_starts = std::mem::take(&mut self.list_starts);
-        let mut i = start;
-        while i < end {
-            let rep = if i == start { first_rep } else { rest_rep };
+        let mut i = slots.start;
+        while i < slots.end {
+            let rep = slots.rep_of(i);
             let slot_def = if is_null(i) {
                 if !field.nullable {
                     return Err(non_nullable(array, i));
                 }
-                Some(def)
+                Some(slots.def)
             } else {
                 let (from, to) = ranges.range(i)?;
                 (from >= to).then_some(present_def)
@@ -726,12 +713,12 @@ impl Walker {
             list_starts.clear();
             list_starts.push((0, rep));
             let mut next = i + 1;
-            while next < end && !is_null(next) {
+            while next < slots.end && !is_null(next) {
                 let (from, to) = ranges.range(next)?;
                 if from >= to || from != run_to {
                     break;
                 }
-                list_starts.push((from - run_from, rest_rep));
+                list_starts.push((from - run_from, slots.rest_rep));
                 run_to = to;
                 next += 1;
             }
@@ -775,56 +762,57 @@ impl Walker {
     /// leaves: each leaf's levels in one pass over the slots from the struct's and its
     /// own validity, and its present values' indices one range per run of slots where
     /// both are valid (no call per run of valid struct slots, no pair per null).
-    #[allow(clippy::too_many_arguments)]
     fn struct_of_leaves(
         &mut self,
         children: &[WriteField],
         array: &arrow_array::StructArray,
         nulls: &arrow_buffer::NullBuffer,
-        start: usize,
-        end: usize,
-        def: i16,
-        first_rep: i16,
-        rest_rep: i16,
+        slots: Slots,
     ) -> Result<()> {
         // The struct is nullable: present at def + 1. Levels and indices come from the
         // validity bitmaps 64 slots at a time (only the slots `start..end` are read: under
         // a list this is one list's elements).
-        let len = end - start;
-        let struct_bits = nulls.inner().slice(start, len);
+        let len = slots.end - slots.start;
+        let struct_bits = nulls.inner().slice(slots.start, len);
         for (child, column) in children.iter().zip(array.columns()) {
             let WriteKind::Leaf(k) = child.kind else {
                 continue;
             };
             let leaf = &mut self.out[k - self.base];
             let child_nulls = leaf.nulls.clone().filter(|n| n.null_count() > 0);
-            leaf.rep.push(first_rep);
-            leaf.rep.resize(leaf.rep.len() + (len - 1), rest_rep);
+            leaf.rep.push(slots.first_rep);
+            leaf.rep.resize(leaf.rep.len() + (len - 1), slots.rest_rep);
             match &child_nulls {
                 None => {
-                    let present = def + 1 + i16::from(child.nullable);
-                    push_bit_levels(&mut leaf.def, &struct_bits, None, def, present - def);
+                    let present = slots.def + 1 + i16::from(child.nullable);
+                    push_bit_levels(
+                        &mut leaf.def,
+                        &struct_bits,
+                        None,
+                        slots.def,
+                        present - slots.def,
+                    );
                     leaf.indices
                         .scattered()
-                        .extend(struct_bits.set_indices().map(|i| start + i));
+                        .extend(struct_bits.set_indices().map(|i| slots.start + i));
                 }
                 Some(child_nulls) => {
-                    let child_bits = child_nulls.inner().slice(start, len);
+                    let child_bits = child_nulls.inner().slice(slots.start, len);
                     if !child.nullable
                         && let Some(i) = (&struct_bits & &!&child_bits).set_indices().next()
                     {
-                        return Err(non_nullable(column.as_ref(), start + i));
+                        return Err(non_nullable(column.as_ref(), slots.start + i));
                     }
                     // Present where both the struct and the child are valid.
                     let both = &struct_bits & &child_bits;
                     if child.nullable {
-                        push_bit_levels(&mut leaf.def, &struct_bits, Some(&both), def, 1);
+                        push_bit_levels(&mut leaf.def, &struct_bits, Some(&both), slots.def, 1);
                     } else {
-                        push_bit_levels(&mut leaf.def, &struct_bits, None, def, 1);
+                        push_bit_levels(&mut leaf.def, &struct_bits, None, slots.def, 1);
                     }
                     leaf.indices
                         .scattered()
-                        .extend(both.set_indices().map(|i| start + i));
+                        .extend(both.set_indices().map(|i| slots.start + i));
                 }
             }
         }
