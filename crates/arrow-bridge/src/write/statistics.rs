@@ -628,9 +628,9 @@ mod tests {
     use super::*;
 
     proptest::proptest! {
-        /// Values drawn from a few stems (so bounds share 0 to 24 bytes and keys tie),
-        /// with tails of zero bytes and values shorter than the stems: the running
-        /// bounds equal the plain minimum and maximum, page after page.
+        /// Values drawn from a few stems (so bounds share from none to over 30 bytes and
+        /// keys tie), with tails of zero bytes and values shorter than the stems: the
+        /// running bounds equal the plain minimum and maximum, page after page.
         #[test]
         fn byte_bounds_equal_the_plain_min_and_max(
             pages in proptest::collection::vec(
