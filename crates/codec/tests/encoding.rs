@@ -224,6 +224,40 @@ fn dictionary_indices_check_and_gather() {
 }
 
 #[test]
+fn dictionary_fixed_bytes_gather_every_width() {
+    // Bit-packed indices, then a repeated run (the same index 40 times).
+    let mut indices: Vec<u32> = (0..200).map(|i| (i * 11 % 37) as u32).collect();
+    indices.extend([5; 40]);
+    let mut page = Vec::new();
+    dictionary::encode_indices(&indices, 37, &mut page);
+    for width in 1..=17usize {
+        let dict: Vec<u8> = (0..37 * width).map(|b| (b * 13 + width) as u8).collect();
+        let expected: Vec<u8> = indices
+            .iter()
+            .flat_map(|&i| dict[i as usize * width..(i as usize + 1) * width].to_vec())
+            .collect();
+        let mut decoder = DictionaryIndexDecoder::new(&page).unwrap();
+        let mut out = vec![0xAB];
+        let n = decoder
+            .append_fixed_bytes(&dict, width, indices.len(), usize::MAX, &mut out)
+            .unwrap();
+        assert_eq!(n, indices.len(), "width {width}");
+        assert_eq!(out[0], 0xAB, "width {width}: what was there stays");
+        assert_eq!(out[1..], expected, "width {width}");
+        // A dictionary one value short: an index past its end is an error.
+        let mut decoder = DictionaryIndexDecoder::new(&page).unwrap();
+        let short = &dict[..36 * width];
+        let err = decoder
+            .append_fixed_bytes(short, width, indices.len(), usize::MAX, &mut Vec::new())
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("out of range"),
+            "width {width}: {err}"
+        );
+    }
+}
+
+#[test]
 fn delta_binary_packed_arbitrary_trailing_widths_and_padding() {
     // 3 values in a block of 128 with 4 miniblocks: only the first miniblock holds
     // values; the other widths are garbage and have no bodies.

@@ -36,38 +36,102 @@ pub(crate) fn array<'a>(
             bytes.len()
         ))
     };
-    Ok(match target {
-        DataType::Decimal256(_, _) => {
-            let mut dense = Vec::new();
-            for bytes in values {
-                let b = be_sign_extend::<32>(bytes).ok_or_else(|| too_wide(bytes))?;
-                dense.push(i256::from_be_bytes(b));
-            }
-            primitive::<Decimal256Type>(dense, nulls, len, target)?
+    if let DataType::Decimal256(_, _) = target {
+        let mut dense = Vec::new();
+        for bytes in values {
+            let b = be_sign_extend::<32>(bytes).ok_or_else(|| too_wide(bytes))?;
+            dense.push(i256::from_be_bytes(b));
         }
-        _ => {
-            let mut dense = Vec::new();
-            for bytes in values {
-                let b = be_sign_extend::<16>(bytes).ok_or_else(|| too_wide(bytes))?;
-                dense.push(i128::from_be_bytes(b));
-            }
-            match target {
-                DataType::Decimal32(_, _) => {
-                    let narrowed: Option<Vec<i32>> =
-                        dense.iter().map(|&x| i32::try_from(x).ok()).collect();
-                    let narrowed = narrowed.ok_or_else(|| too_wide(&[0; 17]))?;
-                    primitive::<Decimal32Type>(narrowed, nulls, len, target)?
-                }
-                DataType::Decimal64(_, _) => {
-                    let narrowed: Option<Vec<i64>> =
-                        dense.iter().map(|&x| i64::try_from(x).ok()).collect();
-                    let narrowed = narrowed.ok_or_else(|| too_wide(&[0; 17]))?;
-                    primitive::<Decimal64Type>(narrowed, nulls, len, target)?
-                }
-                _ => primitive::<Decimal128Type>(dense, nulls, len, target)?,
-            }
+        return primitive::<Decimal256Type>(dense, nulls, len, target);
+    }
+    let mut dense = Vec::new();
+    for bytes in values {
+        let b = be_sign_extend::<16>(bytes).ok_or_else(|| too_wide(bytes))?;
+        dense.push(i128::from_be_bytes(b));
+    }
+    narrowed(dense, nulls, len, target)
+}
+
+/// Decimals of FIXED_LEN_BYTE_ARRAY values, `width` bytes each, back to back in `data`.
+/// Widths up to 16 bytes read as a decimal of up to 128 bits (pyarrow writes
+/// `decimal128(15, 2)` as 7 bytes) are widened by a loop compiled for the width: a
+/// fixed-size copy and an arithmetic shift per value, where [`array`] copies a slice
+/// of a length known only at run time.
+pub(crate) fn fixed_width_array(
+    data: &[u8],
+    width: usize,
+    nulls: Option<NullBuffer>,
+    len: usize,
+    target: &DataType,
+) -> Result<ArrayRef> {
+    let dense = match width {
+        _ if matches!(target, DataType::Decimal256(_, _)) => None,
+        1 => Some(widen::<1>(data)),
+        2 => Some(widen::<2>(data)),
+        3 => Some(widen::<3>(data)),
+        4 => Some(widen::<4>(data)),
+        5 => Some(widen::<5>(data)),
+        6 => Some(widen::<6>(data)),
+        7 => Some(widen::<7>(data)),
+        8 => Some(widen::<8>(data)),
+        9 => Some(widen::<9>(data)),
+        10 => Some(widen::<10>(data)),
+        11 => Some(widen::<11>(data)),
+        12 => Some(widen::<12>(data)),
+        13 => Some(widen::<13>(data)),
+        14 => Some(widen::<14>(data)),
+        15 => Some(widen::<15>(data)),
+        16 => Some(widen::<16>(data)),
+        _ => None,
+    };
+    match dense {
+        Some(dense) => narrowed(dense, nulls, len, target),
+        None => array(data.chunks_exact(width), nulls, len, target),
+    }
+}
+
+/// Sign-extends the big-endian `W`-byte integers back to back in `data` to `i128`.
+fn widen<const W: usize>(data: &[u8]) -> Vec<i128> {
+    const { assert!(W >= 1 && W <= 16) };
+    let (values, _) = data.as_chunks::<W>();
+    values
+        .iter()
+        .map(|bytes| {
+            // The value in the top bytes; the arithmetic shift brings it down with its
+            // sign.
+            let mut top = [0u8; 16];
+            top[..W].copy_from_slice(bytes);
+            i128::from_be_bytes(top) >> (8 * (16 - W))
+        })
+        .collect()
+}
+
+/// The array of `target` (a 32-, 64- or 128-bit decimal) of 128-bit values: an error
+/// when one does not fit a narrower type.
+fn narrowed(
+    dense: Vec<i128>,
+    nulls: Option<NullBuffer>,
+    len: usize,
+    target: &DataType,
+) -> Result<ArrayRef> {
+    let too_wide = |value: i128| Error::corrupt(format!("decimal {value} does not fit {target}"));
+    match target {
+        DataType::Decimal32(_, _) => {
+            let narrowed = dense
+                .iter()
+                .map(|&x| i32::try_from(x).map_err(|_| too_wide(x)))
+                .collect::<Result<Vec<i32>>>()?;
+            primitive::<Decimal32Type>(narrowed, nulls, len, target)
         }
-    })
+        DataType::Decimal64(_, _) => {
+            let narrowed = dense
+                .iter()
+                .map(|&x| i64::try_from(x).map_err(|_| too_wide(x)))
+                .collect::<Result<Vec<i64>>>()?;
+            primitive::<Decimal64Type>(narrowed, nulls, len, target)
+        }
+        _ => primitive::<Decimal128Type>(dense, nulls, len, target),
+    }
 }
 
 #[cfg(test)]
@@ -86,5 +150,86 @@ mod tests {
         );
         assert_eq!(be_sign_extend::<16>(&[]).map(i128::from_be_bytes), Some(0));
         assert_eq!(be_sign_extend::<16>(&[0; 17]), None);
+    }
+
+    /// Big-endian bytes of `value`'s low `width` bytes.
+    fn be_bytes(value: i128, width: usize) -> Vec<u8> {
+        value.to_be_bytes()[16 - width..].to_vec()
+    }
+
+    fn decimal128s(array: &ArrayRef) -> Vec<i128> {
+        use arrow_array::Array;
+        let array = array
+            .as_any()
+            .downcast_ref::<arrow_array::Decimal128Array>()
+            .expect("a Decimal128 array");
+        array.iter().map(|v| v.unwrap_or(0)).collect()
+    }
+
+    #[test]
+    fn fixed_widths_widen_as_the_general_path_does() {
+        for width in 1..=16usize {
+            // The extremes of the width, a value around zero and one with every byte set
+            // differently.
+            let bits = 8 * width as u32;
+            let max = if width == 16 {
+                i128::MAX
+            } else {
+                (1i128 << (bits - 1)) - 1
+            };
+            let min = if width == 16 {
+                i128::MIN
+            } else {
+                -(1i128 << (bits - 1))
+            };
+            let pattern = i128::from_be_bytes(core::array::from_fn(|i| 0x81 + i as u8));
+            let pattern = (pattern << (128 - bits)) >> (128 - bits);
+            let values = [0, 1, -1, max, min, pattern, max / 3, min / 3];
+            let data: Vec<u8> = values.iter().flat_map(|&v| be_bytes(v, width)).collect();
+            let target = DataType::Decimal128(38, 0);
+            let fast = fixed_width_array(&data, width, None, values.len(), &target).unwrap();
+            let general = array(data.chunks_exact(width), None, values.len(), &target).unwrap();
+            assert_eq!(decimal128s(&fast), values, "width {width}");
+            assert_eq!(decimal128s(&general), values, "width {width}");
+        }
+    }
+
+    #[test]
+    fn fixed_widths_narrow_or_say_which_value_does_not_fit() {
+        let data: Vec<u8> = [5i128, -7].iter().flat_map(|&v| be_bytes(v, 7)).collect();
+        let narrow = fixed_width_array(&data, 7, None, 2, &DataType::Decimal64(18, 2)).unwrap();
+        let narrow = narrow
+            .as_any()
+            .downcast_ref::<arrow_array::Decimal64Array>()
+            .unwrap();
+        assert_eq!(narrow.values().to_vec(), [5i64, -7]);
+
+        let wide = be_bytes(i128::from(i32::MAX) + 1, 7);
+        let err = fixed_width_array(&wide, 7, None, 1, &DataType::Decimal32(9, 0)).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("decimal 2147483648 does not fit Decimal32(9, 0)"),
+            "{err}"
+        );
+
+        // Wider than 16 bytes: the general path, sign-extended to 256 bits.
+        let data = be_bytes(-3, 16)
+            .into_iter()
+            .fold(vec![0xff; 1], |mut v, b| {
+                v.push(b);
+                v
+            });
+        let err = fixed_width_array(&data, 17, None, 1, &DataType::Decimal128(38, 0)).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("a decimal of 17 bytes does not fit"),
+            "{err}"
+        );
+        let wide = fixed_width_array(&data, 17, None, 1, &DataType::Decimal256(76, 0)).unwrap();
+        let wide = wide
+            .as_any()
+            .downcast_ref::<arrow_array::Decimal256Array>()
+            .unwrap();
+        assert_eq!(wide.value(0), i256::from_i128(-3));
     }
 }

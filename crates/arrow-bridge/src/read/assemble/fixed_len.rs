@@ -46,7 +46,7 @@ fn fixed_array(
             )?)
         }
         D::Decimal32(_, _) | D::Decimal64(_, _) | D::Decimal128(_, _) | D::Decimal256(_, _) => {
-            decimal::array(data.chunks_exact(width), nulls, len, target)?
+            decimal::fixed_width_array(&data, width, nulls, len, target)?
         }
         D::Float16 if width == 2 => primitive::<Float16Type>(
             data.chunks_exact(2)
