@@ -10,11 +10,13 @@
 //! | dictionary keys     | `Dictionary(K, V)`                                           | [`dictionary`] |
 
 mod binary;
+mod bits;
 mod decimal;
 mod dictionary;
 mod fixed_len;
 pub(crate) mod nested;
 mod primitive;
+mod shape;
 
 use arrow_array::{ArrayRef, NullArray};
 use arrow_buffer::{BooleanBuffer, NullBuffer};

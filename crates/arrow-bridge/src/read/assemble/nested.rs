@@ -12,6 +12,8 @@ use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer
 use arrow_schema::DataType;
 use herringbone_format::schema::SchemaDescriptor;
 
+use super::bits::BitWriter;
+use super::shape::{self, ListLevels, ShapeError};
 use super::{LeafOutput, leaf_array};
 use crate::error::{Error, Result};
 use crate::read::values::shrink_vec;
@@ -308,114 +310,28 @@ fn list_shape(
             "list {name}: its column has no repetition levels"
         )));
     };
-    let list_rep = level_u16(field.rep_level, name)?;
-    let list_def = level_u16(field.def_level, name)?;
-    let entry_def = level_u16(entry_def, name)?;
-    let entry_rep = level_u16(entry_rep, name)?;
-    let mut offsets = Vec::with_capacity(defs.len() / 2 + 1);
-    let mut valid = BitWriter::with_capacity(defs.len() / 2);
-    let mut elements: i64 = 0;
-    // Whether a continued list held an entry below the element level (checked once at
-    // the end, keeping the loop free of early exits).
-    let mut bad = false;
-    let mut orphan = false;
-    // Whether the list under way is null or empty. DuckDB (2.0) writes a NULL row of a
-    // fixed-size ARRAY column (`DOUBLE[3]`) as the null list's entry followed by
-    // entries continuing it below the element level, one per element the array type
-    // has: padding that adds no element, as DuckDB reads it. A non-empty list
-    // continued that way is still an error.
-    let mut open_empty = false;
-    // Branch-free over each entry (list lengths vary, so branches on the levels would
-    // mispredict): every entry writes an offset and a validity bit into staging blocks,
-    // whose end advances only where a list starts; the blocks are then appended. The
-    // loop keeps its state in registers (the bitmap is built after it).
-    const BLOCK: usize = 1024;
-    let mut staged = [0i64; BLOCK];
-    let mut staged_valid = [false; BLOCK];
-    for (defs, reps) in defs.chunks(BLOCK).zip(reps.chunks(BLOCK)) {
-        let none_yet = offsets.is_empty();
-        let mut started = 0;
-        for (&d, &r) in defs.iter().zip(reps) {
-            let new_list = r <= list_rep;
-            // A list starts at the elements so far (unless it belongs to an empty or
-            // null list further up, below `slot_def`).
-            let counted = new_list & (d >= slot_def);
-            let continued = !new_list & (r <= entry_rep);
-            // `started` is at most the entry's index in the block, below BLOCK.
-            staged[started % BLOCK] = elements;
-            staged_valid[started % BLOCK] = d >= list_def;
-            started += usize::from(counted);
-            let below = d < entry_def;
-            elements += i64::from((counted | continued) & !below);
-            bad |= continued & below & !open_empty;
-            open_empty = (new_list & below) | (!new_list & open_empty);
-            orphan |= continued & none_yet & (started == 0);
-        }
-        offsets.extend_from_slice(&staged[..started]);
-        for &bit in &staged_valid[..started] {
-            valid.push(bit);
-        }
-    }
-    if orphan {
-        return Err(Error::corrupt(format!(
-            "list {name}: an element continues a list that never started"
-        )));
-    }
-    if bad {
-        return Err(Error::corrupt(format!(
-            "list {name}: a continued list holds an entry with a definition level below the \
-             element level {entry_def}"
-        )));
-    }
-    offsets.push(elements);
+    let levels = ListLevels {
+        list_rep: level_u16(field.rep_level, name)?,
+        list_def: level_u16(field.def_level, name)?,
+        slot_def,
+        entry_def: level_u16(entry_def, name)?,
+        entry_rep: level_u16(entry_rep, name)?,
+    };
+    let (offsets, valid) = shape::list_shape(defs, reps, levels).map_err(|e| {
+        Error::corrupt(match e {
+            ShapeError::Orphan => {
+                format!("list {name}: an element continues a list that never started")
+            }
+            ShapeError::BelowElement => format!(
+                "list {name}: a continued list holds an entry with a definition level below \
+                 the element level {}",
+                levels.entry_def
+            ),
+        })
+    })?;
     let nulls = NullBuffer::new(valid.finish());
     let nulls = (nulls.null_count() > 0).then_some(nulls);
     Ok(ListShape { offsets, nulls })
-}
-
-/// A bitmap written one bit at a time into whole words.
-struct BitWriter {
-    words: Vec<u64>,
-    word: u64,
-    bits: usize,
-    len: usize,
-}
-
-impl BitWriter {
-    fn with_capacity(bits: usize) -> Self {
-        Self {
-            words: Vec::with_capacity(bits.div_ceil(64)),
-            word: 0,
-            bits: 0,
-            len: 0,
-        }
-    }
-
-    /// Appends `bit` when `take` (without a branch on either).
-    #[inline(always)]
-    fn push_if(&mut self, take: bool, bit: bool) {
-        self.word |= u64::from(bit & take) << self.bits;
-        self.bits += usize::from(take);
-        if self.bits == 64 {
-            self.words.push(self.word);
-            self.word = 0;
-            self.bits = 0;
-            self.len += 64;
-        }
-    }
-
-    #[inline(always)]
-    fn push(&mut self, bit: bool) {
-        self.push_if(true, bit);
-    }
-
-    fn finish(mut self) -> BooleanBuffer {
-        let len = self.len + self.bits;
-        if self.bits > 0 {
-            self.words.push(self.word);
-        }
-        BooleanBuffer::new(Buffer::from_vec(self.words), 0, len)
-    }
 }
 
 /// The validity of a leaf inside a list from its definition levels: the entries at or
