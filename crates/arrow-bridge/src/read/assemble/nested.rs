@@ -8,11 +8,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef, LargeListArray, ListArray, MapArray, StructArray};
-use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::DataType;
 use herringbone_format::schema::SchemaDescriptor;
 
-use super::bits::BitWriter;
+use super::bits::{bits_at_or_above, slot_bits};
 use super::shape::{self, ListLevels, ShapeError};
 use super::{LeafOutput, leaf_array};
 use crate::error::{Error, Result};
@@ -334,19 +334,6 @@ fn list_shape(
     Ok(ListShape { offsets, nulls })
 }
 
-/// The validity of a leaf inside a list from its definition levels: the entries at or
-/// above `slot_def` are its slots (the others belong to empty or null lists above), set
-/// where the level reaches `level`. Returns the bitmap and the number of slots.
-fn slot_bits(levels: &[u16], slot_def: u16, level: u16) -> (BooleanBuffer, usize) {
-    let mut bits = BitWriter::with_capacity(levels.len());
-    for &l in levels {
-        bits.push_if(l >= slot_def, l >= level);
-    }
-    let bits = bits.finish();
-    let slots = bits.len();
-    (bits, slots)
-}
-
 /// 64-bit offsets as an array keeps them: the room reserved for them by a guess from
 /// the levels is given back first.
 fn kept_offsets(mut offsets: Vec<i64>) -> OffsetBuffer<i64> {
@@ -422,27 +409,4 @@ fn validity(
     }
     let nulls = NullBuffer::new(bits_at_or_above(levels, level as u16));
     Ok((nulls.null_count() > 0).then_some(nulls))
-}
-
-/// A bitmap of which `levels` are at least `level`, 64 levels per word (a loop the
-/// compiler vectorises).
-pub(crate) fn bits_at_or_above(levels: &[u16], level: u16) -> BooleanBuffer {
-    let mut words = Vec::with_capacity(levels.len().div_ceil(64));
-    let chunks = levels.chunks_exact(64);
-    let rest = chunks.remainder();
-    for chunk in chunks {
-        let mut word = 0u64;
-        for (j, &l) in chunk.iter().enumerate() {
-            word |= u64::from(l >= level) << j;
-        }
-        words.push(word);
-    }
-    if !rest.is_empty() {
-        let mut word = 0u64;
-        for (j, &l) in rest.iter().enumerate() {
-            word |= u64::from(l >= level) << j;
-        }
-        words.push(word);
-    }
-    BooleanBuffer::new(Buffer::from_vec(words), 0, levels.len())
 }

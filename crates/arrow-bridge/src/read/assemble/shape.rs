@@ -5,13 +5,12 @@
 //! the list; the instance counts (is one of the batch's lists) when its definition
 //! level reaches the slot level, and it is null below the list's definition level.
 //! Every entry at or above the element level that starts or continues a counted list
-//! is an element. The levels of 64 entries become bit masks (one comparison per level,
-//! which the compiler turns into vector compares), and the offsets are counts of the
-//! element bits before each list start: the work per entry is a few bit operations,
-//! per list one popcount and one store. List lengths vary, so a loop branching per
-//! entry would mispredict.
+//! is an element. The levels of 64 entries become bit masks ([`level_mask`]), and the
+//! offsets are counts of the element bits before each list start: the work per entry
+//! is a few bit operations, per list one popcount and one store. List lengths vary, so
+//! a loop branching per entry would mispredict.
 
-use super::bits::BitWriter;
+use super::bits::{BitWriter, level_mask};
 
 /// The levels that place a list's entries.
 #[derive(Debug, Clone, Copy)]
@@ -118,34 +117,16 @@ struct Masks {
 impl Masks {
     #[inline(always)]
     fn of(defs: &[u16], reps: &[u16], levels: &ListLevels) -> Self {
-        let new_list = mask(reps, |r| r <= levels.list_rep);
-        let at_entry_rep = mask(reps, |r| r <= levels.entry_rep);
+        let new_list = level_mask(reps, |r| r <= levels.list_rep);
+        let at_entry_rep = level_mask(reps, |r| r <= levels.entry_rep);
         Masks {
             new_list,
-            counted: new_list & mask(defs, |d| d >= levels.slot_def),
+            counted: new_list & level_mask(defs, |d| d >= levels.slot_def),
             continued: !new_list & at_entry_rep,
-            below: mask(defs, |d| d < levels.entry_def),
-            list: mask(defs, |d| d >= levels.list_def),
+            below: level_mask(defs, |d| d < levels.entry_def),
+            list: level_mask(defs, |d| d >= levels.list_def),
         }
     }
-}
-
-/// Bit `i` set where `test(levels[i])`, for up to 64 levels. The tests fill a byte
-/// array (vector compares), and each 8 bytes of 0 / 1 become 8 bits by one multiply:
-/// the product gathers byte `j`'s low bit at bit `56 + j`.
-#[inline(always)]
-fn mask(levels: &[u16], test: impl Fn(u16) -> bool) -> u64 {
-    let mut flags = [0u8; 64];
-    for (flag, &level) in flags.iter_mut().zip(levels) {
-        *flag = u8::from(test(level));
-    }
-    let (bytes, _) = flags.as_chunks::<8>();
-    let mut bits = 0u64;
-    for (j, eight) in bytes.iter().enumerate() {
-        let gathered = u64::from_le_bytes(*eight).wrapping_mul(0x0102_0408_1020_4080) >> 56;
-        bits |= gathered << (8 * j);
-    }
-    bits
 }
 
 /// Whether every entry of `suspect` (continuing a list below the element level)
