@@ -275,18 +275,18 @@ impl ListShape {
     }
 
     fn offsets_i32(&self, name: &str) -> Result<OffsetBuffer<i32>> {
-        let mut out = Vec::with_capacity(self.offsets.len());
-        for &o in &self.offsets {
-            out.push(i32::try_from(o).map_err(|_| {
-                Error::new(
-                    crate::ErrorKind::Unsupported,
-                    format!(
-                        "list {name}: more than 2^31 elements in one batch do not fit 32-bit \
-                         offsets; read it as LargeList or use a smaller batch size"
-                    ),
-                )
-            })?);
+        // The offsets never decrease from 0: when the last fits, they all do, and the
+        // conversion is a loop without a check per offset.
+        if i32::try_from(self.elements()).is_err() {
+            return Err(Error::new(
+                crate::ErrorKind::Unsupported,
+                format!(
+                    "list {name}: more than 2^31 elements in one batch do not fit 32-bit \
+                     offsets; read it as LargeList or use a smaller batch size"
+                ),
+            ));
         }
+        let out: Vec<i32> = self.offsets.iter().map(|&o| o as i32).collect();
         Ok(OffsetBuffer::new(ScalarBuffer::from(out)))
     }
 }
