@@ -7,8 +7,8 @@
 //! Every entry at or above the element level that starts or continues a counted list
 //! is an element. The levels of 64 entries become bit masks ([`level_mask`]), and the
 //! offsets are counts of the element bits before each list start: the work per entry
-//! is a few bit operations, per list one popcount and one store. List lengths vary, so
-//! a loop branching per entry would mispredict.
+//! is a few bit operations, per list two table lookups and one store. List lengths
+//! vary, so a loop branching per entry would mispredict.
 
 use super::bits::{BitWriter, level_mask};
 
@@ -84,21 +84,43 @@ pub(crate) fn list_shape(
             let last = 63 - masks.new_list.leading_zeros();
             open_empty = masks.below >> last & 1 == 1;
         }
-        let element = (masks.counted | masks.continued) & !masks.below;
+        let element = ((masks.counted | masks.continued) & !masks.below).to_le_bytes();
+        // Element bits before each byte of the block. Without a popcount instruction
+        // in the portable build, a count per list start was most of the loop; a table
+        // of the bytes' counts is two lookups per start.
+        let mut before_byte = [0u8; 8];
+        let mut in_block = 0u8;
+        for (before, &byte) in before_byte.iter_mut().zip(&element) {
+            *before = in_block;
+            in_block += BYTE_ONES[usize::from(byte)];
+        }
         let mut starts = masks.counted;
         while starts != 0 {
-            let at = starts.trailing_zeros();
-            let before = element & ((1u64 << at) - 1);
-            offsets.push(elements + i64::from(before.count_ones()));
+            let at = starts.trailing_zeros() as usize;
+            let (byte, bit) = (at / 8, at % 8);
+            let before =
+                before_byte[byte] + BYTE_ONES[usize::from(element[byte] & ((1 << bit) - 1))];
+            offsets.push(elements + i64::from(before));
             valid.push(masks.list >> at & 1 == 1);
             starts &= starts - 1;
         }
         started_any |= masks.counted != 0;
-        elements += i64::from(element.count_ones());
+        elements += i64::from(in_block);
     }
     offsets.push(elements);
     Ok((offsets, valid))
 }
+
+/// The number of set bits of each byte.
+static BYTE_ONES: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        table[byte] = (byte as u8).count_ones() as u8;
+        byte += 1;
+    }
+    table
+};
 
 /// Bit `i` of each mask says something of entry `i` of a block of up to 64.
 struct Masks {
