@@ -114,24 +114,26 @@ fn narrowed(
     len: usize,
     target: &DataType,
 ) -> Result<ArrayRef> {
-    let too_wide = |value: i128| Error::corrupt(format!("decimal {value} does not fit {target}"));
     match target {
         DataType::Decimal32(_, _) => {
-            let narrowed = dense
-                .iter()
-                .map(|&x| i32::try_from(x).map_err(|_| too_wide(x)))
-                .collect::<Result<Vec<i32>>>()?;
-            primitive::<Decimal32Type>(narrowed, nulls, len, target)
+            primitive::<Decimal32Type>(narrow(&dense, target)?, nulls, len, target)
         }
         DataType::Decimal64(_, _) => {
-            let narrowed = dense
-                .iter()
-                .map(|&x| i64::try_from(x).map_err(|_| too_wide(x)))
-                .collect::<Result<Vec<i64>>>()?;
-            primitive::<Decimal64Type>(narrowed, nulls, len, target)
+            primitive::<Decimal64Type>(narrow(&dense, target)?, nulls, len, target)
         }
         _ => primitive::<Decimal128Type>(dense, nulls, len, target),
     }
+}
+
+/// The values as a narrower integer type, or an error naming the first that does not
+/// fit.
+fn narrow<T: TryFrom<i128>>(dense: &[i128], target: &DataType) -> Result<Vec<T>> {
+    dense
+        .iter()
+        .map(|&x| {
+            T::try_from(x).map_err(|_| Error::corrupt(format!("decimal {x} does not fit {target}")))
+        })
+        .collect()
 }
 
 #[cfg(test)]
