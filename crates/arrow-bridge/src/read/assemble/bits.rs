@@ -3,7 +3,7 @@
 
 use arrow_buffer::{BooleanBuffer, Buffer};
 
-/// A bitmap written one bit at a time into whole words.
+/// A bitmap written a bit or a word at a time into whole words.
 pub(crate) struct BitWriter {
     words: Vec<u64>,
     word: u64,
@@ -22,23 +22,17 @@ impl BitWriter {
         }
     }
 
-    /// Appends `bit` when `take` (without a branch on either).
+    /// Appends `bit`.
     #[inline(always)]
-    pub(crate) fn push_if(&mut self, take: bool, bit: bool) {
-        self.word |= u64::from(bit & take) << self.bits;
-        self.bits += usize::from(take);
+    pub(crate) fn push(&mut self, bit: bool) {
+        self.word |= u64::from(bit) << self.bits;
+        self.bits += 1;
         if self.bits == 64 {
             self.words.push(self.word);
             self.word = 0;
             self.bits = 0;
             self.len += 64;
         }
-    }
-
-    /// Appends `bit`.
-    #[inline(always)]
-    pub(crate) fn push(&mut self, bit: bool) {
-        self.push_if(true, bit);
     }
 
     /// Appends the low `n` bits of `word` (`n` at most 64; the bits above are zero).

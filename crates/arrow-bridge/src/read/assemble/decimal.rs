@@ -64,8 +64,10 @@ pub(crate) fn fixed_width_array(
     len: usize,
     target: &DataType,
 ) -> Result<ArrayRef> {
+    if let DataType::Decimal256(_, _) = target {
+        return array(data.chunks_exact(width), nulls, len, target);
+    }
     let dense = match width {
-        _ if matches!(target, DataType::Decimal256(_, _)) => None,
         1 => Some(widen::<1>(data)),
         2 => Some(widen::<2>(data)),
         3 => Some(widen::<3>(data)),

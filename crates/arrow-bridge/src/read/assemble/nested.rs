@@ -291,10 +291,8 @@ impl ListShape {
     }
 }
 
-/// Walks the levels of `field`'s first leaf: every instance of the list starts a list
-/// (null below the list's own definition level, empty below `entry_def`), and every
-/// entry at or above `entry_def` whose repetition level is at most `entry_rep` is an
-/// element of the current list.
+/// The shape of `field`'s list from the levels of its first leaf ([`shape::list_shape`]
+/// places the entries), with errors that name the list.
 fn list_shape(
     field: &ParquetField,
     leaves: &HashMap<usize, LeafOutput>,
