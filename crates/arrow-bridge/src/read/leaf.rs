@@ -474,7 +474,11 @@ impl<K: ValueKind> LeafReader<K> {
             return Err(Error::corrupt("a second dictionary page"));
         }
         check_dictionary_encoding(encoding)?;
-        self.dictionary = Some(Arc::new(self.kind.dictionary(values, num_values)?));
+        self.dictionary = Some(Arc::new(self.kind.dictionary(values.clone(), num_values)?));
+        // A dictionary copied out of its page leaves the page's buffer to the data pages
+        // (a fresh buffer is zero-filled before SNAPPY and LZ4_RAW write into it); one
+        // that keeps viewing the page keeps it, and the recycle does nothing.
+        self.pages.recycle(values);
         Ok(())
     }
 

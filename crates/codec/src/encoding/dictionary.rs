@@ -29,8 +29,8 @@ pub fn bit_width_for(len: usize) -> usize {
 
 /// Checks that every index addresses a dictionary of `dictionary_len` values.
 pub fn check_indices(indices: &[u32], dictionary_len: usize) -> Result<()> {
-    // A branch-free max lets the compiler vectorise; the error path finds the position.
-    let max = indices.iter().copied().fold(0u32, u32::max);
+    // A branch-free max is vectorised; the error path finds the position.
+    let max = crate::rle::max_index(indices);
     if !indices.is_empty() && max as usize >= dictionary_len {
         let at = indices
             .iter()
