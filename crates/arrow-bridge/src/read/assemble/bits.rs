@@ -1,9 +1,10 @@
-//! Bits from levels: a bitmap built a bit or a word at a time ([`BitWriter`]), and the
-//! mask of which of 64 levels pass a test ([`level_mask`]).
+//! Bits from levels: a bitmap built some bits at a time ([`BitWriter`]), the
+//! mask of which of 64 levels pass a test ([`level_mask`]), and the bits of a word
+//! that a mask selects ([`compress`]).
 
 use arrow_buffer::{BooleanBuffer, Buffer};
 
-/// A bitmap written a bit or a word at a time into whole words.
+/// A bitmap written some bits at a time into whole words.
 pub(crate) struct BitWriter {
     words: Vec<u64>,
     word: u64,
@@ -19,19 +20,6 @@ impl BitWriter {
             word: 0,
             bits: 0,
             len: 0,
-        }
-    }
-
-    /// Appends `bit`.
-    #[inline(always)]
-    pub(crate) fn push(&mut self, bit: bool) {
-        self.word |= u64::from(bit) << self.bits;
-        self.bits += 1;
-        if self.bits == 64 {
-            self.words.push(self.word);
-            self.word = 0;
-            self.bits = 0;
-            self.len += 64;
         }
     }
 
@@ -111,17 +99,63 @@ pub(crate) fn slot_bits(levels: &[u16], slot_def: u16, level: u16) -> (BooleanBu
             // Every entry a slot: the common case, a word at a time.
             bits.push_bits(set, chunk.len());
         } else {
-            let mut at = slots;
-            while at != 0 {
-                bits.push(set >> at.trailing_zeros() & 1 == 1);
-                at &= at - 1;
-            }
+            let (kept, n) = compress(set, slots);
+            bits.push_bits(kept, n);
         }
     }
     let bits = bits.finish();
     let slots = bits.len();
     (bits, slots)
 }
+
+/// The bits of `word` where `mask` is set, packed from bit 0 in their order, and how
+/// many they are (the portable form of BMI2's `pext`). A byte of the mask that is full
+/// or empty takes or drops the byte whole; any other goes through [`NIBBLE_COMPRESS`]
+/// a nibble at a time. (Bit by bit, the blocks of a list column with a few empty or
+/// null lists cost a shift and a test per slot.)
+#[inline]
+pub(crate) fn compress(word: u64, mask: u64) -> (u64, usize) {
+    let mut kept = 0u64;
+    let mut n = 0usize;
+    for byte in 0..8 {
+        let m = (mask >> (8 * byte)) as u8;
+        let v = (word >> (8 * byte)) as u8;
+        let (bits, count) = match m {
+            0 => continue,
+            0xff => (v, 8),
+            _ => {
+                let low = NIBBLE_COMPRESS[usize::from(m & 0xf) << 4 | usize::from(v & 0xf)];
+                let high = NIBBLE_COMPRESS[usize::from(m >> 4) << 4 | usize::from(v >> 4)];
+                let low_count = (m & 0xf).count_ones();
+                (low | high << low_count, m.count_ones() as usize)
+            }
+        };
+        kept |= u64::from(bits) << n;
+        n += count;
+    }
+    (kept, n)
+}
+
+/// `NIBBLE_COMPRESS[mask << 4 | value]`: the bits of the 4-bit `value` where the 4-bit
+/// `mask` is set, packed from bit 0.
+const NIBBLE_COMPRESS: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let (mask, value) = (i >> 4, i & 0xf);
+        let (mut out, mut n, mut bit) = (0u8, 0, 0);
+        while bit < 4 {
+            if mask >> bit & 1 == 1 {
+                out |= ((value >> bit & 1) as u8) << n;
+                n += 1;
+            }
+            bit += 1;
+        }
+        table[i] = out;
+        i += 1;
+    }
+    table
+};
 
 #[cfg(test)]
 mod tests {
@@ -151,12 +185,30 @@ mod tests {
         }
 
         #[test]
+        fn compress_keeps_the_masked_bits_in_order(word in any::<u64>(), mask in any::<u64>(), full in any::<u8>(), empty in any::<u8>()) {
+            // Whole bytes of the mask set or clear, as lists' blocks mostly are.
+            let mut mask = mask;
+            for byte in 0..8 {
+                if full >> byte & 1 == 1 {
+                    mask |= 0xff << (8 * byte);
+                } else if empty >> byte & 1 == 1 {
+                    mask &= !(0xff << (8 * byte));
+                }
+            }
+            let (kept, n) = compress(word, mask);
+            let expected: Vec<bool> = (0..64).filter(|i| mask >> i & 1 == 1).map(|i| word >> i & 1 == 1).collect();
+            prop_assert_eq!(n, expected.len());
+            prop_assert_eq!((0..n).map(|i| kept >> i & 1 == 1).collect::<Vec<_>>(), expected);
+            prop_assert!(n == 64 || kept >> n == 0);
+        }
+
+        #[test]
         fn words_and_bits_append_in_order(pushes in proptest::collection::vec((any::<u64>(), 0usize..=64, any::<bool>()), 0..40)) {
             let mut writer = BitWriter::with_capacity(0);
             let mut expected = Vec::new();
             for (word, n, single) in pushes {
                 if single {
-                    writer.push(word & 1 == 1);
+                    writer.push_bits(word & 1, 1);
                     expected.push(word & 1 == 1);
                 } else {
                     let word = if n == 64 { word } else { word & ((1u64 << n) - 1) };

@@ -10,7 +10,7 @@
 //! is a few bit operations, per list two table lookups and one store. List lengths
 //! vary, so a loop branching per entry would mispredict.
 
-use super::bits::{BitWriter, level_mask};
+use super::bits::{BitWriter, compress, level_mask};
 
 /// The levels that place a list's entries.
 #[derive(Debug, Clone, Copy)]
@@ -101,9 +101,10 @@ pub(crate) fn list_shape(
             let before =
                 before_byte[byte] + BYTE_ONES[usize::from(element[byte] & ((1 << bit) - 1))];
             offsets.push(elements + i64::from(before));
-            valid.push(masks.list >> at & 1 == 1);
             starts &= starts - 1;
         }
+        let (list_bits, lists) = compress(masks.list, masks.counted);
+        valid.push_bits(list_bits, lists);
         started_any |= masks.counted != 0;
         elements += i64::from(in_block);
     }
