@@ -36,15 +36,17 @@ pub(crate) fn array<'a>(
             bytes.len()
         ))
     };
+    // The values are the non-null slots: as many as the iterator says it holds.
+    let capacity = values.size_hint().0.min(len);
     if let DataType::Decimal256(_, _) = target {
-        let mut dense = Vec::new();
+        let mut dense = Vec::with_capacity(capacity);
         for bytes in values {
             let b = be_sign_extend::<32>(bytes).ok_or_else(|| too_wide(bytes))?;
             dense.push(i256::from_be_bytes(b));
         }
         return primitive::<Decimal256Type>(dense, nulls, len, target);
     }
-    let mut dense = Vec::new();
+    let mut dense = Vec::with_capacity(capacity);
     for bytes in values {
         let b = be_sign_extend::<16>(bytes).ok_or_else(|| too_wide(bytes))?;
         dense.push(i128::from_be_bytes(b));
