@@ -9,7 +9,7 @@
 //!                                     one whole-file read, with this process's peak
 //!                                     RSS (the peak-memory figure)
 //! suite check FILE [--views]          Herringbone's batches against arrow-rs's
-//! suite write WRITER IN.arrow OUT.parquet [--delta] [--row-group-rows N]
+//! suite write WRITER IN.arrow OUT.parquet [--delta] [--row-group-rows N] [--repeat N]
 //! suite footer FILE [--rounds N]      footer decode, paired rounds
 //! suite noop                          nothing (the baseline of the peak-memory figure)
 //! ```
@@ -82,7 +82,12 @@ fn run(args: &[String]) -> Result<Option<Value>, String> {
                 delta: rest.flag("--delta"),
                 row_group_rows: rest.number("--row-group-rows")?,
             };
-            timed_write(writer, &table, rest.positional(2)?, layout).map(Some)
+            // --repeat N: N writes in a row (for a profiler), the last one answered.
+            let mut answer = json!({});
+            for _ in 0..rest.number("--repeat")?.unwrap_or(1).max(1) {
+                answer = timed_write(writer, &table, rest.positional(2)?, layout)?;
+            }
+            Ok(Some(answer))
         }
         "footer" => {
             let rounds = rest.number("--rounds")?.unwrap_or(100);

@@ -186,32 +186,43 @@ pub(crate) fn append_plain_run(
     out: &mut Vec<u8>,
     bounds: Option<&mut ByteBounds>,
 ) {
-    out.reserve(data.len() + 4 * ends.len() + WINDOW);
+    out.reserve(data.len() + 4 * ends.len() + WIDE_WINDOW);
     let mut prev = 0u32;
-    // Short values (most of a column of names, codes, words) are copied as a fixed-size
-    // window of the source after their length prefix, and the bytes past the value
-    // taken back off: a copy of constant size is a few vector moves where a copy of
-    // the value's own length is a call to `memcpy` per value. The window needs WINDOW
-    // bytes of source from the value's start; values near the end of `data` take the
-    // exact copy.
+    // Values up to a window long (most of a column of names, codes, words, URLs) are
+    // copied as a fixed-size window of the source after their length prefix, and the
+    // bytes past the value taken back off: a copy of constant size is a few vector
+    // moves where a copy of the value's own length is a call to `memcpy` per value.
+    // Two windows, so that short values do not pay for the wide one. A window needs
+    // its width of source from the value's start; values near the end of `data` take
+    // the exact copy.
     const WINDOW: usize = 32;
+    const WIDE_WINDOW: usize = 96;
     macro_rules! run {
         ($each:expr) => {
             for end in ends {
                 let (from, to) = (prev as usize, end as usize);
                 let value = &data[from..to];
-                match data.get(from..from + WINDOW) {
-                    Some(window) if value.len() <= WINDOW => {
-                        let mut prefixed = [0u8; 4 + WINDOW];
-                        prefixed[..4].copy_from_slice(&(end - prev).to_le_bytes());
-                        prefixed[4..].copy_from_slice(window);
-                        out.extend_from_slice(&prefixed);
-                        out.truncate(out.len() - (WINDOW - value.len()));
-                    }
-                    _ => {
-                        out.extend_from_slice(&(end - prev).to_le_bytes());
-                        out.extend_from_slice(value);
-                    }
+                let prefix = (end - prev).to_le_bytes();
+                if let (true, Some(window)) = (
+                    value.len() <= WINDOW,
+                    data.get(from..).and_then(|d| d.first_chunk::<WINDOW>()),
+                ) {
+                    let mut prefixed = [0u8; 4 + WINDOW];
+                    prefixed[..4].copy_from_slice(&prefix);
+                    prefixed[4..].copy_from_slice(window);
+                    out.extend_from_slice(&prefixed);
+                    out.truncate(out.len() - (WINDOW - value.len()));
+                } else if let (true, Some(window)) = (
+                    value.len() <= WIDE_WINDOW,
+                    data.get(from..)
+                        .and_then(|d| d.first_chunk::<WIDE_WINDOW>()),
+                ) {
+                    out.extend_from_slice(&prefix);
+                    out.extend_from_slice(window);
+                    out.truncate(out.len() - (WIDE_WINDOW - value.len()));
+                } else {
+                    out.extend_from_slice(&prefix);
+                    out.extend_from_slice(value);
                 }
                 $each(value);
                 prev = end;
@@ -282,19 +293,28 @@ mod tests {
     }
 
     #[test]
-    fn plain_runs_of_every_length_near_the_window() {
-        // Lengths 0..=70 around the 32-byte window, in several orders, so values sit
-        // both far from and within a window of the end of the data; bounds checked.
-        let lengths: Vec<usize> = (0..=70)
-            .chain((0..=70).rev())
-            .chain([33, 32, 31, 0, 1])
+    fn plain_runs_of_every_length_near_the_windows() {
+        // Lengths 0..=130 across the 32- and 96-byte windows, in several orders, so
+        // values sit both far from and within a window of the end of the data; bounds
+        // checked.
+        let lengths: Vec<usize> = (0..=130)
+            .chain((0..=130).rev())
+            .chain([97, 96, 95, 33, 32, 31, 0, 1, 64, 96])
             .collect();
         let values: Vec<Vec<u8>> = lengths
             .iter()
             .enumerate()
             .map(|(i, &len)| (0..len).map(|j| (i * 31 + j * 7) as u8).collect())
             .collect();
-        for skip in [0, 1, 60, values.len() - 3, values.len() - 1] {
+        for skip in [
+            0,
+            1,
+            60,
+            200,
+            values.len() - 6,
+            values.len() - 3,
+            values.len() - 1,
+        ] {
             let values = &values[skip..];
             let data: Vec<u8> = values.concat();
             let mut ends = Vec::new();
