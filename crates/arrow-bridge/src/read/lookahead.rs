@@ -16,20 +16,22 @@
 //!   read:   g's batches as they come, then g+1's (already decoded), then g+2's
 //! ```
 //!
-//! The caller's thread opens the next row group beside a step (reading its small
-//! chunks, building its column readers): when fewer than two are open, or when the
-//! step decodes the last batches of both (then a third is open, not yet decoded,
-//! while the two are read). A row group's next batch is planned as soon as the one
-//! before it is decoded, so a row group whose rows are all read ends there, not in a
-//! step of empty tasks. The columns of a row group's last batch release their readers'
-//! buffers in their own tasks ([`super::column::ColumnReader::release`]); what is left
-//! of a row group read to its end (thousands of small frees for a wide one) is dropped
-//! beside the next step.
+//! Row groups are opened in pairs, so that the two decoded together are in step: their
+//! costly first batches (dictionary pages, the first page of each column) fall in the
+//! same step, where the threads share them. The caller opens the first pair; after that
+//! the caller's thread opens the next pair beside the step that decodes the last
+//! batches of the pair before (reading its small chunks, building its column readers),
+//! and a single row group beside a step whenever fewer than two are open. A row group's
+//! next batch is planned as soon as the one before it is decoded, so a row group whose
+//! rows are all read ends there, not in a step of empty tasks. The columns of a row
+//! group's last batch release their readers' buffers in their own tasks
+//! ([`super::column::ColumnReader::release`]); what is left of a row group read to its
+//! end (thousands of small frees for a wide one) is dropped beside the next step.
 //!
 //! Memory: beside the batch being handed out, at most the decoded batches of one row
 //! group ahead (the next row group's batches, as many as the current one has had), the
-//! readers of the row group read last until the next step, and those of the row group
-//! opened beside the last step of two.
+//! readers of the row group read last until the next step, and those of the pair opened
+//! beside the last step of two.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -42,7 +44,8 @@ use super::row_group::{BatchPlan, RowGroupDecoder};
 use super::selection::RowSelector;
 use crate::error::{Error, Result};
 
-/// How many row groups are open at once: the one being read and the next.
+/// How many row groups are decoded at once: the one being read and the next (a pair,
+/// opened together).
 const OPEN_ROW_GROUPS: usize = 2;
 
 /// The row groups a reader with threads has open, decoded a batch of each at a time.
@@ -198,9 +201,12 @@ impl Lookahead {
         open_next: &mut dyn FnMut() -> Opened,
     ) -> Result<Next> {
         loop {
-            // Nothing open to decode beside the opening: opened first.
-            while self.open.is_empty() && self.wants_row_group() {
-                self.accept(open_next(), batch_size);
+            // Nothing open to decode beside the opening: a pair opened first, so that
+            // the two are decoded in step (see `step`).
+            if self.open.is_empty() {
+                while self.wants_row_group() {
+                    self.accept(open_next(), batch_size);
+                }
             }
             let Some(first) = self.open.front_mut() else {
                 return match self.failed.take() {
@@ -227,13 +233,19 @@ impl Lookahead {
     /// of them one task, while the caller's thread drops the row group read last and
     /// opens the next row group if one is wanted.
     fn step(&mut self, batch_size: usize, open_next: &mut dyn FnMut() -> Opened) {
-        // Two row groups opened together end together (a batch of each per step): the
-        // step that decodes their last batches opens the next one beside it, a third
-        // (not yet decoded), rather than the caller opening it alone once they are read.
-        let wanted = self.can_open()
-            && (self.open.len() < OPEN_ROW_GROUPS
-                || (self.open.len() == OPEN_ROW_GROUPS
-                    && self.open.iter().all(OpenRowGroup::ends_with_next_batch)));
+        // Row groups are opened in pairs, beside the step that decodes the last batches
+        // of the pair before (then up to four are open, the two new ones not yet
+        // decoded): a pair decoded in step meets its costly first batches (dictionary
+        // pages, first pages) in the same step, two tasks the threads share. A row group
+        // opened one step after its partner would meet them beside the partner's light
+        // second batch, one thread waiting on the other.
+        let wanted = if !self.can_open() {
+            0
+        } else if self.open.iter().all(OpenRowGroup::ends_with_next_batch) {
+            OPEN_ROW_GROUPS
+        } else {
+            OPEN_ROW_GROUPS.saturating_sub(self.open.len())
+        };
         let retired = self.retired.take();
         let mut groups: Vec<(&mut OpenRowGroup, BatchPlan)> = self
             .open
@@ -252,11 +264,16 @@ impl Lookahead {
             group.decoder.column_tasks(batch, &mut tasks);
             counts.push(tasks.len() - before);
         }
-        let mut opened = None;
+        let mut opened = Vec::with_capacity(wanted);
         decode_columns(&self.pool, &mut tasks, || {
             drop(retired);
-            if wanted {
-                opened = Some(open_next());
+            for _ in 0..wanted {
+                let next = open_next();
+                let end = !matches!(next, Ok(Some(_)));
+                opened.push(next);
+                if end {
+                    break;
+                }
             }
         });
         let mut outcomes = tasks.into_iter().map(ColumnTask::into_outcome);
@@ -272,7 +289,7 @@ impl Lookahead {
                     .extend_from_slice(group.decoder.costs());
             }
         }
-        if let Some(opened) = opened {
+        for opened in opened {
             self.accept(opened, batch_size);
         }
     }
