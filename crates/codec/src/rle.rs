@@ -544,18 +544,22 @@ pub(crate) fn append_gathered<V: Copy>(
     indices: &[u32],
     out: &mut Vec<V>,
 ) -> Result<()> {
-    check_within(indices, dictionary.len())?;
+    check_indices(indices, dictionary.len())?;
     out.extend(indices.iter().map(|&i| dictionary[i as usize]));
     Ok(())
 }
 
-/// An error unless every one of `indices` is below `len`: one vectorised pass for the
-/// largest index, where a gather would otherwise check each value.
-#[inline]
-fn check_within(indices: &[u32], len: usize) -> Result<()> {
+/// Checks that every one of `indices` addresses a dictionary of `len` values: one
+/// vectorised pass for the largest index, where a gather would otherwise check each
+/// value; only on failure a second pass finds where the first bad index is.
+pub fn check_indices(indices: &[u32], len: usize) -> Result<()> {
     let max = max_index(indices);
     if !indices.is_empty() && max as usize >= len {
-        return Err(index_error(u64::from(max), len));
+        let at = indices.iter().position(|&i| i as usize >= len).unwrap_or(0);
+        return Err(Error::corrupt(format!(
+            "dictionary index {} at position {at} out of range for a dictionary of {len} values",
+            indices[at]
+        )));
     }
     Ok(())
 }
@@ -588,7 +592,7 @@ fn max_index_portable(indices: &[u32]) -> u32 {
 /// indices.len()`); an index outside the dictionary is an error and nothing is
 /// guaranteed about `out` then.
 pub(crate) fn gather<V: Copy>(dictionary: &[V], indices: &[u32], out: &mut [V]) -> Result<()> {
-    check_within(indices, dictionary.len())?;
+    check_indices(indices, dictionary.len())?;
     for (o, &i) in out.iter_mut().zip(indices) {
         // SAFETY: `i < dictionary.len()`, checked just above. Dropping the
         // per-value bounds check measured 1.15x faster on the `dict_gather_i64` case
@@ -623,7 +627,9 @@ fn fill_avx2<V: Copy>(out: &mut [V], value: V) {
     out.fill(value)
 }
 
-fn index_error(index: u64, len: usize) -> Error {
+/// The error of a dictionary index (a repeated run's value) out of range for a
+/// dictionary of `len` values.
+pub fn index_error(index: u64, len: usize) -> Error {
     Error::corrupt(format!(
         "dictionary index {index} out of range for a dictionary of {len} values"
     ))
@@ -1026,6 +1032,15 @@ mod tests {
         let err = append_gathered(&dictionary, &[0, 2, 1 << 31], &mut out).unwrap_err();
         assert!(err.to_string().contains("2147483648"), "{err}");
         assert!(out.is_empty());
+        // The error names the first index out of range and where it is.
+        let err = check_indices(&[0, 1, 3, 2, 7], 3).unwrap_err().to_string();
+        assert!(
+            err.contains("dictionary index 3 at position 2 out of range")
+                && err.contains("dictionary of 3 values"),
+            "{err}"
+        );
+        assert!(check_indices(&[0, 1, 2, 2], 3).is_ok());
+        assert!(check_indices(&[], 0).is_ok());
         append_gathered(&dictionary, &[2, 0, 1, 2], &mut out).unwrap();
         assert_eq!(out, [30, 10, 20, 30]);
     }

@@ -20,28 +20,13 @@ use crate::error::{Error, Result};
 use crate::rle::{LengthPrefix, RleDecoder, Run};
 use crate::source::ByteSource;
 
+pub use crate::rle::{check_indices, index_error};
+
 /// The bit width the reference writers use for a dictionary of `len` values: the bits
 /// of the largest index (0 for a dictionary of 0 or 1 values).
 pub fn bit_width_for(len: usize) -> usize {
     let max_index = len.saturating_sub(1) as u64;
     (64 - max_index.leading_zeros()) as usize
-}
-
-/// Checks that every index addresses a dictionary of `dictionary_len` values.
-pub fn check_indices(indices: &[u32], dictionary_len: usize) -> Result<()> {
-    // A branch-free max is vectorised; the error path finds the position.
-    let max = crate::rle::max_index(indices);
-    if !indices.is_empty() && max as usize >= dictionary_len {
-        let at = indices
-            .iter()
-            .position(|&i| i as usize >= dictionary_len)
-            .unwrap_or(0);
-        return Err(Error::corrupt(format!(
-            "dictionary index {} at position {at} out of range for a dictionary of {dictionary_len} values",
-            indices[at]
-        )));
-    }
-    Ok(())
 }
 
 /// Decoder of the indices of a dictionary-encoded data page, over a borrowed slice
@@ -296,12 +281,6 @@ fn gather_width<const W: usize>(dictionary: &[u8], indices: &[u32], out: &mut Ve
     for &i in indices {
         out.extend_from_slice(&values[i as usize]);
     }
-}
-
-fn index_error(index: u64, dictionary_len: usize) -> Error {
-    Error::corrupt(format!(
-        "dictionary index {index} out of range for a dictionary of {dictionary_len} values"
-    ))
 }
 
 /// Appends a data page's dictionary indices: the bit width for `dictionary_len`

@@ -21,12 +21,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use bytes::Bytes;
-use herringbone_codec::encoding::dictionary::{DictionaryIndexDecoder, check_indices};
+use herringbone_codec::encoding::dictionary::{DictionaryIndexDecoder, check_indices, index_error};
 use herringbone_codec::rle::Run;
 use herringbone_format::metadata::Encoding;
 
 use super::{ValueKind, check_count, is_dictionary, require_dictionary};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::read::budget::Budget;
 use crate::read::values::{KeptDictionary, KeyRuns, Keyed, ValueBuffer};
 
@@ -92,9 +92,7 @@ fn append_runs(
             None => break,
             Some(Run::Repeated { value, count }) => {
                 if value >= len as u64 {
-                    return Err(Error::corrupt(format!(
-                        "dictionary index {value} out of range for a dictionary of {len} values"
-                    )));
+                    return Err(index_error(value, len).into());
                 }
                 runs.push(value as u32, count)?;
                 got += count;
