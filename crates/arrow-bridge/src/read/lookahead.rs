@@ -18,10 +18,13 @@
 //!
 //! Row groups are opened in pairs, so that the two decoded together are in step: their
 //! costly first batches (dictionary pages, the first page of each column) fall in the
-//! same step, where the threads share them. The caller opens the first pair; after that
-//! the caller's thread opens the next pair beside the step that decodes the last
-//! batches of the pair before (reading its small chunks, building its column readers),
-//! and a single row group beside a step whenever fewer than two are open. A row group's
+//! same step, where the threads share them. The caller's thread opens the next pair
+//! beside the step that decodes the last batches of the row groups open (reading their
+//! small chunks, building their column readers), and a single row group beside a step
+//! whenever fewer than two are open and they do not all end with it. So only the first
+//! two row groups are a step apart: the first is opened before any step (nothing to
+//! decode beside it), the second beside the first one's first batch, rather than both
+//! before the first step, where opening the second would be time the pool waits. A row group's
 //! next batch is planned as soon as the one before it is decoded, so a row group whose
 //! rows are all read ends there, not in a step of empty tasks. The columns of a row
 //! group's last batch release their readers' buffers in their own tasks
@@ -201,12 +204,11 @@ impl Lookahead {
         open_next: &mut dyn FnMut() -> Opened,
     ) -> Result<Next> {
         loop {
-            // Nothing open to decode beside the opening: a pair opened first, so that
-            // the two are decoded in step (see `step`).
-            if self.open.is_empty() {
-                while self.wants_row_group() {
-                    self.accept(open_next(), batch_size);
-                }
+            // Nothing open to decode beside the opening: opened first. (One, not a
+            // pair: the second is opened beside the first one's first step, which
+            // leaves the first pair a step apart; see `step`.)
+            while self.open.is_empty() && self.wants_row_group() {
+                self.accept(open_next(), batch_size);
             }
             let Some(first) = self.open.front_mut() else {
                 return match self.failed.take() {
