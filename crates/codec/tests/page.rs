@@ -604,3 +604,68 @@ proptest! {
         check_pages(&pages, &values);
     }
 }
+
+/// A dictionary page of `dictionary` and a v2 data page of `values`, compressed.
+fn dictionary_then_v2(codec: Codec, dictionary: &[u8], values: &[u8]) -> Bytes {
+    let mut writer = PageWriter::new(codec);
+    let mut chunk = Vec::new();
+    writer
+        .write_dictionary_page(&mut chunk, dictionary, dictionary.len() / 4, false)
+        .unwrap();
+    writer
+        .write_data_page_v2(
+            &mut chunk,
+            &DataPageV2 {
+                rep_levels: &[],
+                def_levels: &[],
+                values,
+                num_values: values.len() / 4,
+                num_nulls: 0,
+                num_rows: values.len() / 4,
+                encoding: Encoding::PLAIN,
+                statistics: None,
+            },
+        )
+        .unwrap();
+    Bytes::from(chunk)
+}
+
+#[test]
+fn a_recycled_page_buffer_takes_the_next_page() {
+    // The dictionary twice the data page's size: a buffer that held it is told from a
+    // new one (even one the allocator placed where the old one was) by its capacity.
+    let dictionary: Vec<u8> = (0..8192u32)
+        .flat_map(|i| (i * 7919).to_le_bytes())
+        .collect();
+    let values = dictionary[..dictionary.len() / 2].to_vec();
+    let chunk = dictionary_then_v2(Codec::Snappy, &dictionary, &values);
+    let dictionary_values = |page: Page| match page {
+        Page::Dictionary { values, .. } => values,
+        other => panic!("expected the dictionary page, got {other:?}"),
+    };
+    let v2_capacity = |page: Page| match page {
+        Page::DataV2 { values: got, .. } => {
+            assert_eq!(got, values);
+            got.try_into_mut()
+                .expect("the page owns its buffer")
+                .capacity()
+        }
+        other => panic!("expected a v2 data page, got {other:?}"),
+    };
+
+    // Handed back, the dictionary page's buffer takes the next page's values.
+    let mut reader = PageReader::new(chunk.clone(), Codec::Snappy, PageReaderOptions::default());
+    let page = dictionary_values(reader.next().unwrap().unwrap());
+    assert_eq!(page, dictionary);
+    reader.recycle(page);
+    assert!(v2_capacity(reader.next().unwrap().unwrap()) >= dictionary.len());
+
+    // Still shared (a copy of the handle alive), it is not: the data page gets a buffer
+    // of its own size, and the dictionary's bytes stay intact.
+    let mut reader = PageReader::new(chunk, Codec::Snappy, PageReaderOptions::default());
+    let page = dictionary_values(reader.next().unwrap().unwrap());
+    let kept = page.clone();
+    reader.recycle(page);
+    assert!(v2_capacity(reader.next().unwrap().unwrap()) < dictionary.len());
+    assert_eq!(kept, dictionary);
+}
