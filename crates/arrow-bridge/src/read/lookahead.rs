@@ -21,7 +21,8 @@
 //! same step, where the threads share them. The caller's thread opens the next pair
 //! beside the step that decodes the last batches of the row groups open (reading their
 //! small chunks, building their column readers), and a single row group beside a step
-//! whenever fewer than two are open and they do not all end with it. So only the first
+//! whenever fewer than two are open and they do not all end with it. Row groups read
+//! in one batch each are opened one at a time (nothing to pair). So only the first
 //! two row groups are a step apart: the first is opened before any step (nothing to
 //! decode beside it), the second beside the first one's first batch, rather than both
 //! before the first step, where opening the second would be time the pool waits. A row group's
@@ -241,9 +242,15 @@ impl Lookahead {
         // pages, first pages) in the same step, two tasks the threads share. A row group
         // opened one step after its partner would meet them beside the partner's light
         // second batch, one thread waiting on the other.
+        // Row groups read in one batch each are opened one at a time: every batch is a
+        // first one, so there is nothing to pair, and opening two ahead would hold a
+        // third row group's chunks (wide.arrow-rs, 5 row groups of one 40 MB batch
+        // each: a fresh process's 2-thread read took 191-223 ms opening one, 263-276
+        // opening a pair, with 60 MiB more at its peak).
+        let in_batches = self.open.iter().any(|group| group.batches > 0);
         let wanted = if !self.can_open() {
             0
-        } else if self.open.iter().all(OpenRowGroup::ends_with_next_batch) {
+        } else if in_batches && self.open.iter().all(OpenRowGroup::ends_with_next_batch) {
             OPEN_ROW_GROUPS
         } else {
             OPEN_ROW_GROUPS.saturating_sub(self.open.len())
