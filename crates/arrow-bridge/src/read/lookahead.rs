@@ -247,13 +247,18 @@ impl Lookahead {
         // third row group's chunks (wide.arrow-rs, 5 row groups of one 40 MB batch
         // each: a fresh process's 2-thread read took 191-223 ms opening one, 263-276
         // opening a pair, with 60 MiB more at its peak).
+        // Otherwise one row group is opened when fewer than two are open, or when those
+        // open all end with this step (a third, not yet decoded, while they are read).
         let in_batches = self.open.iter().any(|group| group.batches > 0);
+        let all_end = self.open.iter().all(OpenRowGroup::ends_with_next_batch);
         let wanted = if !self.can_open() {
             0
-        } else if in_batches && self.open.iter().all(OpenRowGroup::ends_with_next_batch) {
+        } else if all_end && in_batches {
             OPEN_ROW_GROUPS
+        } else if all_end || self.open.len() < OPEN_ROW_GROUPS {
+            1
         } else {
-            OPEN_ROW_GROUPS.saturating_sub(self.open.len())
+            0
         };
         let retired = self.retired.take();
         let mut groups: Vec<(&mut OpenRowGroup, BatchPlan)> = self
