@@ -248,10 +248,11 @@ def run_for_peak_rss(argv, env=None) -> tuple[int | None, str]:
         return None, text
 
 
-def build_suite(threads: bool) -> Path | None:
+def build_suite(threads: bool, portable: bool = False) -> Path | None:
     argv = ["cargo", "build", "--release", "-p", "herringbone-benches", "--bin", "suite"]
-    if threads:
-        argv += ["--features", "threads"]
+    features = (["threads"] if threads else []) + (["portable"] if portable else [])
+    if features:
+        argv += ["--features", ",".join(features)]
     result = subprocess.run(argv, cwd=REPO, capture_output=True, text=True)
     if result.returncode != 0:
         if threads:
@@ -656,6 +657,9 @@ def main():
                         "process's CPU time (steadier on a busy machine; single-thread only)")
     parser.add_argument("--views", action="store_true",
                         help="Herringbone and arrow-rs read strings as Utf8View/BinaryView")
+    parser.add_argument("--portable", action="store_true",
+                        help="Herringbone without its AVX2 / AVX-512 kernels (the portable "
+                        "paths, as on a CPU without those extensions)")
     parser.add_argument("--only", help="regular expression on 'dataset.writer' of the files")
     parser.add_argument("--regenerate", action="store_true", help="write every file again")
     parser.add_argument("--skip", default="",
@@ -680,9 +684,9 @@ def main():
     if threaded and args.clock == "cpu":
         raise SystemExit("--clock cpu measures work, not elapsed time: use it with --threads 1")
 
-    suite = build_suite(threads=False)
+    suite = build_suite(threads=False, portable=args.portable)
     if threaded:
-        suite = build_suite(threads=True)
+        suite = build_suite(threads=True, portable=args.portable)
         if suite is None:
             return 0
     datasets = bd.DATASETS
@@ -699,7 +703,9 @@ def main():
         datasets = [d for d in datasets if any(f["dataset"] == d.name for f in files)]
 
     out = []
-    mode = f"{args.threads} thread{'s' if threaded else ''}" + (", view types" if args.views else "")
+    mode = (f"{args.threads} thread{'s' if threaded else ''}"
+            + (", view types" if args.views else "")
+            + (", portable kernels (no AVX2 / AVX-512)" if args.portable else ""))
     out.append(f"# Herringbone benchmark suite ({'quick' if args.quick else 'full'}, {mode})")
     out.append("")
     clock = "wall-clock time" if args.clock == "wall" else "CPU time of the reading process"

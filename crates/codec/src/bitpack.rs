@@ -126,10 +126,7 @@ fn unpack_groups_u16<const W: usize>(input: &[u8], output: &mut [u16]) {
 fn unpack_groups_u32<const W: usize>(input: &[u8], output: &mut [u32]) {
     let mut done = 0;
     #[cfg(target_arch = "x86_64")]
-    if avx2::Lanes::<32, W>::USABLE
-        && block_kernel_width(32, W)
-        && std::arch::is_x86_feature_detected!("avx2")
-    {
+    if avx2::Lanes::<32, W>::USABLE && block_kernel_width(32, W) && crate::cpu::avx2() {
         // SAFETY: AVX2 is present (checked just above), the width is one the block
         // kernel supports (`USABLE`), and `u32` has 32-bit lanes.
         done = unsafe { avx2::unpack_groups::<u32, 32, W>(input, output) };
@@ -141,10 +138,7 @@ fn unpack_groups_u32<const W: usize>(input: &[u8], output: &mut [u32]) {
 fn unpack_groups_u64<const W: usize>(input: &[u8], output: &mut [u64]) {
     let mut done = 0;
     #[cfg(target_arch = "x86_64")]
-    if avx2::Lanes::<64, W>::USABLE
-        && block_kernel_width(64, W)
-        && std::arch::is_x86_feature_detected!("avx2")
-    {
+    if avx2::Lanes::<64, W>::USABLE && block_kernel_width(64, W) && crate::cpu::avx2() {
         // SAFETY: AVX2 is present (checked just above), the width is one the block
         // kernel supports (`USABLE`), and `u64` has 64-bit lanes.
         done = unsafe { avx2::unpack_groups::<u64, 64, W>(input, output) };
@@ -176,7 +170,7 @@ pub const fn packed_len(num_values: usize, width: usize) -> usize {
 fn unpack_groups<T: BitPackable, const W: usize>(input: &[u8], output: &mut [T]) {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if crate::cpu::avx2() {
             // SAFETY: the CPU supports AVX2 (checked just above), which is the only
             // requirement of a `target_feature(enable = "avx2")` function; the body is
             // the same safe code as the portable path.
@@ -244,7 +238,7 @@ fn unpack_groups_portable<T: BitPackable, const W: usize>(input: &[u8], output: 
 fn unpack_half_group<T: BitPackable, const W: usize>(input: &[u8], output: &mut [T]) {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if crate::cpu::avx2() {
             // SAFETY: the CPU supports AVX2 (checked just above), the only requirement
             // of the `target_feature` function; its body is safe code.
             unsafe { unpack_half_group_avx2::<T, W>(input, output) };

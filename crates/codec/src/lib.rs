@@ -11,6 +11,7 @@
 pub mod bitpack;
 pub mod bloom;
 pub mod compression;
+mod cpu;
 pub mod crc;
 pub mod crypto;
 pub mod encoding;

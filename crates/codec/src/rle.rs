@@ -569,7 +569,7 @@ pub fn check_indices(indices: &[u32], len: usize) -> Result<()> {
 /// instruction for eight lanes.
 pub(crate) fn max_index(indices: &[u32]) -> u32 {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
+    if crate::cpu::avx2() {
         // SAFETY: the CPU supports AVX2 (checked just above), the only requirement of
         // the `target_feature` function.
         return unsafe { max_index_avx2(indices) };
@@ -612,7 +612,7 @@ const WIDE_FILL_MIN: usize = 64;
 #[inline]
 pub(crate) fn fill<V: Copy>(out: &mut [V], value: V) {
     #[cfg(target_arch = "x86_64")]
-    if out.len() >= WIDE_FILL_MIN && std::arch::is_x86_feature_detected!("avx2") {
+    if out.len() >= WIDE_FILL_MIN && crate::cpu::avx2() {
         // SAFETY: the CPU supports AVX2 (checked just above), the only requirement of
         // the `target_feature` function; its body is safe code.
         unsafe { fill_avx2(out, value) };

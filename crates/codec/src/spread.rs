@@ -191,9 +191,7 @@ mod avx512 {
             2 => true,
             1 => false,
             _ => {
-                let present = std::arch::is_x86_feature_detected!("avx512f")
-                    && std::arch::is_x86_feature_detected!("avx512vl")
-                    && std::arch::is_x86_feature_detected!("avx512bw");
+                let present = crate::cpu::avx512_f_vl_bw();
                 DETECTED.store(if present { 2 } else { 1 }, Ordering::Relaxed);
                 present
             }

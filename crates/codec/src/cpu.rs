@@ -1,0 +1,23 @@
+//! Which vector extensions the kernels may use, detected at run time. With the
+//! `portable` feature every answer is no, and every kernel takes its portable path:
+//! that build measures what a CPU without AVX2 or AVX-512 gets (see docs/benchmarks.md).
+
+/// Whether the CPU has AVX2 (and the build may use it).
+#[inline]
+pub(crate) fn avx2() -> bool {
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    return std::arch::is_x86_feature_detected!("avx2");
+    #[allow(unreachable_code)]
+    false
+}
+
+/// Whether the CPU has AVX-512 F, VL and BW (and the build may use them).
+#[inline]
+pub(crate) fn avx512_f_vl_bw() -> bool {
+    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    return std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512vl")
+        && std::arch::is_x86_feature_detected!("avx512bw");
+    #[allow(unreachable_code)]
+    false
+}
