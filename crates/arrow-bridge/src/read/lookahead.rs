@@ -18,24 +18,24 @@
 //!
 //! Row groups are opened in pairs, so that the two decoded together are in step: their
 //! costly first batches (dictionary pages, the first page of each column) fall in the
-//! same step, where the threads share them. The caller's thread opens the next pair
-//! beside the step that decodes the last batches of the row groups open (reading their
-//! small chunks, building their column readers), and a single row group beside a step
-//! whenever fewer than two are open and they do not all end with it. Row groups read
-//! in one batch each are opened one at a time (nothing to pair). So only the first
-//! two row groups are a step apart: the first is opened before any step (nothing to
-//! decode beside it), the second beside the first one's first batch, rather than both
-//! before the first step, where opening the second would be time the pool waits. A row group's
-//! next batch is planned as soon as the one before it is decoded, so a row group whose
-//! rows are all read ends there, not in a step of empty tasks. The columns of a row
-//! group's last batch release their readers' buffers in their own tasks
-//! ([`super::column::ColumnReader::release`]); what is left of a row group read to its
-//! end (thousands of small frees for a wide one) is dropped beside the next step.
+//! same step, where the threads share them. The caller's thread opens row groups beside
+//! a step (reading their small chunks, building their column readers): the next pair
+//! when the step decodes the last batches of those open, one when fewer than two are
+//! open. Only the file's first two are a step apart: the first is opened before any
+//! step, with nothing to decode beside it, and the second beside the first one's first
+//! batch (opening both first would be time the pool waits). Row groups read in one
+//! batch each are opened one at a time: every batch is a first one, nothing to pair.
+//!
+//! A row group's next batch is planned as soon as the one before it is decoded, so a
+//! row group whose rows are all read ends there, not in a step of empty tasks. The
+//! columns of a row group's last batch release their readers' buffers in their own
+//! tasks ([`super::column::ColumnReader::release`]); what is left of a row group read to
+//! its end (thousands of small frees for a wide one) is dropped beside the next step.
 //!
 //! Memory: beside the batch being handed out, at most the decoded batches of one row
 //! group ahead (the next row group's batches, as many as the current one has had), the
-//! readers of the row group read last until the next step, and those of the pair opened
-//! beside the last step of two.
+//! readers of the row group read last until the next step, and those of the row groups
+//! opened beside the last step of two (a pair; one when they are read in one batch).
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -236,19 +236,16 @@ impl Lookahead {
     /// of them one task, while the caller's thread drops the row group read last and
     /// opens the next row group if one is wanted.
     fn step(&mut self, batch_size: usize, open_next: &mut dyn FnMut() -> Opened) {
-        // Row groups are opened in pairs, beside the step that decodes the last batches
-        // of the pair before (then up to four are open, the two new ones not yet
-        // decoded): a pair decoded in step meets its costly first batches (dictionary
-        // pages, first pages) in the same step, two tasks the threads share. A row group
-        // opened one step after its partner would meet them beside the partner's light
-        // second batch, one thread waiting on the other.
-        // Row groups read in one batch each are opened one at a time: every batch is a
-        // first one, so there is nothing to pair, and opening two ahead would hold a
-        // third row group's chunks (wide.arrow-rs, 5 row groups of one 40 MB batch
-        // each: a fresh process's 2-thread read took 191-223 ms opening one, 263-276
-        // opening a pair, with 60 MiB more at its peak).
-        // Otherwise one row group is opened when fewer than two are open, or when those
-        // open all end with this step (a third, not yet decoded, while they are read).
+        // The next pair is opened beside the step that decodes the last batches of those
+        // open (then up to four are open, the new pair not yet decoded), so that it is
+        // decoded in step: a row group opened a step after its partner would meet its
+        // costly first batch beside the partner's light second one, a thread waiting.
+        // Row groups read in one batch each are opened one at a time: nothing to pair,
+        // and a pair opened ahead would hold a third row group's chunks (wide.arrow-rs,
+        // 5 row groups of one 40 MB batch: a fresh process's 2-thread read took 191-223
+        // ms opening one, 263-276 ms and 60 MiB more at its peak opening a pair).
+        // Otherwise one is opened when fewer than two are open, or when those open all
+        // end with this step (a third, not yet decoded, while they are read).
         let in_batches = self.open.iter().any(|group| group.batches > 0);
         let all_end = self.open.iter().all(OpenRowGroup::ends_with_next_batch);
         let wanted = if !self.can_open() {

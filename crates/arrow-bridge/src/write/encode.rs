@@ -203,20 +203,18 @@ pub(crate) fn append_plain_run(
                 let (from, to) = (prev as usize, end as usize);
                 let value = &data[from..to];
                 let prefix = (end - prev).to_le_bytes();
-                if let (true, Some(window)) = (
-                    value.len() <= WINDOW,
-                    data.get(from..).and_then(|d| d.first_chunk::<WINDOW>()),
-                ) {
+                let tail = data.get(from..).unwrap_or_default();
+                if value.len() <= WINDOW
+                    && let Some(window) = tail.first_chunk::<WINDOW>()
+                {
                     let mut prefixed = [0u8; 4 + WINDOW];
                     prefixed[..4].copy_from_slice(&prefix);
                     prefixed[4..].copy_from_slice(window);
                     out.extend_from_slice(&prefixed);
                     out.truncate(out.len() - (WINDOW - value.len()));
-                } else if let (true, Some(window)) = (
-                    value.len() <= WIDE_WINDOW,
-                    data.get(from..)
-                        .and_then(|d| d.first_chunk::<WIDE_WINDOW>()),
-                ) {
+                } else if value.len() <= WIDE_WINDOW
+                    && let Some(window) = tail.first_chunk::<WIDE_WINDOW>()
+                {
                     out.extend_from_slice(&prefix);
                     out.extend_from_slice(window);
                     out.truncate(out.len() - (WIDE_WINDOW - value.len()));
