@@ -552,16 +552,22 @@ pub(crate) fn append_gathered<V: Copy>(
 /// Checks that every one of `indices` addresses a dictionary of `len` values: one
 /// vectorised pass for the largest index, where a gather would otherwise check each
 /// value; only on failure a second pass finds where the first bad index is.
+#[inline]
 pub fn check_indices(indices: &[u32], len: usize) -> Result<()> {
     let max = max_index(indices);
     if !indices.is_empty() && max as usize >= len {
-        let at = indices.iter().position(|&i| i as usize >= len).unwrap_or(0);
-        return Err(Error::corrupt(format!(
-            "dictionary index {} at position {at} out of range for a dictionary of {len} values",
-            indices[at]
-        )));
+        return Err(first_out_of_range(indices, len));
     }
     Ok(())
+}
+
+#[cold]
+fn first_out_of_range(indices: &[u32], len: usize) -> Error {
+    let at = indices.iter().position(|&i| i as usize >= len).unwrap_or(0);
+    Error::corrupt(format!(
+        "dictionary index {} at position {at} out of range for a dictionary of {len} values",
+        indices[at]
+    ))
 }
 
 /// The largest of `indices` (0 for none). The baseline x86-64 build has no unsigned
