@@ -248,9 +248,10 @@ def run_for_peak_rss(argv, env=None) -> tuple[int | None, str]:
         return None, text
 
 
-def build_suite(threads: bool, portable: bool = False) -> Path | None:
+def build_suite(threads: bool, portable: bool = False, no_avx512: bool = False) -> Path | None:
     argv = ["cargo", "build", "--release", "-p", "herringbone-benches", "--bin", "suite"]
-    features = (["threads"] if threads else []) + (["portable"] if portable else [])
+    features = ((["threads"] if threads else []) + (["portable"] if portable else [])
+                + (["no-avx512"] if no_avx512 else []))
     if features:
         argv += ["--features", ",".join(features)]
     result = subprocess.run(argv, cwd=REPO, capture_output=True, text=True)
@@ -660,6 +661,8 @@ def main():
     parser.add_argument("--portable", action="store_true",
                         help="Herringbone without its AVX2 / AVX-512 kernels (the portable "
                         "paths, as on a CPU without those extensions)")
+    parser.add_argument("--no-avx512", action="store_true",
+                        help="Herringbone without its AVX-512 kernel (AVX2 kept)")
     parser.add_argument("--only", help="regular expression on 'dataset.writer' of the files")
     parser.add_argument("--regenerate", action="store_true", help="write every file again")
     parser.add_argument("--skip", default="",
@@ -684,9 +687,9 @@ def main():
     if threaded and args.clock == "cpu":
         raise SystemExit("--clock cpu measures work, not elapsed time: use it with --threads 1")
 
-    suite = build_suite(threads=False, portable=args.portable)
+    suite = build_suite(threads=False, portable=args.portable, no_avx512=args.no_avx512)
     if threaded:
-        suite = build_suite(threads=True, portable=args.portable)
+        suite = build_suite(threads=True, portable=args.portable, no_avx512=args.no_avx512)
         if suite is None:
             return 0
     datasets = bd.DATASETS
@@ -705,7 +708,8 @@ def main():
     out = []
     mode = (f"{args.threads} thread{'s' if threaded else ''}"
             + (", view types" if args.views else "")
-            + (", portable kernels (no AVX2 / AVX-512)" if args.portable else ""))
+            + (", portable kernels (no AVX2 / AVX-512)" if args.portable else "")
+            + (", no AVX-512 kernel" if args.no_avx512 else ""))
     out.append(f"# Herringbone benchmark suite ({'quick' if args.quick else 'full'}, {mode})")
     out.append("")
     clock = "wall-clock time" if args.clock == "wall" else "CPU time of the reading process"

@@ -1,6 +1,7 @@
 //! Which vector extensions the kernels may use, detected at run time. With the
 //! `portable` feature every answer is no, and every kernel takes its portable path:
-//! that build measures what a CPU without AVX2 or AVX-512 gets (see docs/benchmarks.md).
+//! that build measures what a CPU without AVX2 or AVX-512 gets; with `no-avx512` only
+//! the AVX-512 answer is no (a CPU with AVX2 alone). See docs/benchmarks.md.
 
 /// Whether the CPU has AVX2 (and the build may use it).
 #[inline]
@@ -14,7 +15,11 @@ pub(crate) fn avx2() -> bool {
 /// Whether the CPU has AVX-512 F, VL and BW (and the build may use them).
 #[inline]
 pub(crate) fn avx512_f_vl_bw() -> bool {
-    #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+    #[cfg(all(
+        target_arch = "x86_64",
+        not(feature = "portable"),
+        not(feature = "no-avx512")
+    ))]
     return std::arch::is_x86_feature_detected!("avx512f")
         && std::arch::is_x86_feature_detected!("avx512vl")
         && std::arch::is_x86_feature_detected!("avx512bw");
