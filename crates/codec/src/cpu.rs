@@ -12,7 +12,8 @@ pub(crate) fn avx2() -> bool {
     false
 }
 
-/// Whether the CPU has AVX-512 F, VL and BW (and the build may use them).
+/// Whether the CPU has AVX-512 F, VL and BW (and the build may use them). Asked per
+/// 64-slot word by `spread`: the three answers are combined once and kept.
 #[inline]
 pub(crate) fn avx512_f_vl_bw() -> bool {
     #[cfg(all(
@@ -20,9 +21,22 @@ pub(crate) fn avx512_f_vl_bw() -> bool {
         not(feature = "portable"),
         not(feature = "no-avx512")
     ))]
-    return std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512vl")
-        && std::arch::is_x86_feature_detected!("avx512bw");
+    {
+        use std::sync::atomic::{AtomicU8, Ordering};
+        /// 0 = not yet detected, 1 = absent, 2 = present.
+        static DETECTED: AtomicU8 = AtomicU8::new(0);
+        return match DETECTED.load(Ordering::Relaxed) {
+            2 => true,
+            1 => false,
+            _ => {
+                let present = std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512vl")
+                    && std::arch::is_x86_feature_detected!("avx512bw");
+                DETECTED.store(if present { 2 } else { 1 }, Ordering::Relaxed);
+                present
+            }
+        };
+    }
     #[allow(unreachable_code)]
     false
 }

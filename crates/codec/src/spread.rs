@@ -140,7 +140,7 @@ fn mixed_word<T: Copy + Default + 'static>(
     next: usize,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if lane_bytes::<T>() != 0 && stop - start == 64 && avx512::available() {
+    if lane_bytes::<T>() != 0 && stop - start == 64 && crate::cpu::avx512_f_vl_bw() {
         // SAFETY: AVX-512 F/VL/BW is present (checked just above); `T` is a plain
         // number of `lane_bytes::<T>()` bytes whose zero bits are its default; the word is whole (64 slots), and `next` counts the
         // values of every valid slot below `start + 64`, so `next - popcount(word)` is
@@ -179,25 +179,6 @@ mod avx512 {
         __m512i, _mm512_loadu_si512, _mm512_maskz_expand_epi32, _mm512_maskz_expand_epi64,
         _mm512_storeu_si512,
     };
-    use std::sync::atomic::{AtomicU8, Ordering};
-
-    /// 0 = not yet detected, 1 = absent, 2 = present.
-    static DETECTED: AtomicU8 = AtomicU8::new(0);
-
-    /// Whether the CPU has the AVX-512 subsets the kernel uses (detected once).
-    #[inline]
-    pub(super) fn available() -> bool {
-        match DETECTED.load(Ordering::Relaxed) {
-            2 => true,
-            1 => false,
-            _ => {
-                let present = crate::cpu::avx512_f_vl_bw();
-                DETECTED.store(if present { 2 } else { 1 }, Ordering::Relaxed);
-                present
-            }
-        }
-    }
-
     /// Each 4-bit group of a nibble with every bit doubled: the mask of the 64-bit
     /// halves of four 16-byte values.
     const DOUBLED: [u8; 16] = {
@@ -333,7 +314,7 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn the_avx512_kernel_and_the_portable_loop_agree_on_every_mixed_word() {
-        if !avx512::available() {
+        if !crate::cpu::avx512_f_vl_bw() {
             return;
         }
         // Every 64-slot word shape the kernel sees: random masks plus the edge ones.
