@@ -3,17 +3,19 @@
 //! that build measures what a CPU without AVX2 or AVX-512 gets; with `no-avx512` only
 //! the AVX-512 answer is no (a CPU with AVX2 alone). See docs/benchmarks.md.
 
-/// Whether the CPU has AVX2 (and the build may use it).
+/// Whether the CPU has AVX2 and POPCNT (and the build may use them). Every CPU with
+/// AVX2 has POPCNT; the kernels that count bits enable both.
 #[inline]
 pub(crate) fn avx2() -> bool {
     #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
-    return std::arch::is_x86_feature_detected!("avx2");
+    return std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("popcnt");
     #[allow(unreachable_code)]
     false
 }
 
-/// Whether the CPU has AVX-512 F, VL and BW (and the build may use them). Asked per
-/// 64-slot word by `spread`: the three answers are combined once and kept.
+/// Whether the CPU has AVX-512 F, VL and BW, and POPCNT (and the build may use them).
+/// Asked per 64-slot word by `spread`: the answers are combined once and kept.
 #[inline]
 pub(crate) fn avx512_f_vl_bw() -> bool {
     #[cfg(all(
@@ -31,7 +33,8 @@ pub(crate) fn avx512_f_vl_bw() -> bool {
             _ => {
                 let present = std::arch::is_x86_feature_detected!("avx512f")
                     && std::arch::is_x86_feature_detected!("avx512vl")
-                    && std::arch::is_x86_feature_detected!("avx512bw");
+                    && std::arch::is_x86_feature_detected!("avx512bw")
+                    && std::arch::is_x86_feature_detected!("popcnt");
                 DETECTED.store(if present { 2 } else { 1 }, Ordering::Relaxed);
                 present
             }

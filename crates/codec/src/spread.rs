@@ -6,8 +6,9 @@
 //! This is the last step of reading any nullable fixed-width column, so it is a hot
 //! kernel: whole words of valid slots are one move and whole words of null slots one
 //! fill; mixed words go through the AVX-512 `vpexpand` instructions (one load and one
-//! expand per 8 or 16 slots) where the CPU has them, and through a loop over the set
-//! bits otherwise.
+//! expand per 8 or 16 slots) where the CPU has them, through an AVX2 permute by a table
+//! of expansions (one load, one permute and one mask per 32 bytes) where it has AVX2
+//! only, and through a loop over the set bits otherwise.
 //!
 //! ```
 //! use herringbone_codec::spread::spread;
@@ -140,13 +141,33 @@ fn mixed_word<T: Copy + Default + 'static>(
     next: usize,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if lane_bytes::<T>() != 0 && stop - start == 64 && crate::cpu::avx512_f_vl_bw() {
-        // SAFETY: AVX-512 F/VL/BW is present (checked just above); `T` is a plain
-        // number of `lane_bytes::<T>()` bytes whose zero bits are its default; the word is whole (64 slots), and `next` counts the
-        // values of every valid slot below `start + 64`, so `next - popcount(word)` is
-        // at most `start` — the bounds `avx512::spread_word` needs.
-        unsafe { avx512::spread_word(values, lane_bytes::<T>(), start, word, next) };
-        return;
+    if lane_bytes::<T>() != 0 && stop - start == 64 {
+        // Both kernels need: `T` a plain number of `lane_bytes::<T>()` bytes (the
+        // kernel's `LANE_BYTES`) whose zero bits are its default; a whole word (64
+        // slots); and `next - popcount(word) <= start`, which holds as `next` counts the
+        // values of every valid slot below `start + 64`.
+        if crate::cpu::avx512_f_vl_bw() {
+            // SAFETY: AVX-512 F/VL/BW and POPCNT are present; the bounds above hold.
+            unsafe {
+                match lane_bytes::<T>() {
+                    4 => avx512::spread_word::<T, 4>(values, start, word, next),
+                    8 => avx512::spread_word::<T, 8>(values, start, word, next),
+                    _ => avx512::spread_word::<T, 16>(values, start, word, next),
+                }
+            }
+            return;
+        }
+        if crate::cpu::avx2() {
+            // SAFETY: AVX2 and POPCNT are present; the bounds above hold.
+            unsafe {
+                match lane_bytes::<T>() {
+                    4 => avx2::spread_word::<T, 4>(values, start, word, next),
+                    8 => avx2::spread_word::<T, 8>(values, start, word, next),
+                    _ => avx2::spread_word::<T, 16>(values, start, word, next),
+                }
+            }
+            return;
+        }
     }
     spread_word_portable(values, start, stop, word, next);
 }
@@ -173,47 +194,51 @@ fn spread_word_portable<T: Copy + Default>(
     }
 }
 
+/// Each 4-bit group of a nibble with every bit doubled: from a mask of lanes, the mask
+/// of their halves (the 64-bit halves of 16-byte values, the 32-bit halves of 8-byte
+/// ones).
+#[cfg(target_arch = "x86_64")]
+const DOUBLED: [u8; 16] = {
+    let mut table = [0u8; 16];
+    let mut i = 0;
+    while i < 16 {
+        let mut bit = 0;
+        while bit < 4 {
+            if i & (1 << bit) != 0 {
+                table[i] |= 0b11 << (2 * bit);
+            }
+            bit += 1;
+        }
+        i += 1;
+    }
+    table
+};
+
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use std::arch::x86_64::{
         __m512i, _mm512_loadu_si512, _mm512_maskz_expand_epi32, _mm512_maskz_expand_epi64,
         _mm512_storeu_si512,
     };
-    /// Each 4-bit group of a nibble with every bit doubled: the mask of the 64-bit
-    /// halves of four 16-byte values.
-    const DOUBLED: [u8; 16] = {
-        let mut table = [0u8; 16];
-        let mut i = 0;
-        while i < 16 {
-            let mut bit = 0;
-            while bit < 4 {
-                if i & (1 << bit) != 0 {
-                    table[i] |= 0b11 << (2 * bit);
-                }
-                bit += 1;
-            }
-            i += 1;
-        }
-        table
-    };
+
+    use super::DOUBLED;
 
     /// Spreads the 64 slots from `start` by `word`, whose values end at `next`; one
     /// 64-byte load and one expand per vector of slots, the highest vector first (its
     /// values lie highest, and every load reads below the slots already stored).
     ///
     /// # Safety
-    /// The CPU has AVX-512 F, VL and BW; `T` is a plain number of `lane_bytes`
+    /// The CPU has AVX-512 F, VL and BW and POPCNT; `T` is a plain number of `LANE_BYTES`
     /// (4, 8 or 16) bytes whose all-zero pattern is its default; `start + 64 <=
     /// values.len()` and `next - word.count_ones() <= start`, `next <= values.len()`.
-    #[target_feature(enable = "avx512f,avx512vl,avx512bw")]
-    pub(super) unsafe fn spread_word<T: Copy>(
+    #[target_feature(enable = "avx512f,avx512vl,avx512bw,popcnt")]
+    pub(super) unsafe fn spread_word<T: Copy, const LANE_BYTES: usize>(
         values: &mut [T],
-        lane_bytes: usize,
         start: usize,
         word: u64,
         mut next: usize,
     ) {
-        let per_vector = 64 / lane_bytes;
+        let per_vector = 64 / LANE_BYTES;
         let base = values.as_mut_ptr();
         let mut slot = start + 64;
         while slot > start {
@@ -228,12 +253,96 @@ mod avx512 {
             // and the load completes before this vector's store.
             unsafe {
                 let source = _mm512_loadu_si512(base.add(from).cast::<__m512i>());
-                let spread = match lane_bytes {
+                let spread = match LANE_BYTES {
                     4 => _mm512_maskz_expand_epi32(group as u16, source),
                     8 => _mm512_maskz_expand_epi64(group as u8, source),
                     _ => _mm512_maskz_expand_epi64(DOUBLED[group as usize], source),
                 };
                 _mm512_storeu_si512(base.add(slot).cast::<__m512i>(), spread);
+            }
+            next = from;
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::{
+        __m256i, _mm256_and_si256, _mm256_cmpeq_epi32, _mm256_loadu_si256,
+        _mm256_permutevar8x32_epi32, _mm256_set1_epi32, _mm256_setr_epi32, _mm256_storeu_si256,
+    };
+
+    use super::DOUBLED;
+
+    /// For each mask of eight 32-bit lanes, the source lane of every lane when the
+    /// dense values expand to the set lanes: lane `i` takes value `popcount(mask & (1 <<
+    /// i) - 1)`. Lanes whose bit is clear get an index too; they are zeroed afterwards.
+    /// AVX2 has no expand instruction: this table (8 KiB) and one permute stand in for
+    /// it.
+    static EXPAND_SOURCES: [[u32; 8]; 256] = {
+        let mut table = [[0u32; 8]; 256];
+        let mut mask = 0;
+        while mask < 256 {
+            let mut lane = 0;
+            let mut rank = 0;
+            while lane < 8 {
+                table[mask][lane] = rank;
+                if mask & (1 << lane) != 0 {
+                    rank += 1;
+                }
+                lane += 1;
+            }
+            mask += 1;
+        }
+        table
+    };
+
+    /// [`super::avx512::spread_word`] with 32-byte vectors: per vector of slots, one
+    /// load, one permute by [`EXPAND_SOURCES`] and a mask of the null lanes.
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and POPCNT; `T` is a plain number of `LANE_BYTES` (4, 8 or 16) bytes whose
+    /// all-zero pattern is its default; `start + 64 <= values.len()` and `next -
+    /// word.count_ones() <= start`, `next <= values.len()`.
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(super) unsafe fn spread_word<T: Copy, const LANE_BYTES: usize>(
+        values: &mut [T],
+        start: usize,
+        word: u64,
+        mut next: usize,
+    ) {
+        let per_vector = 32 / LANE_BYTES;
+        let lane_bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+        let base = values.as_mut_ptr();
+        let mut slot = start + 64;
+        while slot > start {
+            slot -= per_vector;
+            let group = (word >> (slot - start)) & ((1u64 << per_vector) - 1);
+            let present = group.count_ones() as usize;
+            let from = next - present;
+            // The group as a mask of 32-bit lanes: a value of 8 or 16 bytes is two or
+            // four adjacent lanes, and the doubled bits keep them adjacent and in order.
+            let lanes = match LANE_BYTES {
+                4 => group as usize,
+                8 => DOUBLED[group as usize] as usize,
+                _ => DOUBLED[DOUBLED[group as usize] as usize] as usize,
+            };
+            // SAFETY: a table row is 32 bytes.
+            let sources =
+                unsafe { _mm256_loadu_si256(EXPAND_SOURCES[lanes].as_ptr().cast::<__m256i>()) };
+            let valid = _mm256_cmpeq_epi32(
+                _mm256_and_si256(_mm256_set1_epi32(lanes as i32), lane_bits),
+                lane_bits,
+            );
+            // SAFETY: `from + per_vector <= slot + per_vector <= start + 64 <=
+            // values.len()`: the values of the valid slots below `slot` number at most
+            // `slot`, so `from <= slot`. The load reads initialised values (all of
+            // `values` is), only slots at or above `slot` have been stored to, and the
+            // load completes before this vector's store.
+            unsafe {
+                let source = _mm256_loadu_si256(base.add(from).cast::<__m256i>());
+                let spread = _mm256_and_si256(_mm256_permutevar8x32_epi32(source, sources), valid);
+                _mm256_storeu_si256(base.add(slot).cast::<__m256i>(), spread);
             }
             next = from;
         }
@@ -313,11 +422,8 @@ mod tests {
 
     #[cfg(target_arch = "x86_64")]
     #[test]
-    fn the_avx512_kernel_and_the_portable_loop_agree_on_every_mixed_word() {
-        if !crate::cpu::avx512_f_vl_bw() {
-            return;
-        }
-        // Every 64-slot word shape the kernel sees: random masks plus the edge ones.
+    fn the_vector_kernels_and_the_portable_loop_agree_on_every_mixed_word() {
+        // Every 64-slot word shape the kernels see: random masks plus the edge ones.
         let mut state = 0x9e37_79b9_7f4a_7c15_u64;
         let mut words = vec![
             1,
@@ -325,6 +431,7 @@ mod tests {
             u64::MAX - 1,
             u64::MAX >> 1,
             0x5555_5555_5555_5555,
+            0xff00_ff00_ff00_ff00,
         ];
         for _ in 0..200 {
             state ^= state << 13;
@@ -332,29 +439,63 @@ mod tests {
             state ^= state << 17;
             words.push(state);
         }
-        for &word in &words {
-            kernel_matches_portable(word, 4, |i| i as u32 * 0x0101);
-            kernel_matches_portable(word, 8, |i| i as u64 * 0x1_0000_0001);
-            kernel_matches_portable(word, 16, |i| i as u128 * 0x1_0000_0000_0000_0001);
+        let mut kernels: Vec<KernelsByWidth> = Vec::new();
+        if crate::cpu::avx512_f_vl_bw() {
+            kernels.push((
+                "avx512",
+                avx512::spread_word::<u32, 4>,
+                avx512::spread_word::<u64, 8>,
+                avx512::spread_word::<u128, 16>,
+            ));
+        }
+        if crate::cpu::avx2() {
+            kernels.push((
+                "avx2",
+                avx2::spread_word::<u32, 4>,
+                avx2::spread_word::<u64, 8>,
+                avx2::spread_word::<u128, 16>,
+            ));
+        }
+        for (name, k32, k64, k128) in kernels {
+            for &word in &words {
+                kernel_matches_portable(name, k32, word, |i| i as u32 * 0x0101);
+                kernel_matches_portable(name, k64, word, |i| i as u64 * 0x1_0000_0001);
+                kernel_matches_portable(name, k128, word, |i| i as u128 * 0x1_0000_0000_0000_0001);
+            }
         }
     }
 
-    /// Spreads one 64-slot word (at slot 0, its values first) with the AVX-512 kernel
-    /// and with the portable loop, and compares.
+    /// A vector kernel's signature (`values`, start, word, next).
+    #[cfg(target_arch = "x86_64")]
+    type Kernel<T> = unsafe fn(&mut [T], usize, u64, usize);
+
+    /// A kernel's name and its instances for 4-, 8- and 16-byte lanes.
+    #[cfg(target_arch = "x86_64")]
+    type KernelsByWidth = (&'static str, Kernel<u32>, Kernel<u64>, Kernel<u128>);
+
+    /// Spreads one 64-slot word (at slot 0, its values first) with a vector kernel and
+    /// with the portable loop, and compares.
     #[cfg(target_arch = "x86_64")]
     fn kernel_matches_portable<T: Copy + Default + PartialEq + std::fmt::Debug>(
+        name: &str,
+        kernel: Kernel<T>,
         word: u64,
-        lane_bytes: usize,
         make: impl Fn(usize) -> T,
     ) {
-        let mut kernel: Vec<T> = (1..=64).map(make).collect();
-        let mut portable = kernel.clone();
+        let mut spread: Vec<T> = (1..=64).map(make).collect();
+        let mut portable = spread.clone();
         let present = word.count_ones() as usize;
-        // SAFETY: the caller checked for AVX-512; `T` is a plain number of `lane_bytes`
-        // bytes; 64 slots from 0, and the word's `present` values lie at 0..present.
-        unsafe { avx512::spread_word(&mut kernel, lane_bytes, 0, word, present) };
+        // SAFETY: the caller checked the CPU for the kernel's extensions and chose the
+        // kernel of `T`'s width; 64 slots from 0, and the word's `present` values lie
+        // at 0..present.
+        unsafe { kernel(&mut spread, 0, word, present) };
         spread_word_portable(&mut portable, 0, 64, word, present);
-        assert_eq!(kernel, portable, "word {word:#x}, {lane_bytes}-byte lanes");
+        assert_eq!(
+            spread,
+            portable,
+            "{name}: word {word:#x}, {}-byte lanes",
+            size_of::<T>()
+        );
     }
 
     #[test]
