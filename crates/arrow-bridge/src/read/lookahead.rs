@@ -141,6 +141,13 @@ impl OpenRowGroup {
             .is_none_or(|batch| batch.rows() >= self.decoder.rows_left() || self.runs.is_empty())
     }
 
+    fn progress(&self) -> Progress {
+        Progress {
+            started: self.batches > 0,
+            ends_with_next_batch: self.ends_with_next_batch(),
+        }
+    }
+
     /// Takes the batch `batch` (its columns' tasks done with `outcomes`) into the row
     /// group's ready batches and plans the next, or ends the row group.
     fn end_batch(&mut self, batch: &BatchPlan, outcomes: Vec<TaskOutcome>, batch_size: usize) {
@@ -236,27 +243,10 @@ impl Lookahead {
     /// of them one task, while the caller's thread drops the row group read last and
     /// opens the next row group if one is wanted.
     fn step(&mut self, batch_size: usize, open_next: &mut dyn FnMut() -> Opened) {
-        // The next pair is opened beside the step that decodes the last batches of those
-        // open (then up to four are open, the new pair not yet decoded), so that it is
-        // decoded in step: a row group opened a step after its partner would meet its
-        // costly first batch beside the partner's light second one, a thread waiting.
-        // Row groups read in one batch each are opened one at a time: nothing to pair,
-        // and a pair opened ahead would hold a third row group's chunks (wide.arrow-rs,
-        // 5 row groups of one 40 MB batch: a fresh process's 2-thread read took 191-223
-        // ms opening one, 263-276 ms and 60 MiB more at its peak opening a pair).
-        // Otherwise one is opened when fewer than two are open, or when those open all
-        // end with this step (a third, not yet decoded, while they are read).
-        let in_batches = self.open.iter().any(|group| group.batches > 0);
-        let all_end = self.open.iter().all(OpenRowGroup::ends_with_next_batch);
-        let wanted = if !self.can_open() {
-            0
-        } else if all_end && in_batches {
-            OPEN_ROW_GROUPS
-        } else if all_end || self.open.len() < OPEN_ROW_GROUPS {
-            1
-        } else {
-            0
-        };
+        let wanted = row_groups_to_open(
+            self.can_open(),
+            self.open.iter().map(OpenRowGroup::progress),
+        );
         let retired = self.retired.take();
         let mut groups: Vec<(&mut OpenRowGroup, BatchPlan)> = self
             .open
@@ -314,6 +304,42 @@ impl Lookahead {
     }
 }
 
+/// What the opening schedule looks at of an open row group.
+#[derive(Clone, Copy, Debug)]
+struct Progress {
+    /// It has decoded a batch.
+    started: bool,
+    /// Its next batch is its last (or it has ended).
+    ends_with_next_batch: bool,
+}
+
+/// How many row groups to open beside the next step, given whether one is left to open
+/// and the progress of those open (in file order).
+///
+/// The next pair is opened beside the step that decodes the last batches of those
+/// open (then up to four are open, the new pair not yet decoded), so that it is
+/// decoded in step: a row group opened a step after its partner would meet its
+/// costly first batch beside the partner's light second one, a thread waiting.
+/// Row groups read in one batch each are opened one at a time: nothing to pair,
+/// and a pair opened ahead would hold a third row group's chunks (wide.arrow-rs,
+/// 5 row groups of one 40 MB batch: a fresh process's 2-thread read took 191-223
+/// ms opening one, 263-276 ms and 60 MiB more at its peak opening a pair).
+/// Otherwise one is opened when fewer than two are open, or when those open all
+/// end with this step (a third, not yet decoded, while they are read).
+fn row_groups_to_open(can_open: bool, open: impl Iterator<Item = Progress> + Clone) -> usize {
+    let started = open.clone().any(|group| group.started);
+    let all_end = open.clone().all(|group| group.ends_with_next_batch);
+    if !can_open {
+        0
+    } else if all_end && started {
+        OPEN_ROW_GROUPS
+    } else if all_end || open.count() < OPEN_ROW_GROUPS {
+        1
+    } else {
+        0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -343,5 +369,40 @@ mod tests {
             take_rows(&mut runs, 6).is_empty(),
             "past the selection: nothing"
         );
+    }
+
+    fn progress(started: bool, ends_with_next_batch: bool) -> Progress {
+        Progress {
+            started,
+            ends_with_next_batch,
+        }
+    }
+
+    #[test]
+    fn row_groups_are_opened_alone_at_first_then_in_pairs() {
+        let to_open = |groups: &[Progress]| row_groups_to_open(true, groups.iter().copied());
+        // Nothing open: the first row group, alone.
+        assert_eq!(to_open(&[]), 1);
+        // The first one, about to decode its first batch: the second beside that step.
+        assert_eq!(to_open(&[progress(false, false)]), 1);
+        // Two open mid-way, or one of them ending: none.
+        assert_eq!(to_open(&[progress(true, false), progress(true, false)]), 0);
+        assert_eq!(to_open(&[progress(true, true), progress(true, false)]), 0);
+        assert_eq!(to_open(&[progress(true, false), progress(false, true)]), 0);
+        // Both decode their last batches in this step: the next pair beside it.
+        assert_eq!(to_open(&[progress(true, true), progress(true, true)]), 2);
+        assert_eq!(to_open(&[progress(true, true)]), 2);
+        // Row groups read in one batch each (none started, each ending with it): one
+        // at a time.
+        assert_eq!(to_open(&[progress(false, true), progress(false, true)]), 1);
+        assert_eq!(to_open(&[progress(false, true)]), 1);
+        // No row group left to open: none, whatever the open ones do.
+        for groups in [
+            &[][..],
+            &[progress(true, true), progress(true, true)],
+            &[progress(false, true)],
+        ] {
+            assert_eq!(row_groups_to_open(false, groups.iter().copied()), 0);
+        }
     }
 }
