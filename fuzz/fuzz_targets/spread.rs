@@ -47,9 +47,9 @@ fuzz_target!(|input: &[u8]| {
     };
     let offset = usize::from(params % 16).min(bitmap.len() * 8);
     let len = bitmap.len() * 8 - offset;
-    check(bitmap, offset, len, |i| i as i32 + 1);
-    check(bitmap, offset, len, |i| i as u64 + 1);
+    check(bitmap, offset, len, |i| (i as i32).wrapping_add(1));
+    check(bitmap, offset, len, |i| (i as u64).wrapping_add(1));
     check(bitmap, offset, len, |i| i as f64 + 0.5);
     check(bitmap, offset, len, |i| i as u128 + 1);
-    check(bitmap, offset, len, |i| i as u16 + 1);
+    check(bitmap, offset, len, |i| (i as u16).wrapping_add(1));
 });
