@@ -142,34 +142,51 @@ fn mixed_word<T: Copy + Default + 'static>(
 ) {
     #[cfg(target_arch = "x86_64")]
     if lane_bytes::<T>() != 0 && stop - start == 64 {
-        // Both kernels need: `T` a plain number of `lane_bytes::<T>()` bytes (the
-        // kernel's `LANE_BYTES`) whose zero bits are its default; a whole word (64
-        // slots); and `next - popcount(word) <= start`, which holds as `next` counts the
-        // values of every valid slot below `start + 64`.
-        if crate::cpu::avx512_f_vl_bw() {
-            // SAFETY: AVX-512 F/VL/BW and POPCNT are present; the bounds above hold.
-            unsafe {
-                match lane_bytes::<T>() {
-                    4 => avx512::spread_word::<T, 4>(values, start, word, next),
-                    8 => avx512::spread_word::<T, 8>(values, start, word, next),
-                    _ => avx512::spread_word::<T, 16>(values, start, word, next),
-                }
+        // SAFETY: `T` is a plain number of `lane_bytes::<T>()` bytes whose zero bits are
+        // its default, the instance's `LANE_BYTES`; the word is whole (64 slots); and
+        // `next - popcount(word) <= start`, as `next` counts the values of every valid
+        // slot below `start + 64`.
+        let spread = unsafe {
+            match lane_bytes::<T>() {
+                4 => vector_word::<T, 4>(values, start, word, next),
+                8 => vector_word::<T, 8>(values, start, word, next),
+                _ => vector_word::<T, 16>(values, start, word, next),
             }
-            return;
-        }
-        if crate::cpu::avx2() {
-            // SAFETY: AVX2 and POPCNT are present; the bounds above hold.
-            unsafe {
-                match lane_bytes::<T>() {
-                    4 => avx2::spread_word::<T, 4>(values, start, word, next),
-                    8 => avx2::spread_word::<T, 8>(values, start, word, next),
-                    _ => avx2::spread_word::<T, 16>(values, start, word, next),
-                }
-            }
+        };
+        if spread {
             return;
         }
     }
     spread_word_portable(values, start, stop, word, next);
+}
+
+/// Spreads a whole word with the widest vector kernel the CPU has; false (nothing
+/// done) when it has none.
+///
+/// # Safety
+/// `T` is a plain number of `LANE_BYTES` (4, 8 or 16) bytes whose all-zero pattern is
+/// its default; `start + 64 <= values.len()` and `next - word.count_ones() <= start`,
+/// `next <= values.len()`.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+unsafe fn vector_word<T: Copy, const LANE_BYTES: usize>(
+    values: &mut [T],
+    start: usize,
+    word: u64,
+    next: usize,
+) -> bool {
+    if crate::cpu::avx512_f_vl_bw() {
+        // SAFETY: AVX-512 F/VL/BW and POPCNT are present; the rest is this function's
+        // contract.
+        unsafe { avx512::spread_word::<T, LANE_BYTES>(values, start, word, next) };
+        true
+    } else if crate::cpu::avx2() {
+        // SAFETY: AVX2 and POPCNT are present; the rest is this function's contract.
+        unsafe { avx2::spread_word::<T, LANE_BYTES>(values, start, word, next) };
+        true
+    } else {
+        false
+    }
 }
 
 /// [`mixed_word`] without SIMD, for any type and a partial last word.
@@ -228,9 +245,8 @@ mod avx512 {
     /// values lie highest, and every load reads below the slots already stored).
     ///
     /// # Safety
-    /// The CPU has AVX-512 F, VL and BW and POPCNT; `T` is a plain number of `LANE_BYTES`
-    /// (4, 8 or 16) bytes whose all-zero pattern is its default; `start + 64 <=
-    /// values.len()` and `next - word.count_ones() <= start`, `next <= values.len()`.
+    /// The CPU has AVX-512 F, VL and BW and POPCNT; the rest as for
+    /// [`super::vector_word`].
     #[target_feature(enable = "avx512f,avx512vl,avx512bw,popcnt")]
     pub(super) unsafe fn spread_word<T: Copy, const LANE_BYTES: usize>(
         values: &mut [T],
@@ -301,9 +317,7 @@ mod avx2 {
     /// load, one permute by [`EXPAND_SOURCES`] and a mask of the null lanes.
     ///
     /// # Safety
-    /// The CPU has AVX2 and POPCNT; `T` is a plain number of `LANE_BYTES` (4, 8 or 16) bytes whose
-    /// all-zero pattern is its default; `start + 64 <= values.len()` and `next -
-    /// word.count_ones() <= start`, `next <= values.len()`.
+    /// The CPU has AVX2 and POPCNT; the rest as for [`super::vector_word`].
     #[target_feature(enable = "avx2,popcnt")]
     pub(super) unsafe fn spread_word<T: Copy, const LANE_BYTES: usize>(
         values: &mut [T],
