@@ -134,6 +134,12 @@ impl From<herringbone_format::Error> for Error {
 /// past them).
 const HEADER_PROBE: usize = 1024;
 
+/// A recycled decompression buffer is kept for a page unless it is more than
+/// [`SCRATCH_KEPT_RATIO`] times the page's size and above [`SCRATCH_KEPT_MIN`] bytes.
+const SCRATCH_KEPT_RATIO: usize = 4;
+/// See [`SCRATCH_KEPT_RATIO`]: buffers up to this size are always kept.
+const SCRATCH_KEPT_MIN: usize = 64 * 1024;
+
 /// How a [`PageReader`] checks what it reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PageReaderOptions {
@@ -808,6 +814,15 @@ impl PageReader {
     /// Decompresses `input` into the recycled buffer (or a new one).
     fn decompress(&mut self, input: &[u8], uncompressed_len: usize) -> Result<Bytes> {
         let mut out = std::mem::take(&mut self.scratch);
+        // A recycled buffer far larger than the page is let go rather than kept for the
+        // rest of the chunk: a dictionary page's (pyarrow's are up to 1 MiB) before data
+        // pages of 40 KB held 1 MiB per column, and the peak of a whole-file read rose
+        // above arrow-rs's.
+        if out.capacity() > SCRATCH_KEPT_MIN
+            && out.capacity() / SCRATCH_KEPT_RATIO > uncompressed_len
+        {
+            out = Vec::new();
+        }
         self.codec.decompress_replacing(
             input,
             uncompressed_len,

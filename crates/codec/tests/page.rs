@@ -669,3 +669,34 @@ fn a_recycled_page_buffer_takes_the_next_page() {
     assert!(v2_capacity(reader.next().unwrap().unwrap()) < dictionary.len());
     assert_eq!(kept, dictionary);
 }
+
+#[test]
+fn a_recycled_buffer_far_larger_than_the_page_is_let_go() {
+    // A 256 KiB dictionary page, then a data page of an eighth (let go: the reader would
+    // hold 256 KiB for 32 KiB pages) or of a half (kept) of its size.
+    let dictionary: Vec<u8> = (0..65536u32)
+        .flat_map(|i| (i * 7919).to_le_bytes())
+        .collect();
+    for (fraction, kept) in [(8, false), (2, true)] {
+        let values = dictionary[..dictionary.len() / fraction].to_vec();
+        let chunk = dictionary_then_v2(Codec::Snappy, &dictionary, &values);
+        let mut reader = PageReader::new(chunk, Codec::Snappy, PageReaderOptions::default());
+        let Page::Dictionary { values: page, .. } = reader.next().unwrap().unwrap() else {
+            panic!("expected the dictionary page");
+        };
+        reader.recycle(page);
+        let Page::DataV2 { values: got, .. } = reader.next().unwrap().unwrap() else {
+            panic!("expected a v2 data page");
+        };
+        assert_eq!(got, values);
+        let capacity = got
+            .try_into_mut()
+            .expect("the page owns its buffer")
+            .capacity();
+        assert_eq!(
+            capacity >= dictionary.len(),
+            kept,
+            "a page of 1/{fraction} of the dictionary: capacity {capacity}"
+        );
+    }
+}
