@@ -1,8 +1,8 @@
 //! `spread` (dense values to their slots by a validity bitmap) fed arbitrary bitmaps:
 //! the result equals a slot-by-slot reference for every lane width (the AVX-512 kernel
 //! where the CPU has it, the AVX2 one where it has AVX2 only or the fuzz crate's
-//! `no-avx512` feature is on, the portable loop otherwise), and a value count that does not
-//! match the bitmap is an error that leaves the values as they were.
+//! `no-avx512` feature is on, the portable loop otherwise), and a value count that does
+//! not match the bitmap is an error that leaves the values as they were.
 #![no_main]
 
 use herringbone_codec::spread::spread;

@@ -231,6 +231,32 @@ const DOUBLED: [u8; 16] = {
     table
 };
 
+/// The vectors of a whole word's 64 slots, the highest first, for a kernel that moves
+/// `per_vector` values at a time: calls `spread(from, slot, group)` with the index of
+/// the vector's first value, its first slot and its `per_vector` bits of `word`, whose
+/// values end at `next`. Highest first, as a vector's values lie highest: every load
+/// reads below the slots already stored. Each call has `slot + per_vector <= start + 64`
+/// and `from <= slot` (the values of the valid slots below `slot` number at most
+/// `slot`) when `next - word.count_ones() <= start`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn vectors_from_top(
+    start: usize,
+    word: u64,
+    mut next: usize,
+    per_vector: usize,
+    mut spread: impl FnMut(usize, usize, u64),
+) {
+    let mut slot = start + 64;
+    while slot > start {
+        slot -= per_vector;
+        let group = (word >> (slot - start)) & ((1u64 << per_vector) - 1);
+        let from = next - group.count_ones() as usize;
+        spread(from, slot, group);
+        next = from;
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use std::arch::x86_64::{
@@ -252,21 +278,15 @@ mod avx512 {
         values: &mut [T],
         start: usize,
         word: u64,
-        mut next: usize,
+        next: usize,
     ) {
-        let per_vector = 64 / LANE_BYTES;
         let base = values.as_mut_ptr();
-        let mut slot = start + 64;
-        while slot > start {
-            slot -= per_vector;
-            let group = (word >> (slot - start)) & ((1u64 << per_vector) - 1);
-            let present = group.count_ones() as usize;
-            let from = next - present;
+        super::vectors_from_top(start, word, next, 64 / LANE_BYTES, |from, slot, group| {
             // SAFETY: `from + per_vector <= slot + per_vector <= start + 64 <=
-            // values.len()`: the values of the valid slots below `slot` number at
-            // most `slot`, so `from <= slot`. The load reads initialised values (all
-            // of `values` is), only slots at or above `slot` have been stored to,
-            // and the load completes before this vector's store.
+            // values.len()` (`vectors_from_top`'s bounds and this function's contract).
+            // The load reads initialised values (all of `values` is), only slots at or
+            // above `slot` have been stored to, and the load completes before this
+            // vector's store.
             unsafe {
                 let source = _mm512_loadu_si512(base.add(from).cast::<__m512i>());
                 let spread = match LANE_BYTES {
@@ -276,8 +296,7 @@ mod avx512 {
                 };
                 _mm512_storeu_si512(base.add(slot).cast::<__m512i>(), spread);
             }
-            next = from;
-        }
+        });
     }
 }
 
@@ -323,17 +342,11 @@ mod avx2 {
         values: &mut [T],
         start: usize,
         word: u64,
-        mut next: usize,
+        next: usize,
     ) {
-        let per_vector = 32 / LANE_BYTES;
         let lane_bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
         let base = values.as_mut_ptr();
-        let mut slot = start + 64;
-        while slot > start {
-            slot -= per_vector;
-            let group = (word >> (slot - start)) & ((1u64 << per_vector) - 1);
-            let present = group.count_ones() as usize;
-            let from = next - present;
+        super::vectors_from_top(start, word, next, 32 / LANE_BYTES, |from, slot, group| {
             // The group as a mask of 32-bit lanes: a value of 8 or 16 bytes is two or
             // four adjacent lanes, and the doubled bits keep them adjacent and in order.
             let lanes = match LANE_BYTES {
@@ -348,18 +361,13 @@ mod avx2 {
                 _mm256_and_si256(_mm256_set1_epi32(lanes as i32), lane_bits),
                 lane_bits,
             );
-            // SAFETY: `from + per_vector <= slot + per_vector <= start + 64 <=
-            // values.len()`: the values of the valid slots below `slot` number at most
-            // `slot`, so `from <= slot`. The load reads initialised values (all of
-            // `values` is), only slots at or above `slot` have been stored to, and the
-            // load completes before this vector's store.
+            // SAFETY: as in the AVX-512 kernel, with 32-byte vectors.
             unsafe {
                 let source = _mm256_loadu_si256(base.add(from).cast::<__m256i>());
                 let spread = _mm256_and_si256(_mm256_permutevar8x32_epi32(source, sources), valid);
                 _mm256_storeu_si256(base.add(slot).cast::<__m256i>(), spread);
             }
-            next = from;
-        }
+        });
     }
 }
 
