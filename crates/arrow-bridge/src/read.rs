@@ -844,7 +844,7 @@ impl ParquetRecordBatchReader {
                     continue;
                 }
             }
-            match self.open_row_group(group, rows, salvage_indexes) {
+            match self.open_row_group(group, rows, salvage_indexes, None) {
                 Ok(decoder) => self.current = Some(decoder),
                 Err(e) => match &mut self.salvage {
                     Some(report) => {
@@ -862,7 +862,9 @@ impl ParquetRecordBatchReader {
         loop {
             // An error opening a row group is handed out in file order: after the
             // batches of the row groups open before it.
-            match lookahead.next_batch(batch_size, &mut || self.open_next_row_group())? {
+            match lookahead.next_batch(batch_size, &mut |pool_idle| {
+                self.open_next_row_group(pool_idle)
+            })? {
                 Next::Batch(batch) => return Ok(Some(batch)),
                 Next::RowGroupDone((decoded, skipped)) => {
                     self.metrics.pages_decoded += decoded;
@@ -874,8 +876,12 @@ impl ParquetRecordBatchReader {
     }
 
     /// The decoder of the next row group with rows selected, and the selection's runs
-    /// over its rows (taken off the reader's); `None` when no row group is left.
-    fn open_next_row_group(&mut self) -> Result<Option<(RowGroupDecoder, VecDeque<RowSelector>)>> {
+    /// over its rows (taken off the reader's); `None` when no row group is left. With
+    /// `pool_idle`, its chunks are read on the reader's threads together.
+    fn open_next_row_group(
+        &mut self,
+        pool_idle: bool,
+    ) -> Result<Option<(RowGroupDecoder, VecDeque<RowSelector>)>> {
         while !self.runs.is_empty() {
             let Some(group) = self.row_groups.pop_front() else {
                 break;
@@ -884,7 +890,8 @@ impl ParquetRecordBatchReader {
             if rows == 0 || self.skip_whole(rows) {
                 continue;
             }
-            let decoder = self.open_row_group(group, rows, None)?;
+            let fetch_pool = self.pool.as_deref().filter(|_| pool_idle);
+            let decoder = self.open_row_group(group, rows, None, fetch_pool)?;
             return Ok(Some((decoder, take_rows(&mut self.runs, rows))));
         }
         Ok(None)
@@ -912,11 +919,13 @@ impl ParquetRecordBatchReader {
     /// from the input; with the chunks' offset indexes when the selection skips rows
     /// inside it, so that pages wholly skipped are neither fetched nor parsed.
     /// A salvage read hands over the `salvage_indexes` its checking pass went by.
+    /// With `fetch_pool` (idle), small chunks are read on its threads and the caller's.
     fn open_row_group(
         &self,
         group: usize,
         rows: usize,
         salvage_indexes: Option<Vec<Option<OffsetIndex>>>,
+        fetch_pool: Option<&rayon::ThreadPool>,
     ) -> Result<RowGroupDecoder> {
         // Each column's pages are read from the input as its batches reach them:
         // the reader holds about a page per column, not the row group's chunks (small
@@ -924,7 +933,7 @@ impl ParquetRecordBatchReader {
         // in one fetch from a file when no page is skipped).
         let skips = self.filter.is_some() || skips_within(&self.runs, rows);
         let together = !skips && self.salvage.is_none() && self.input.reads_side_by_side();
-        let sources = self.chunk_sources(group, together)?;
+        let sources = self.chunk_sources(group, together, fetch_pool)?;
         let indexes = if self.offset_index && skips {
             // A salvage read goes by the indexes its checking pass went by: a damaged
             // one must not lose rows the pages still hold.
@@ -955,8 +964,14 @@ impl ParquetRecordBatchReader {
     ///
     /// With `together` (a row group read whole from an input that
     /// [reads side by side](ChunkReader::reads_side_by_side)) small chunks next to each
-    /// other are read in one fetch ([`input::small_chunk_sources`]).
-    fn chunk_sources(&self, group: usize, together: bool) -> Result<Vec<Arc<dyn ChunkSource>>> {
+    /// other are read in one fetch ([`input::small_chunk_sources`]), on `fetch_pool`'s
+    /// threads too when there is one.
+    fn chunk_sources(
+        &self,
+        group: usize,
+        together: bool,
+        fetch_pool: Option<&rayon::ThreadPool>,
+    ) -> Result<Vec<Arc<dyn ChunkSource>>> {
         let created_by = self.metadata.created_by.as_deref();
         let input_len = self.input.len();
         let mut opened: HashMap<&str, (SharedInput, u64)> = HashMap::new();
@@ -1002,7 +1017,7 @@ impl ParquetRecordBatchReader {
             }
         }
         let (slots, ranges): (Vec<usize>, Vec<Range<u64>>) = small.into_iter().unzip();
-        let held = input::small_chunk_sources(&self.input, &ranges)?;
+        let held = input::small_chunk_sources(&self.input, &ranges, fetch_pool)?;
         for (slot, source) in slots.into_iter().zip(held) {
             sources[slot] = Some(source);
         }

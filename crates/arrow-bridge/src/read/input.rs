@@ -12,8 +12,10 @@ use bytes::Bytes;
 use herringbone_codec::page::ChunkSource;
 use herringbone_format::footer::{decode_offset_index, offset_index_range};
 use herringbone_format::metadata::{FileMetaData, OffsetIndex};
+use rayon::ThreadPool;
 
 use super::ChunkReader;
+use super::pool::map_shared;
 use crate::error::{Error, ErrorKind, Result};
 
 /// The reader's input, shared by every column's chunk. A [`ChunkReader`] is `Sync`, so
@@ -102,11 +104,56 @@ const MOST_GAP: u64 = 4 << 10;
 /// are read in one fetch of up to 256 KiB, each chunk a slice of it. A wide table's row
 /// group holds thousands of chunks of a few KiB: one system call and one buffer each
 /// was a tenth of its read.
+///
+/// With `pool` (idle: nothing to decode yet), the fetches are shared between the
+/// caller's thread and the pool's: the first row group of a read with threads is
+/// opened before any decode, and a wide one's tens of megabytes read by one thread
+/// were the time the other waited.
 pub(crate) fn small_chunk_sources(
     input: &SharedInput,
     ranges: &[Range<u64>],
+    pool: Option<&ThreadPool>,
 ) -> Result<Vec<Arc<dyn ChunkSource>>> {
+    let runs = side_by_side_runs(ranges);
+    let fetch = |run: &Range<usize>| -> Result<Vec<Arc<dyn ChunkSource>>> {
+        let members = &ranges[run.clone()];
+        if let [single] = members {
+            return Ok(vec![InputRange::source(input.clone(), single.clone())?]);
+        }
+        let (start, end) = (members[0].start, members[members.len() - 1].end);
+        let together = input
+            .get_bytes(start..end)
+            .map_err(|e| e.context(format!("reading column chunks at bytes {start}..{end}")))?;
+        if together.len() as u64 != end - start {
+            return Err(Error::corrupt(format!(
+                "the input returned {} bytes for bytes {start}..{end}",
+                together.len()
+            )));
+        }
+        Ok(members
+            .iter()
+            .map(|range| {
+                let at = (range.start - start) as usize..(range.end - start) as usize;
+                Arc::new(HeldRange(together.slice(at))) as Arc<dyn ChunkSource>
+            })
+            .collect())
+    };
+    let fetched = match pool {
+        Some(pool) if runs.len() > 1 => map_shared(pool, runs.len(), |i| fetch(&runs[i])),
+        _ => runs.iter().map(fetch).collect(),
+    };
     let mut sources: Vec<Arc<dyn ChunkSource>> = Vec::with_capacity(ranges.len());
+    for run in fetched {
+        sources.extend(run?);
+    }
+    Ok(sources)
+}
+
+/// `ranges` cut into runs read in one fetch each (index ranges into `ranges`): chunks
+/// one after the other (gaps of at most [`MOST_GAP`]) spanning at most
+/// [`MOST_TOGETHER`] bytes.
+fn side_by_side_runs(ranges: &[Range<u64>]) -> Vec<Range<usize>> {
+    let mut runs = Vec::new();
     let mut first = 0;
     while first < ranges.len() {
         let start = ranges[first].start;
@@ -120,26 +167,10 @@ pub(crate) fn small_chunk_sources(
             end = range.end;
             next += 1;
         }
-        if next - first == 1 {
-            sources.push(InputRange::source(input.clone(), ranges[first].clone())?);
-        } else {
-            let together = input
-                .get_bytes(start..end)
-                .map_err(|e| e.context(format!("reading column chunks at bytes {start}..{end}")))?;
-            if together.len() as u64 != end - start {
-                return Err(Error::corrupt(format!(
-                    "the input returned {} bytes for bytes {start}..{end}",
-                    together.len()
-                )));
-            }
-            for range in &ranges[first..next] {
-                let at = (range.start - start) as usize..(range.end - start) as usize;
-                sources.push(Arc::new(HeldRange(together.slice(at))));
-            }
-        }
+        runs.push(first..next);
         first = next;
     }
-    Ok(sources)
+    runs
 }
 
 /// A chunk's bytes, read together with its neighbours' ([`small_chunk_sources`]).
@@ -267,4 +298,113 @@ pub(crate) fn offset_indexes(
                 })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use rayon::ThreadPoolBuilder;
+
+    use super::*;
+
+    /// A file in memory that records the ranges it is asked for.
+    struct CountingInput {
+        bytes: Bytes,
+        asked: Mutex<Vec<Range<u64>>>,
+    }
+
+    impl ChunkReader for CountingInput {
+        fn len(&self) -> u64 {
+            self.bytes.len() as u64
+        }
+
+        fn get_bytes(&self, range: Range<u64>) -> Result<Bytes> {
+            self.asked.lock().unwrap().push(range.clone());
+            self.bytes.get_bytes(range)
+        }
+
+        fn reads_side_by_side(&self) -> bool {
+            true
+        }
+    }
+
+    /// Small chunks read through `small_chunk_sources` (with `pool` or without): each
+    /// chunk's bytes, and the fetches, sorted.
+    fn read_small(
+        file: &Bytes,
+        ranges: &[Range<u64>],
+        pool: Option<&ThreadPool>,
+    ) -> (Vec<Bytes>, Vec<Range<u64>>) {
+        let input = Arc::new(CountingInput {
+            bytes: file.clone(),
+            asked: Mutex::new(Vec::new()),
+        });
+        let shared: SharedInput = input.clone();
+        let sources = small_chunk_sources(&shared, ranges, pool).unwrap();
+        let chunks = sources
+            .iter()
+            .map(|source| source.fetch(0..source.len()).unwrap())
+            .collect();
+        let mut asked = input.asked.lock().unwrap().clone();
+        asked.sort_by_key(|range| range.start);
+        (chunks, asked)
+    }
+
+    #[test]
+    fn small_chunks_are_read_in_runs_alike_on_one_thread_and_on_a_pool() {
+        let file = Bytes::from(
+            (0..2_000_000u32)
+                .map(|i| (i % 251) as u8)
+                .collect::<Vec<_>>(),
+        );
+        // 100 chunks of 8 KiB side by side, then a gap wider than `MOST_GAP`, a chunk
+        // alone, and 3 more side by side.
+        let mut ranges: Vec<Range<u64>> = (0..100u64).map(|i| i * 8192..(i + 1) * 8192).collect();
+        ranges.push(900_000..900_100);
+        ranges.extend((0..3u64).map(|i| 1_000_000 + i * 100..1_000_000 + (i + 1) * 100));
+
+        let (alone, alone_asked) = read_small(&file, &ranges, None);
+        let pool = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let (shared, shared_asked) = read_small(&file, &ranges, Some(&pool));
+
+        let expected: Vec<Bytes> = ranges
+            .iter()
+            .map(|r| file.slice(r.start as usize..r.end as usize))
+            .collect();
+        assert_eq!(alone, expected);
+        assert_eq!(shared, expected);
+        // 819,200 bytes side by side in runs of at most 256 KiB (32 chunks each: 4
+        // runs), the lone chunk (its own source, fetched when the test reads it) and
+        // one run of 3.
+        let runs = vec![
+            0..262_144,
+            262_144..524_288,
+            524_288..786_432,
+            786_432..819_200,
+            900_000..900_100,
+            1_000_000..1_000_300,
+        ];
+        assert_eq!(alone_asked, runs);
+        assert_eq!(shared_asked, runs);
+    }
+
+    #[test]
+    fn a_short_read_of_small_chunks_is_an_error_on_a_pool_too() {
+        let file = Bytes::from(vec![7u8; 10_000]);
+        // The second run reaches past the end of the file.
+        let ranges = [0..4_000, 4_000..8_000, 300_000..300_100, 300_100..300_200];
+        let pool = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let input: SharedInput = Arc::new(CountingInput {
+            bytes: file,
+            asked: Mutex::new(Vec::new()),
+        });
+        let error = small_chunk_sources(&input, &ranges, Some(&pool))
+            .err()
+            .expect("a run past the end of the file");
+        assert!(
+            error.to_string().contains("bytes 300000..300200"),
+            "{error}"
+        );
+    }
 }

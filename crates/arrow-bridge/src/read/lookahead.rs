@@ -205,18 +205,20 @@ impl Lookahead {
     /// its error once its batches before the error are handed out. `open_next` opens
     /// the next row group in file order: on the caller's thread while the pool decodes
     /// a step, so that opening one (reading its small chunks, building its column
-    /// readers) is not time the pool waits.
+    /// readers) is not time the pool waits. Its argument says whether the pool is idle
+    /// (nothing open to decode beside the opening, as for the first row group): the
+    /// opening may then share its reads with the pool.
     pub(crate) fn next_batch(
         &mut self,
         batch_size: usize,
-        open_next: &mut dyn FnMut() -> Opened,
+        open_next: &mut dyn FnMut(bool) -> Opened,
     ) -> Result<Next> {
         loop {
             // Nothing open to decode beside the opening: opened first. (One, not a
             // pair: the second is opened beside the first one's first step, which
             // leaves the first pair a step apart; see `step`.)
             while self.open.is_empty() && self.wants_row_group() {
-                self.accept(open_next(), batch_size);
+                self.accept(open_next(true), batch_size);
             }
             let Some(first) = self.open.front_mut() else {
                 return match self.failed.take() {
@@ -242,7 +244,7 @@ impl Lookahead {
     /// Decodes the next batch of every open row group that is not done, every column
     /// of them one task, while the caller's thread drops the row group read last and
     /// opens the next row group if one is wanted.
-    fn step(&mut self, batch_size: usize, open_next: &mut dyn FnMut() -> Opened) {
+    fn step(&mut self, batch_size: usize, open_next: &mut dyn FnMut(bool) -> Opened) {
         let wanted = row_groups_to_open(
             self.can_open(),
             self.open.iter().map(OpenRowGroup::progress),
@@ -269,7 +271,7 @@ impl Lookahead {
         decode_columns(&self.pool, &mut tasks, || {
             drop(retired);
             for _ in 0..wanted {
-                let next = open_next();
+                let next = open_next(false);
                 let end = !matches!(next, Ok(Some(_)));
                 opened.push(next);
                 if end {

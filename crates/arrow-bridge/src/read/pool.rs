@@ -205,6 +205,43 @@ pub(crate) fn decode_columns(
     });
 }
 
+/// `job(i)` for every `i` in `0..count`, run on the caller's thread and `pool`'s
+/// together (each thread takes the next index not yet taken), the results in index
+/// order. For work with nothing beside it to wait on: the caller takes part, so it
+/// does not sit idle while the pool works.
+pub(crate) fn map_shared<T: Send>(
+    pool: &ThreadPool,
+    count: usize,
+    job: impl Fn(usize) -> T + Sync,
+) -> Vec<T> {
+    // A lock per slot, taken once by the one thread the counter hands its index to.
+    let slots: Vec<Mutex<Option<T>>> = (0..count).map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let work = || {
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(slot) = slots.get(i) else { break };
+            let value = job(i);
+            *slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(value);
+        }
+    };
+    let helpers = pool.current_num_threads().min(count.saturating_sub(1));
+    pool.in_place_scope(|scope| {
+        for _ in 0..helpers {
+            scope.spawn(|_| work());
+        }
+        work();
+    });
+    // Every slot was filled: a job that panicked re-raised its panic above.
+    slots
+        .into_iter()
+        .filter_map(|slot| {
+            slot.into_inner()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+        })
+        .collect()
+}
+
 /// The column budgets of a row group's batches decoded on a pool.
 #[derive(Debug)]
 pub(crate) struct ParallelColumns {
@@ -261,5 +298,29 @@ impl ParallelColumns {
         let mut tasks: Vec<ColumnTask<'_>> = self.tasks(columns, steps, selected, last).collect();
         decode_columns(&pool, &mut tasks, || {});
         tasks.into_iter().try_for_each(|t| t.into_outcome().decoded)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::thread;
+
+    use super::*;
+
+    #[test]
+    fn shared_jobs_run_once_each_on_both_threads_and_come_back_in_order() {
+        let pool = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let results = map_shared(&pool, 200, |i| {
+            // Long enough that the pool's thread takes some before the caller is done.
+            thread::sleep(std::time::Duration::from_micros(200));
+            (i * 3, thread::current().id())
+        });
+        let values: Vec<usize> = results.iter().map(|&(v, _)| v).collect();
+        assert_eq!(values, (0..200).map(|i| i * 3).collect::<Vec<_>>());
+        let caller = thread::current().id();
+        assert!(results.iter().any(|&(_, id)| id == caller));
+        assert!(results.iter().any(|&(_, id)| id != caller));
+        assert!(map_shared(&pool, 0, |i| i).is_empty());
+        assert_eq!(map_shared(&pool, 1, |i| i + 1), vec![1]);
     }
 }
