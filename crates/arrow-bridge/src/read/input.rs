@@ -399,9 +399,9 @@ mod tests {
             bytes: file,
             asked: Mutex::new(Vec::new()),
         });
-        let error = small_chunk_sources(&input, &ranges, Some(&pool))
-            .err()
-            .expect("a run past the end of the file");
+        let Err(error) = small_chunk_sources(&input, &ranges, Some(&pool)) else {
+            panic!("a run past the end of the file was read");
+        };
         assert!(
             error.to_string().contains("bytes 300000..300200"),
             "{error}"
