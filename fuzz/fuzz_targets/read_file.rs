@@ -3,28 +3,76 @@
 //! must return batches or an error, never panic, and every batch it returns must be
 //! valid Arrow data (offsets in bounds, UTF-8 where the type says so, children as long
 //! as their parents need), since engines index into it without checking.
+//!
+//! The same file is then read again with two threads (row groups decoded ahead, the
+//! columns of a batch side by side) from an input that fetches small chunks side by
+//! side, as a `File` does: every batch both reads return must be the same.
 #![no_main]
 
+use std::ops::Range;
 use std::sync::Arc;
 
-use arrow_array::{Array, RecordBatchReader};
+use arrow_array::{Array, RecordBatch, RecordBatchReader};
 use bytes::Bytes;
 use herringbone::schema::{SchemaOptions, StringRepresentation};
-use herringbone::{ParquetRecordBatchReaderBuilder, Projection, RowSelection};
+use herringbone::{ChunkReader, ParquetRecordBatchReaderBuilder, Projection, RowSelection};
 use libfuzzer_sys::fuzz_target;
 
 /// Batches read per input at most: a file may legitimately expand a few bytes of RLE
 /// into billions of rows, which is slow, not wrong.
 const MAX_BATCHES: usize = 64;
 
+/// A file in memory read as a `File` is: small chunks side by side fetched together
+/// (a `Bytes` input serves each chunk's range apart).
+struct SideBySide(Bytes);
+
+impl ChunkReader for SideBySide {
+    fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+
+    fn get_bytes(&self, range: Range<u64>) -> herringbone::Result<Bytes> {
+        self.0.get_bytes(range)
+    }
+
+    fn reads_side_by_side(&self) -> bool {
+        true
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((&control, file)) = data.split_first() else {
         return;
     };
-    let Ok(mut builder) = ParquetRecordBatchReaderBuilder::try_new(Bytes::copy_from_slice(file))
-    else {
+    let file = Bytes::copy_from_slice(file);
+    let Some((batches, complete)) = read(
+        ParquetRecordBatchReaderBuilder::try_new(file.clone()),
+        control,
+    ) else {
         return;
     };
+    let threaded = ParquetRecordBatchReaderBuilder::try_new(SideBySide(file))
+        .map(|builder| builder.with_threads(2));
+    let Some((threaded_batches, threaded_complete)) = read(threaded, control) else {
+        panic!("the file opened on one thread but not on two");
+    };
+    // Where an error stops a read may differ (a chunk fetched whole when its row group
+    // is opened fails before one read page by page), the batches before it may not.
+    for (i, (one, two)) in batches.iter().zip(&threaded_batches).enumerate() {
+        assert_eq!(one, two, "batch {i} differs between one thread and two");
+    }
+    if complete && threaded_complete {
+        assert_eq!(batches.len(), threaded_batches.len(), "batch counts differ");
+    }
+});
+
+/// The batches of a read with the options `control` picks (at most `MAX_BATCHES`) and
+/// whether the read ended without an error; `None` when the reader cannot be built.
+fn read<T: ChunkReader + 'static>(
+    builder: herringbone::Result<ParquetRecordBatchReaderBuilder<T>>,
+    control: u8,
+) -> Option<(Vec<RecordBatch>, bool)> {
+    let mut builder = builder.ok()?;
     let metadata = Arc::clone(builder.metadata());
     let batch_size = [1, 7, 64, 1024][usize::from(control & 3)];
     builder = builder
@@ -54,13 +102,12 @@ fuzz_target!(|data: &[u8]| {
     if control & 128 != 0 {
         builder = builder.with_offset(5).with_limit(100);
     }
-    let Ok(reader) = builder.build() else {
-        return;
-    };
+    let reader = builder.build().ok()?;
     let schema = reader.schema();
+    let mut batches = Vec::new();
     for batch in reader.take(MAX_BATCHES) {
         let Ok(batch) = batch else {
-            return;
+            return Some((batches, false));
         };
         assert_eq!(
             batch.schema(),
@@ -73,5 +120,7 @@ fuzz_target!(|data: &[u8]| {
                 panic!("invalid {} array from the reader: {e}", column.data_type());
             }
         }
+        batches.push(batch);
     }
-});
+    Some((batches, true))
+}
