@@ -9,7 +9,8 @@
 //!         footer is longer than the hint)
 //! per row group: the projected columns' chunk ranges, coalesced when they lie closer
 //!         than `coalesce_gap`, in one get_byte_ranges call -> RowGroupDecoder, batch by batch
-//!         while the next row group's fetch is already under way
+//!         while the next row group's fetch is already under way (with threads: two row
+//!         groups decoded side by side, each opened once its fetch is done)
 //! with a row selection: row groups without a selected row are not fetched; in a row
 //!         group read in part, the chunks' offset indexes first (one call), then only the
 //!         data pages holding a selected row and the dictionary pages, coalesced
@@ -60,8 +61,8 @@ use herringbone_format::schema::SchemaDescriptor;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::read::{
-    DEFAULT_BATCH_SIZE, ReadPlan, ResolvedFilter, RowFilter, RowGroupDecoder, RowSelection,
-    RowSelector, row_group_ranges,
+    DEFAULT_BATCH_SIZE, Lookahead, Next, Opened, Opening, ReadPlan, ResolvedFilter, RowFilter,
+    RowGroupDecoder, RowSelection, RowSelector, row_group_ranges, take_rows,
 };
 use crate::schema::{Projection, SchemaOptions, parquet_to_arrow};
 
@@ -402,12 +403,22 @@ impl<R: AsyncFileReader + 'static> ParquetRecordBatchStreamBuilder<R> {
         self
     }
 
-    /// Decodes the columns of each batch side by side on `threads` threads, the polling
-    /// thread and a pool of `threads - 1` (default 1: the polling thread alone, no
-    /// pool); the batches are the same as with
-    /// one thread. Row groups are decoded one at a time (the next one's bytes are
-    /// fetched while one decodes), so memory stays that of one batch. Decoding runs
-    /// inside `poll_next`, as it does on one thread.
+    /// Decodes on `threads` threads, the polling thread and a pool of `threads - 1`
+    /// (default 1: the polling thread alone, no pool); the batches are the same, in the
+    /// same order, as with one thread. Decoding runs inside `poll_next`, as it does on
+    /// one thread.
+    ///
+    /// As in the synchronous reader
+    /// ([`with_threads`](crate::read::ParquetRecordBatchReaderBuilder::with_threads)),
+    /// the columns of a batch and the batches of two row groups (the one being read and
+    /// the next) are decoded side by side. A row group is opened once its chunks are
+    /// fetched (one row group's fetch is under way at a time, started when the one
+    /// before it is opened); until then the open ones go on decoding, and the stream
+    /// waits on the fetch only when nothing is left to decode. Memory: the chunks of the
+    /// row groups open and of the one being fetched, and beside the batch handed out at
+    /// most the decoded batches of the next row group. With a row filter
+    /// ([`Self::with_row_filter`]) row groups are read one at a time, their columns
+    /// still decoded side by side.
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
         self
@@ -513,6 +524,12 @@ impl<R: AsyncFileReader + 'static> ParquetRecordBatchStreamBuilder<R> {
         }
         let runs = RowSelection::from_consecutive_ranges(kept_ranges, kept_rows).into_runs();
         let pool = crate::read::decode_pool(self.threads)?;
+        // As in the synchronous reader: with threads and no row filter, row groups are
+        // decoded ahead on the pool beside the one being read.
+        let lookahead = pool
+            .clone()
+            .filter(|_| filter.is_none())
+            .map(Lookahead::new);
         let state = StreamState {
             reader: self.reader,
             file_size: self.file_size,
@@ -527,6 +544,7 @@ impl<R: AsyncFileReader + 'static> ParquetRecordBatchStreamBuilder<R> {
             gap: self.coalesce_gap,
             filter,
             pool,
+            lookahead,
         };
         let inner = futures::stream::unfold(Some(state), |state| async move {
             let mut state = state?;
@@ -572,10 +590,18 @@ struct StreamState<R> {
     filter: Option<ResolvedFilter>,
     /// The decode threads (`None`: the polling thread alone).
     pool: Option<Arc<rayon::ThreadPool>>,
+    /// With threads and no row filter: the row groups decoded ahead (the stream's
+    /// `current` and `runs` are then theirs).
+    lookahead: Option<Lookahead>,
 }
 
 impl<R: AsyncFileReader + 'static> StreamState<R> {
     async fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        if let Some(mut lookahead) = self.lookahead.take() {
+            let next = self.next_batch_ahead(&mut lookahead).await;
+            self.lookahead = Some(lookahead);
+            return next;
+        }
         loop {
             if self.runs.is_empty() {
                 return Ok(None);
@@ -624,6 +650,72 @@ impl<R: AsyncFileReader + 'static> StreamState<R> {
                 self.prefetch = Some(Prefetch::Pending(next, self.fetch(next)?));
             }
         }
+    }
+
+    /// [`Self::next_batch`] with row groups decoded ahead on the pool. A row group is
+    /// opened once its chunks are here: the lookahead asks at every step (while the
+    /// fetch progresses between steps), and waits for them only when it has nothing
+    /// else to decode.
+    async fn next_batch_ahead(&mut self, lookahead: &mut Lookahead) -> Result<Option<RecordBatch>> {
+        loop {
+            self.poll_prefetch().await;
+            match lookahead.next_batch(self.batch_size, &mut |_| self.open_fetched())? {
+                Next::Batch(batch) => return Ok(Some(batch)),
+                Next::RowGroupDone(_) => {}
+                Next::End => return Ok(None),
+                Next::Fetching => {
+                    if let Some(Prefetch::Pending(group, future)) = self.prefetch.take() {
+                        self.prefetch = Some(Prefetch::Ready(group, future.await));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Lets the next row group's requests progress (one poll), keeping what they gave
+    /// when they are done.
+    async fn poll_prefetch(&mut self) {
+        if let Some(Prefetch::Pending(group, future)) = &mut self.prefetch
+            && let Poll::Ready(result) = futures::poll!(future)
+        {
+            self.prefetch = Some(Prefetch::Ready(*group, result));
+        }
+    }
+
+    /// The next row group with selected rows, if its chunks are here (starting their
+    /// fetch if not started, and the next row group's once they are taken), with the
+    /// selection's runs over its rows.
+    fn open_fetched(&mut self) -> Opened {
+        let Some(&group) = self.row_groups.front() else {
+            return Ok(Opening::End);
+        };
+        let fetched = match self.prefetch.take() {
+            Some(Prefetch::Ready(g, result)) if g == group => result?,
+            Some(pending @ Prefetch::Pending(g, _)) if g == group => {
+                self.prefetch = Some(pending);
+                return Ok(Opening::Fetching);
+            }
+            _ => {
+                self.prefetch = Some(Prefetch::Pending(group, self.fetch(group)?));
+                return Ok(Opening::Fetching);
+            }
+        };
+        self.row_groups.pop_front();
+        let (sources, indexes) = fetched;
+        let decoder = RowGroupDecoder::from_sources_with_offset_indexes(
+            self.plan.clone(),
+            &self.metadata,
+            group,
+            sources,
+            indexes,
+        )
+        .map_err(|e| e.context(format!("row group {group}")))?
+        .with_pool(self.pool.clone());
+        let rows = usize::try_from(self.metadata.row_groups[group].num_rows).unwrap_or(0);
+        if let Some(&next) = self.row_groups.front() {
+            self.prefetch = Some(Prefetch::Pending(next, self.fetch(next)?));
+        }
+        Ok(Opening::RowGroup(decoder, take_rows(&mut self.runs, rows)))
     }
 
     /// The fetch of row group `group`'s chunks (lazy: it starts when first polled):

@@ -95,7 +95,7 @@ pub use budget::DEFAULT_BATCH_MEMORY_LIMIT;
 pub use external::{DirectoryFiles, ExternalFiles};
 pub(crate) use input::OffsetIndexFetch;
 use input::{InputRange, SharedInput, offset_indexes};
-use lookahead::{Lookahead, Next};
+pub(crate) use lookahead::{Lookahead, Next, Opened, Opening};
 #[cfg(feature = "mmap")]
 pub use mmap::map_file;
 #[cfg(feature = "async")]
@@ -108,7 +108,7 @@ pub use row_group::{
 use row_group::{chunk_location, external_chunk_unsupported};
 use salvage::fitting_offset_indexes;
 pub use salvage::{LossScope, LostRows, SalvageReport};
-use selection::take_rows;
+pub(crate) use selection::take_rows;
 pub use selection::{RowSelection, RowSelector};
 
 /// The default number of rows per batch.
@@ -871,17 +871,17 @@ impl ParquetRecordBatchReader {
                     self.metrics.pages_skipped += skipped;
                 }
                 Next::End => return Ok(None),
+                // A file's chunks are read as its row group is opened, so this is never
+                // returned here; asking again is what it asks for.
+                Next::Fetching => {}
             }
         }
     }
 
     /// The decoder of the next row group with rows selected, and the selection's runs
-    /// over its rows (taken off the reader's); `None` when no row group is left. With
-    /// `pool_idle`, its chunks are read on the reader's threads together.
-    fn open_next_row_group(
-        &mut self,
-        pool_idle: bool,
-    ) -> Result<Option<(RowGroupDecoder, VecDeque<RowSelector>)>> {
+    /// over its rows (taken off the reader's), or [`Opening::End`]. With `pool_idle`,
+    /// its chunks are read on the reader's threads together.
+    fn open_next_row_group(&mut self, pool_idle: bool) -> Opened {
         while !self.runs.is_empty() {
             let Some(group) = self.row_groups.pop_front() else {
                 break;
@@ -892,9 +892,9 @@ impl ParquetRecordBatchReader {
             }
             let fetch_pool = self.pool.as_deref().filter(|_| pool_idle);
             let decoder = self.open_row_group(group, rows, None, fetch_pool)?;
-            return Ok(Some((decoder, take_rows(&mut self.runs, rows))));
+            return Ok(Opening::RowGroup(decoder, take_rows(&mut self.runs, rows)));
         }
-        Ok(None)
+        Ok(Opening::End)
     }
 
     /// Whether the selection skips the next `rows` rows (a row group) whole; if so they

@@ -455,3 +455,175 @@ async fn stream_with_threads_gives_the_batches_of_one_thread() {
     assert_eq!(read(2).await, one);
     assert_eq!(read(3).await, one);
 }
+
+/// A store that answers each request only after yielding to the runtime a few times
+/// (as a remote one is not ready at once), and fails every request of several ranges
+/// (a row group's chunks; the footer is one range) that touches `failing` (when set).
+struct Slow {
+    inner: Bytes,
+    yields: usize,
+    failing: Option<Range<u64>>,
+}
+
+impl Slow {
+    async fn answer(
+        &self,
+        ranges: &[Range<u64>],
+        may_fail: bool,
+    ) -> herringbone_arrow_bridge::Result<Vec<Bytes>> {
+        for _ in 0..self.yields {
+            tokio::task::yield_now().await;
+        }
+        if let Some(failing) = self.failing.as_ref().filter(|_| may_fail)
+            && ranges
+                .iter()
+                .any(|r| r.start < failing.end && failing.start < r.end)
+        {
+            return Err(herringbone_arrow_bridge::Error::new(
+                ErrorKind::Io,
+                "the store lost its connection",
+            ));
+        }
+        Ok(ranges
+            .iter()
+            .map(|r| self.inner.slice(r.start as usize..r.end as usize))
+            .collect())
+    }
+}
+
+impl AsyncFileReader for Slow {
+    fn get_bytes(
+        &self,
+        range: Range<u64>,
+    ) -> BoxFuture<'_, herringbone_arrow_bridge::Result<Bytes>> {
+        Box::pin(async move { Ok(self.answer(&[range], false).await?.remove(0)) })
+    }
+
+    fn get_byte_ranges(
+        &self,
+        ranges: Vec<Range<u64>>,
+    ) -> BoxFuture<'_, herringbone_arrow_bridge::Result<Vec<Bytes>>> {
+        Box::pin(async move { self.answer(&ranges, true).await })
+    }
+}
+
+/// Every item of a stream over `store` (batches, then the error that ends it, if any).
+async fn stream_items(
+    store: Slow,
+    size: u64,
+    threads: usize,
+    selection: Option<herringbone_arrow_bridge::read::RowSelection>,
+    offset_index: bool,
+) -> (Vec<RecordBatch>, Option<herringbone_arrow_bridge::Error>) {
+    let mut builder = ParquetRecordBatchStreamBuilder::try_new(Arc::new(store), size)
+        .await
+        .unwrap()
+        .with_batch_size(300)
+        .with_offset_index(offset_index)
+        .with_threads(threads);
+    if let Some(selection) = selection {
+        builder = builder.with_row_selection(selection);
+    }
+    let mut stream = builder.build().unwrap();
+    let mut batches = Vec::new();
+    loop {
+        match stream.try_next().await {
+            Ok(Some(batch)) => batches.push(batch),
+            Ok(None) => return (batches, None),
+            Err(e) => return (batches, Some(e)),
+        }
+    }
+}
+
+#[tokio::test]
+async fn threads_decode_row_groups_ahead_while_their_fetches_are_pending() {
+    use herringbone_arrow_bridge::read::RowSelection;
+    let rows = 12_000;
+    let bytes = paged_file(rows, 1_000, 100);
+    let size = bytes.len() as u64;
+    // Row groups 0 and 1 whole, 2 and 3 not at all, runs within 4..=9 (some crossing
+    // a row group's end), the last rows of the file.
+    let ranges = [
+        0..2_000,
+        4_150..4_420,
+        4_990..5_700,
+        7_000..7_001,
+        8_640..9_950,
+        11_900..12_000,
+    ];
+    let selection = || RowSelection::from_consecutive_ranges(ranges.clone(), rows as usize);
+    let expected = {
+        let reader = ParquetRecordBatchReaderBuilder::try_new(bytes.clone())
+            .unwrap()
+            .with_row_selection(selection())
+            .build()
+            .unwrap();
+        let schema = reader.schema();
+        let batches: Vec<RecordBatch> = reader.map(|b| b.unwrap()).collect();
+        arrow_select::concat::concat_batches(&schema, &batches).unwrap()
+    };
+    assert_eq!(expected.num_rows(), 4_391);
+    for yields in [0, 5] {
+        for offset_index in [false, true] {
+            let slow = || Slow {
+                inner: bytes.clone(),
+                yields,
+                failing: None,
+            };
+            let (one, error) = stream_items(slow(), size, 1, Some(selection()), offset_index).await;
+            assert!(error.is_none(), "{error:?}");
+            assert_eq!(concat(&one), expected);
+            for threads in [2, 3] {
+                let (batches, error) =
+                    stream_items(slow(), size, threads, Some(selection()), offset_index).await;
+                assert!(error.is_none(), "{error:?}");
+                assert_eq!(
+                    batches, one,
+                    "{threads} threads, {yields} yields, offset index {offset_index}"
+                );
+            }
+            // The whole file.
+            let (one, _) = stream_items(slow(), size, 1, None, offset_index).await;
+            let (two, error) = stream_items(slow(), size, 2, None, offset_index).await;
+            assert!(error.is_none(), "{error:?}");
+            assert_eq!(two, one);
+            assert_eq!(concat(&two).num_rows(), rows as usize);
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_failed_fetch_ends_a_stream_with_threads_after_the_batches_before_it() {
+    let bytes = file(6_000, 1_000);
+    let size = bytes.len() as u64;
+    let metadata = ParquetRecordBatchStreamBuilder::try_new(bytes.clone(), size)
+        .await
+        .unwrap()
+        .metadata()
+        .clone();
+    // The chunks of row group 3.
+    let chunks = row_group_ranges(&metadata, 3, &[0, 1, 2], size).unwrap();
+    let failing = chunks[0].start..chunks[chunks.len() - 1].end;
+    let expected = sync_read(&bytes, Projection::All, None).slice(0, 3_000);
+    for threads in [1, 2, 3] {
+        for yields in [0, 4] {
+            let store = Slow {
+                inner: bytes.clone(),
+                yields,
+                failing: Some(failing.clone()),
+            };
+            let (batches, error) = stream_items(store, size, threads, None, false).await;
+            let error = error.expect("row group 3's fetch fails");
+            assert_eq!(error.kind(), ErrorKind::Io, "{error}");
+            assert!(
+                error.to_string().contains("fetching row group 3"),
+                "{error}"
+            );
+            assert_eq!(
+                concat(&batches),
+                expected,
+                "{threads} threads, {yields} yields"
+            );
+        }
+    }
+}

@@ -16,6 +16,11 @@
 //!   read:   g's batches as they come, then g+1's (already decoded), then g+2's
 //! ```
 //!
+//! Opening a row group is the reader's business (`open_next`): the file reader reads its
+//! small chunks there; the async stream hands over a row group whose fetch is done, or
+//! says its chunks are still on their way ([`Opening::Fetching`]), and the step goes on
+//! with those open.
+//!
 //! Row groups are opened in pairs, so that the two decoded together are in step: their
 //! costly first batches (dictionary pages, the first page of each column) fall in the
 //! same step, where the threads share them. The caller's thread opens row groups beside
@@ -71,9 +76,23 @@ pub(crate) struct Lookahead {
     first_batch_costs: Vec<u64>,
 }
 
-/// What opening the next row group gave: its decoder and the selection's runs over its
-/// rows, or `None` when no row group is left.
-pub(crate) type Opened = Result<Option<(RowGroupDecoder, VecDeque<RowSelector>)>>;
+/// What opening the next row group gave.
+pub(crate) type Opened = Result<Opening>;
+
+/// What asking for the next row group found.
+// Made and moved once per row group: boxing the decoder would buy nothing.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Opening {
+    /// Its decoder and the selection's runs over its rows.
+    RowGroup(RowGroupDecoder, VecDeque<RowSelector>),
+    /// Its chunks are still on their way (an async input): asked for again at the next
+    /// step, or, with nothing open to decode meanwhile, once they are here
+    /// ([`Next::Fetching`]).
+    #[cfg_attr(not(feature = "async"), allow(dead_code))]
+    Fetching,
+    /// No row group is left.
+    End,
+}
 
 /// What [`Lookahead::next_batch`] found.
 pub(crate) enum Next {
@@ -84,6 +103,9 @@ pub(crate) enum Next {
     RowGroupDone((usize, usize)),
     /// No row group is open.
     End,
+    /// Nothing is open to decode and the next row group's chunks are still on their
+    /// way: ask again once they are here.
+    Fetching,
 }
 
 /// A row group open for reading, with its share of the row selection.
@@ -188,17 +210,21 @@ impl Lookahead {
 
     /// Takes what opening the next row group gave: a row group open after those open,
     /// to read the rows its runs (the selection's runs over exactly that row group's
-    /// rows) select; the end of the row groups; or the reader's error once the row
-    /// groups open before it are read.
-    fn accept(&mut self, opened: Opened, batch_size: usize) {
+    /// rows) select; nothing yet, while its chunks are fetched; the end of the row
+    /// groups; or the reader's error once the row groups open before it are read.
+    /// Returns whether a row group was opened.
+    fn accept(&mut self, opened: Opened, batch_size: usize) -> bool {
         match opened {
-            Ok(Some((decoder, runs))) => {
+            Ok(Opening::RowGroup(decoder, runs)) => {
                 let group = OpenRowGroup::new(decoder, runs, batch_size, &self.first_batch_costs);
                 self.open.push_back(group);
+                return true;
             }
-            Ok(None) => self.exhausted = true,
+            Ok(Opening::Fetching) => {}
+            Ok(Opening::End) => self.exhausted = true,
             Err(error) => self.failed = Some(error),
         }
+        false
     }
 
     /// The next batch of the row group being read, decoding a step when none is ready;
@@ -218,7 +244,9 @@ impl Lookahead {
             // pair: the second is opened beside the first one's first step, which
             // leaves the first pair a step apart; see `step`.)
             while self.open.is_empty() && self.wants_row_group() {
-                self.accept(open_next(true), batch_size);
+                if !self.accept(open_next(true), batch_size) && self.can_open() {
+                    return Ok(Next::Fetching);
+                }
             }
             let Some(first) = self.open.front_mut() else {
                 return match self.failed.take() {
@@ -272,7 +300,7 @@ impl Lookahead {
             drop(retired);
             for _ in 0..wanted {
                 let next = open_next(false);
-                let end = !matches!(next, Ok(Some(_)));
+                let end = !matches!(next, Ok(Opening::RowGroup(..)));
                 opened.push(next);
                 if end {
                     break;
