@@ -629,22 +629,12 @@ impl<R: AsyncFileReader + 'static> StreamState<R> {
             let Some(group) = self.row_groups.pop_front() else {
                 return Ok(None);
             };
-            let (sources, indexes) = match self.prefetch.take() {
+            let fetched = match self.prefetch.take() {
                 Some(Prefetch::Ready(g, result)) if g == group => result?,
                 Some(Prefetch::Pending(g, future)) if g == group => future.await?,
                 _ => self.fetch(group)?.await?,
             };
-            self.current = Some(
-                RowGroupDecoder::from_sources_with_offset_indexes(
-                    self.plan.clone(),
-                    &self.metadata,
-                    group,
-                    sources,
-                    indexes,
-                )
-                .map_err(|e| e.context(format!("row group {group}")))?
-                .with_pool(self.pool.clone()),
-            );
+            self.current = Some(self.decoder(group, fetched)?);
             // Start fetching the next row group while this one decodes.
             if let Some(&next) = self.row_groups.front() {
                 self.prefetch = Some(Prefetch::Pending(next, self.fetch(next)?));
@@ -701,7 +691,16 @@ impl<R: AsyncFileReader + 'static> StreamState<R> {
             }
         };
         self.row_groups.pop_front();
-        let (sources, indexes) = fetched;
+        let decoder = self.decoder(group, fetched)?;
+        let rows = usize::try_from(self.metadata.row_groups[group].num_rows).unwrap_or(0);
+        if let Some(&next) = self.row_groups.front() {
+            self.prefetch = Some(Prefetch::Pending(next, self.fetch(next)?));
+        }
+        Ok(Opening::RowGroup(decoder, take_rows(&mut self.runs, rows)))
+    }
+
+    /// The decoder of row group `group` over its fetched chunks.
+    fn decoder(&self, group: usize, (sources, indexes): Fetched) -> Result<RowGroupDecoder> {
         let decoder = RowGroupDecoder::from_sources_with_offset_indexes(
             self.plan.clone(),
             &self.metadata,
@@ -709,13 +708,8 @@ impl<R: AsyncFileReader + 'static> StreamState<R> {
             sources,
             indexes,
         )
-        .map_err(|e| e.context(format!("row group {group}")))?
-        .with_pool(self.pool.clone());
-        let rows = usize::try_from(self.metadata.row_groups[group].num_rows).unwrap_or(0);
-        if let Some(&next) = self.row_groups.front() {
-            self.prefetch = Some(Prefetch::Pending(next, self.fetch(next)?));
-        }
-        Ok(Opening::RowGroup(decoder, take_rows(&mut self.runs, rows)))
+        .map_err(|e| e.context(format!("row group {group}")))?;
+        Ok(decoder.with_pool(self.pool.clone()))
     }
 
     /// The fetch of row group `group`'s chunks (lazy: it starts when first polled):

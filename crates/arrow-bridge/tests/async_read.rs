@@ -59,6 +59,21 @@ fn sync_read(bytes: &Bytes, projection: Projection, groups: Option<Vec<usize>>) 
     arrow_select::concat::concat_batches(&schema, &batches).unwrap()
 }
 
+/// What the sync reader reads of `bytes` with `selection`.
+fn sync_read_selected(
+    bytes: &Bytes,
+    selection: herringbone_arrow_bridge::read::RowSelection,
+) -> RecordBatch {
+    let reader = ParquetRecordBatchReaderBuilder::try_new(bytes.clone())
+        .unwrap()
+        .with_row_selection(selection)
+        .build()
+        .unwrap();
+    let schema = reader.schema();
+    let batches: Vec<RecordBatch> = reader.map(|b| b.unwrap()).collect();
+    arrow_select::concat::concat_batches(&schema, &batches).unwrap()
+}
+
 fn concat(batches: &[RecordBatch]) -> RecordBatch {
     arrow_select::concat::concat_batches(&batches[0].schema(), batches).unwrap()
 }
@@ -379,16 +394,7 @@ async fn a_selection_fetches_only_its_pages_through_the_offset_index() {
     // row group 1.
     let ranges = [1_000..1_060, 7_480..7_540, 15_000..15_060];
     let selection = || RowSelection::from_consecutive_ranges(ranges.clone(), rows as usize);
-    let expected = {
-        let reader = ParquetRecordBatchReaderBuilder::try_new(bytes.clone())
-            .unwrap()
-            .with_row_selection(selection())
-            .build()
-            .unwrap();
-        let schema = reader.schema();
-        let batches: Vec<RecordBatch> = reader.map(|b| b.unwrap()).collect();
-        arrow_select::concat::concat_batches(&schema, &batches).unwrap()
-    };
+    let expected = sync_read_selected(&bytes, selection());
     assert_eq!(expected.num_rows(), 180);
     let whole_group: u64 = row_group_ranges(&metadata, 0, &[0, 1], size)
         .unwrap()
@@ -552,16 +558,7 @@ async fn threads_decode_row_groups_ahead_while_their_fetches_are_pending() {
         11_900..12_000,
     ];
     let selection = || RowSelection::from_consecutive_ranges(ranges.clone(), rows as usize);
-    let expected = {
-        let reader = ParquetRecordBatchReaderBuilder::try_new(bytes.clone())
-            .unwrap()
-            .with_row_selection(selection())
-            .build()
-            .unwrap();
-        let schema = reader.schema();
-        let batches: Vec<RecordBatch> = reader.map(|b| b.unwrap()).collect();
-        arrow_select::concat::concat_batches(&schema, &batches).unwrap()
-    };
+    let expected = sync_read_selected(&bytes, selection());
     assert_eq!(expected.num_rows(), 4_391);
     for yields in [0, 5] {
         for offset_index in [false, true] {
