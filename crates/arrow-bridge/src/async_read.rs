@@ -50,6 +50,7 @@ use std::task::{Context, Poll};
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use bytes::Bytes;
+use futures::FutureExt;
 use futures::future::BoxFuture;
 use futures::stream::{BoxStream, Stream};
 use herringbone_codec::page::{ChunkSource, PageLocations, PageReaderOptions};
@@ -694,7 +695,7 @@ impl<R: AsyncFileReader + 'static> StreamState<R> {
         let decoder = self.decoder(group, fetched)?;
         let rows = usize::try_from(self.metadata.row_groups[group].num_rows).unwrap_or(0);
         if let Some(&next) = self.row_groups.front() {
-            self.prefetch = Some(Prefetch::Pending(next, self.fetch(next)?));
+            self.prefetch = Some(started(next, self.fetch(next)?));
         }
         Ok(Opening::RowGroup(decoder, take_rows(&mut self.runs, rows)))
     }
@@ -741,6 +742,17 @@ impl<R: AsyncFileReader + 'static> StreamState<R> {
             };
             fetched.map_err(|e| e.context(format!("fetching row group {group}")))
         }))
+    }
+}
+
+/// The fetch of row group `group`, polled once so that it is under way while the step
+/// that opened the row group before it decodes (a fetch starts when first polled, and
+/// the stream polls with its waker only between steps). The poll's waker does nothing:
+/// the stream polls the fetch again before it waits on it.
+fn started(group: usize, mut fetch: BoxFuture<'static, Result<Fetched>>) -> Prefetch {
+    match (&mut fetch).now_or_never() {
+        Some(result) => Prefetch::Ready(group, result),
+        None => Prefetch::Pending(group, fetch),
     }
 }
 
