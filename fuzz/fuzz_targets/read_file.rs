@@ -6,7 +6,8 @@
 //!
 //! The same file is then read again with two threads (row groups decoded ahead, the
 //! columns of a batch side by side) from an input that fetches small chunks side by
-//! side, as a `File` does: every batch both reads return must be the same.
+//! side, as a `File` does: every batch both reads return must be the same. And by the
+//! async stream with two threads: when both read the whole file, the same rows.
 #![no_main]
 
 use std::ops::Range;
@@ -14,6 +15,8 @@ use std::sync::Arc;
 
 use arrow_array::{Array, RecordBatch, RecordBatchReader};
 use bytes::Bytes;
+use futures::StreamExt;
+use herringbone::async_read::ParquetRecordBatchStreamBuilder;
 use herringbone::schema::{SchemaOptions, StringRepresentation};
 use herringbone::{ChunkReader, ParquetRecordBatchReaderBuilder, Projection, RowSelection};
 use libfuzzer_sys::fuzz_target;
@@ -45,6 +48,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let file = Bytes::copy_from_slice(file);
+    let streamed = read_async(file.clone(), control);
     let Some((batches, complete)) = read(
         ParquetRecordBatchReaderBuilder::try_new(file.clone()),
         control,
@@ -64,7 +68,68 @@ fuzz_target!(|data: &[u8]| {
     if complete && threaded_complete {
         assert_eq!(batches.len(), threaded_batches.len(), "batch counts differ");
     }
+    if let (true, Some(streamed)) = (complete, streamed) {
+        assert_eq!(
+            concat(&streamed),
+            concat(&batches),
+            "the async stream read other rows"
+        );
+    }
 });
+
+/// The batches the async stream reads with two threads and the options `control` picks,
+/// when it reads to the end within `MAX_BATCHES`; `None` when it cannot be built, stops
+/// at an error, or the options include one it does not have (an offset).
+fn read_async(file: Bytes, control: u8) -> Option<Vec<RecordBatch>> {
+    if control & 128 != 0 {
+        return None;
+    }
+    futures::executor::block_on(async move {
+        let size = file.len() as u64;
+        let mut builder = ParquetRecordBatchStreamBuilder::try_new(file, size)
+            .await
+            .ok()?;
+        let metadata = Arc::clone(builder.metadata());
+        builder = builder
+            .with_batch_size([1, 7, 64, 1024][usize::from(control & 3)])
+            .with_verify_crc(control & 4 != 0)
+            .with_threads(2);
+        if control & 8 != 0 {
+            builder = builder.with_projection(Projection::Leaves(vec![0]));
+        }
+        if control & 16 != 0 {
+            builder = builder.with_row_groups((0..metadata.row_groups.len()).rev().collect());
+        }
+        if control & 32 != 0 {
+            let total = usize::try_from(metadata.num_rows).unwrap_or(0).min(1 << 20);
+            let ranges = (0..total).step_by(6).map(|start| start..start + 3);
+            builder =
+                builder.with_row_selection(RowSelection::from_consecutive_ranges(ranges, total));
+        }
+        if control & 64 != 0 {
+            builder = builder.with_schema_options(
+                SchemaOptions::new()
+                    .with_strings(StringRepresentation::Utf8View)
+                    .with_arrow_schema_hint(false),
+            );
+        }
+        let mut stream = builder.build().ok()?;
+        let mut batches = Vec::new();
+        while let Some(batch) = stream.next().await {
+            batches.push(batch.ok()?);
+            if batches.len() > MAX_BATCHES {
+                return None;
+            }
+        }
+        Some(batches)
+    })
+}
+
+/// The rows of `batches` as one batch (`None` for no batch).
+fn concat(batches: &[RecordBatch]) -> Option<RecordBatch> {
+    let first = batches.first()?;
+    Some(arrow_select::concat::concat_batches(&first.schema(), batches).expect("one schema"))
+}
 
 /// The batches of a read with the options `control` picks (at most `MAX_BATCHES`) and
 /// whether the read ended without an error; `None` when the reader cannot be built.
