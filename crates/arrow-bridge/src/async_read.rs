@@ -655,9 +655,12 @@ impl<R: AsyncFileReader + 'static> StreamState<R> {
                 Next::RowGroupDone(_) => {}
                 Next::End => return Ok(None),
                 Next::Fetching => {
-                    if let Some(Prefetch::Pending(group, future)) = self.prefetch.take() {
-                        self.prefetch = Some(Prefetch::Ready(group, future.await));
-                    }
+                    self.prefetch = match self.prefetch.take() {
+                        Some(Prefetch::Pending(group, future)) => {
+                            Some(Prefetch::Ready(group, future.await))
+                        }
+                        other => other,
+                    };
                 }
             }
         }
