@@ -10,8 +10,8 @@
 //! async stream with two threads: when both read the whole file, the same rows.
 #![no_main]
 
+use herringbone_format::metadata::FileMetaData;
 use std::ops::Range;
-use std::sync::Arc;
 
 use arrow_array::{Array, RecordBatch, RecordBatchReader};
 use bytes::Bytes;
@@ -79,7 +79,8 @@ fuzz_target!(|data: &[u8]| {
 
 /// The batches the async stream reads with two threads and the options `control` picks,
 /// when it reads to the end within `MAX_BATCHES`; `None` when it cannot be built, stops
-/// at an error, or the options include one it does not have (an offset).
+/// at an error or at `MAX_BATCHES`, or the options include one it does not have (an
+/// offset).
 fn read_async(file: Bytes, control: u8) -> Option<Vec<RecordBatch>> {
     if control & 128 != 0 {
         return None;
@@ -89,37 +90,30 @@ fn read_async(file: Bytes, control: u8) -> Option<Vec<RecordBatch>> {
         let mut builder = ParquetRecordBatchStreamBuilder::try_new(file, size)
             .await
             .ok()?;
-        let metadata = Arc::clone(builder.metadata());
+        let options = Options::new(control, builder.metadata());
         builder = builder
-            .with_batch_size([1, 7, 64, 1024][usize::from(control & 3)])
-            .with_verify_crc(control & 4 != 0)
+            .with_batch_size(options.batch_size)
+            .with_verify_crc(options.verify_crc)
             .with_threads(2);
-        if control & 8 != 0 {
-            builder = builder.with_projection(Projection::Leaves(vec![0]));
+        if let Some(projection) = options.projection {
+            builder = builder.with_projection(projection);
         }
-        if control & 16 != 0 {
-            builder = builder.with_row_groups((0..metadata.row_groups.len()).rev().collect());
+        if let Some(groups) = options.row_groups {
+            builder = builder.with_row_groups(groups);
         }
-        if control & 32 != 0 {
-            let total = usize::try_from(metadata.num_rows).unwrap_or(0).min(1 << 20);
-            let ranges = (0..total).step_by(6).map(|start| start..start + 3);
-            builder =
-                builder.with_row_selection(RowSelection::from_consecutive_ranges(ranges, total));
+        if let Some(selection) = options.selection {
+            builder = builder.with_row_selection(selection);
         }
-        if control & 64 != 0 {
-            builder = builder.with_schema_options(
-                SchemaOptions::new()
-                    .with_strings(StringRepresentation::Utf8View)
-                    .with_arrow_schema_hint(false),
-            );
+        if let Some(schema) = options.schema {
+            builder = builder.with_schema_options(schema);
         }
         let mut stream = builder.build().ok()?;
         let mut batches = Vec::new();
         while let Some(batch) = stream.next().await {
-            batches.push(batch.ok()?);
-            if batches.len() > MAX_BATCHES {
+            if batches.len() == MAX_BATCHES {
                 return None;
             }
+            batches.push(batch.ok()?);
         }
         Some(batches)
     })
@@ -131,46 +125,79 @@ fn concat(batches: &[RecordBatch]) -> Option<RecordBatch> {
     Some(arrow_select::concat::concat_batches(&first.schema(), batches).expect("one schema"))
 }
 
+/// The reading options the first input byte picks.
+struct Options {
+    batch_size: usize,
+    verify_crc: bool,
+    /// The first leaf column alone (its field, as the projection builds it).
+    projection: Option<Projection>,
+    /// The row groups in reverse order.
+    row_groups: Option<Vec<usize>>,
+    /// Every other run of three rows.
+    selection: Option<RowSelection>,
+    /// Strings as Utf8View, the Arrow schema hint ignored.
+    schema: Option<SchemaOptions>,
+    /// Rows 5 to 105 (the async stream has no offset).
+    offset_and_limit: bool,
+}
+
+impl Options {
+    fn new(control: u8, metadata: &FileMetaData) -> Self {
+        let total = usize::try_from(metadata.num_rows).unwrap_or(0).min(1 << 20);
+        Self {
+            batch_size: [1, 7, 64, 1024][usize::from(control & 3)],
+            verify_crc: control & 4 != 0,
+            projection: (control & 8 != 0).then(|| Projection::Leaves(vec![0])),
+            row_groups: (control & 16 != 0).then(|| (0..metadata.row_groups.len()).rev().collect()),
+            selection: (control & 32 != 0).then(|| {
+                let ranges = (0..total).step_by(6).map(|start| start..start + 3);
+                RowSelection::from_consecutive_ranges(ranges, total)
+            }),
+            schema: (control & 64 != 0).then(|| {
+                SchemaOptions::new()
+                    .with_strings(StringRepresentation::Utf8View)
+                    .with_arrow_schema_hint(false)
+            }),
+            offset_and_limit: control & 128 != 0,
+        }
+    }
+}
+
 /// The batches of a read with the options `control` picks (at most `MAX_BATCHES`) and
-/// whether the read ended without an error; `None` when the reader cannot be built.
+/// whether the read ended, without an error, within them; `None` when the reader cannot
+/// be built.
 fn read<T: ChunkReader + 'static>(
     builder: herringbone::Result<ParquetRecordBatchReaderBuilder<T>>,
     control: u8,
 ) -> Option<(Vec<RecordBatch>, bool)> {
     let mut builder = builder.ok()?;
-    let metadata = Arc::clone(builder.metadata());
-    let batch_size = [1, 7, 64, 1024][usize::from(control & 3)];
+    let options = Options::new(control, builder.metadata());
+    let batch_size = options.batch_size;
     builder = builder
         .with_batch_size(batch_size)
-        .with_verify_crc(control & 4 != 0);
-    if control & 8 != 0 {
-        // The first leaf column alone (its field, as the projection builds it).
-        builder = builder.with_projection(Projection::Leaves(vec![0]));
+        .with_verify_crc(options.verify_crc);
+    if let Some(projection) = options.projection {
+        builder = builder.with_projection(projection);
     }
-    if control & 16 != 0 {
-        let groups: Vec<usize> = (0..metadata.row_groups.len()).rev().collect();
+    if let Some(groups) = options.row_groups {
         builder = builder.with_row_groups(groups);
     }
-    if control & 32 != 0 {
-        // Every other run of three rows.
-        let total = usize::try_from(metadata.num_rows).unwrap_or(0).min(1 << 20);
-        let ranges = (0..total).step_by(6).map(|start| start..start + 3);
-        builder = builder.with_row_selection(RowSelection::from_consecutive_ranges(ranges, total));
+    if let Some(selection) = options.selection {
+        builder = builder.with_row_selection(selection);
     }
-    if control & 64 != 0 {
-        builder = builder.with_schema_options(
-            SchemaOptions::new()
-                .with_strings(StringRepresentation::Utf8View)
-                .with_arrow_schema_hint(false),
-        );
+    if let Some(schema) = options.schema {
+        builder = builder.with_schema_options(schema);
     }
-    if control & 128 != 0 {
+    if options.offset_and_limit {
         builder = builder.with_offset(5).with_limit(100);
     }
     let reader = builder.build().ok()?;
     let schema = reader.schema();
     let mut batches = Vec::new();
-    for batch in reader.take(MAX_BATCHES) {
+    for batch in reader {
+        if batches.len() == MAX_BATCHES {
+            return Some((batches, false));
+        }
         let Ok(batch) = batch else {
             return Some((batches, false));
         };

@@ -573,6 +573,15 @@ enum Prefetch {
     Ready(usize, Result<Fetched>),
 }
 
+impl Prefetch {
+    /// The row group fetched.
+    fn group(&self) -> usize {
+        match self {
+            Prefetch::Pending(group, _) | Prefetch::Ready(group, _) => *group,
+        }
+    }
+}
+
 struct StreamState<R> {
     reader: Arc<R>,
     file_size: u64,
@@ -607,13 +616,11 @@ impl<R: AsyncFileReader + 'static> StreamState<R> {
             if self.runs.is_empty() {
                 return Ok(None);
             }
-            if let Some(decoder) = &mut self.current {
+            if self.current.is_some() {
                 // Let the next row group's requests progress before decoding.
-                if let Some(Prefetch::Pending(group, future)) = &mut self.prefetch
-                    && let Poll::Ready(result) = futures::poll!(future)
-                {
-                    self.prefetch = Some(Prefetch::Ready(*group, result));
-                }
+                self.poll_prefetch().await;
+            }
+            if let Some(decoder) = &mut self.current {
                 let batch = match &mut self.filter {
                     Some(filter) => {
                         decoder.next_filtered_batch(&mut self.runs, self.batch_size, filter)?
@@ -683,14 +690,13 @@ impl<R: AsyncFileReader + 'static> StreamState<R> {
         let Some(&group) = self.row_groups.front() else {
             return Ok(Opening::End);
         };
+        if self.prefetch.as_ref().map(Prefetch::group) != Some(group) {
+            self.prefetch = Some(started(group, self.fetch(group)?));
+        }
         let fetched = match self.prefetch.take() {
-            Some(Prefetch::Ready(g, result)) if g == group => result?,
-            Some(pending @ Prefetch::Pending(g, _)) if g == group => {
-                self.prefetch = Some(pending);
-                return Ok(Opening::Fetching);
-            }
-            _ => {
-                self.prefetch = Some(Prefetch::Pending(group, self.fetch(group)?));
+            Some(Prefetch::Ready(_, result)) => result?,
+            pending => {
+                self.prefetch = pending;
                 return Ok(Opening::Fetching);
             }
         };

@@ -176,7 +176,6 @@ pub(crate) fn decode_columns(
         tasks.iter_mut().for_each(ColumnTask::run);
         return;
     }
-    let helpers = pool.current_num_threads().min(tasks.len() - 1);
     // Costliest first (what each column's last batch took; ties in schema order): the
     // last task taken, which the other threads may wait on, is then a cheap one.
     let mut order: Vec<(u64, &mut ColumnTask<'_>)> =
@@ -186,16 +185,31 @@ pub(crate) fn decode_columns(
     // contended, it only proves to the compiler that the task is not shared.
     let slots: Vec<Mutex<&mut ColumnTask<'_>>> =
         order.into_iter().map(|(_, t)| Mutex::new(t)).collect();
+    run_shared(pool, slots.len(), beside, |i| {
+        // A poisoned lock means a task panicked; the scope re-raises that panic.
+        let mut task = slots[i]
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        task.run();
+    });
+}
+
+/// Runs `job(i)` for every `i` in `0..count` on the caller's thread and `pool`'s
+/// together, the caller's thread running `beside` first; returns when all are done.
+/// Every thread takes the next index not yet taken (a shared counter, not a split fixed
+/// in advance), so no thread waits while an index is left.
+fn run_shared(pool: &ThreadPool, count: usize, beside: impl FnOnce(), job: impl Fn(usize) + Sync) {
     let next = AtomicUsize::new(0);
     let work = || {
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(slot) = slots.get(i) else { break };
-            // A poisoned lock means a task panicked; the scope re-raises that panic.
-            let mut task = slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            task.run();
+            if i >= count {
+                break;
+            }
+            job(i);
         }
     };
+    let helpers = pool.current_num_threads().min(count.saturating_sub(1));
     pool.in_place_scope(|scope| {
         for _ in 0..helpers {
             scope.spawn(|_| work());
@@ -216,22 +230,17 @@ pub(crate) fn map_shared<T: Send>(
 ) -> Vec<T> {
     // A lock per slot, taken once by the one thread the counter hands its index to.
     let slots: Vec<Mutex<Option<T>>> = (0..count).map(|_| Mutex::new(None)).collect();
-    let next = AtomicUsize::new(0);
-    let work = || {
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(slot) = slots.get(i) else { break };
+    run_shared(
+        pool,
+        count,
+        || {},
+        |i| {
             let value = job(i);
-            *slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(value);
-        }
-    };
-    let helpers = pool.current_num_threads().min(count.saturating_sub(1));
-    pool.in_place_scope(|scope| {
-        for _ in 0..helpers {
-            scope.spawn(|_| work());
-        }
-        work();
-    });
+            *slots[i]
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(value);
+        },
+    );
     // Every slot was filled: a job that panicked re-raised its panic above.
     slots
         .into_iter()
