@@ -1,13 +1,15 @@
 //! The reader's fast paths against arrow-rs's reader on the same files: strings read as
 //! `Utf8` / `Binary` (32-bit offsets built directly), `LargeUtf8` and `Utf8View` from
-//! PLAIN, DELTA_LENGTH_BYTE_ARRAY and dictionary pages over many small pages; lists
+//! PLAIN, DELTA_LENGTH_BYTE_ARRAY and dictionary pages over many small pages; decimals
+//! decoded at their Arrow width from INT32, INT64 and FIXED_LEN_BYTE_ARRAY of every
+//! encoding, their dictionaries kept at 64 bits or not; lists
 //! with runs of empty and null lists across page boundaries, under row selections and
 //! batch sizes that cut pages and records anywhere.
 
 use std::sync::Arc;
 
 use arrow_array::builder::{Int64Builder, ListBuilder};
-use arrow_array::{ArrayRef, BinaryArray, RecordBatch, StringArray};
+use arrow_array::{ArrayRef, BinaryArray, Decimal128Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use bytes::Bytes;
 use herringbone_arrow_bridge::read::{ParquetRecordBatchReaderBuilder, RowSelection, RowSelector};
@@ -15,8 +17,9 @@ use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::{
     ArrowReaderOptions, ParquetRecordBatchReaderBuilder as ArrowBuilder,
 };
-use parquet::basic::Encoding;
+use parquet::basic::{Encoding, Type as PhysicalType};
 use parquet::file::properties::{WriterProperties, WriterVersion};
+use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::schema::types::ColumnPath;
 
 fn write(batch: &RecordBatch, properties: WriterProperties) -> Bytes {
@@ -171,6 +174,100 @@ fn strings_of_every_encoding_and_type_read_like_arrow_rs() {
                     .map(|name| Field::new(name, string_type.clone(), true))
                     .to_vec(),
             ));
+            for batch_size in [1, 7, 64, 333, 2000] {
+                for selection in selections(rows) {
+                    both(&file, &schema, batch_size, selection);
+                }
+            }
+        }
+    }
+}
+
+/// Decimal128 values of `precision` digits: runs of repeats (dictionary pages until the
+/// dictionary is full), nulls, negative values, and for `wide` values beyond 64 bits.
+fn decimals(rows: usize, precision: u8, wide: bool) -> ArrayRef {
+    let limit = 10i128.pow(u32::from(precision)) - 1;
+    let values: Vec<Option<i128>> = (0..rows)
+        .map(|i| {
+            let i = i as i128;
+            if i % 11 == 3 {
+                return None;
+            }
+            let v = if i < 200 {
+                i % 7 - 3
+            } else {
+                (i * 7_919 - 600_000) * 1_009
+            };
+            let v = if wide && i % 13 == 5 {
+                v * 1_000_000_000_000
+            } else {
+                v
+            };
+            Some(v.clamp(-limit, limit))
+        })
+        .collect();
+    Arc::new(
+        Decimal128Array::from(values)
+            .with_precision_and_scale(precision, 2)
+            .unwrap(),
+    )
+}
+
+#[test]
+fn decimals_of_every_storage_and_encoding_read_like_arrow_rs() {
+    let rows = 1500;
+    // arrow-rs stores precision up to 9 as INT32, up to 18 as INT64, beyond as
+    // FIXED_LEN_BYTE_ARRAY of the fewest bytes (9 for 20 digits, 16 for 38).
+    let columns = [
+        ("int32", decimals(rows, 7, false)),
+        ("int64", decimals(rows, 15, false)),
+        ("flba9", decimals(rows, 20, false)),
+        ("flba16_narrow", decimals(rows, 38, false)),
+        ("flba16_wide", decimals(rows, 38, true)),
+    ];
+    let names = columns.each_ref().map(|(name, _)| *name);
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
+    let schema = batch.schema();
+    for version in [WriterVersion::PARQUET_1_0, WriterVersion::PARQUET_2_0] {
+        // Dictionary pages that fill and fall back to PLAIN; PLAIN alone; and the
+        // encodings decoded as stored first: DELTA_BINARY_PACKED (integers),
+        // BYTE_STREAM_SPLIT (all).
+        let mut plain = small_pages(version).set_dictionary_page_size_limit(200);
+        let mut encoded = small_pages(version).set_dictionary_enabled(false);
+        let mut unencoded = small_pages(version).set_dictionary_enabled(false);
+        for name in names {
+            let integer = name.starts_with("int");
+            let encoding = if integer {
+                Encoding::DELTA_BINARY_PACKED
+            } else {
+                Encoding::BYTE_STREAM_SPLIT
+            };
+            plain = plain.set_column_dictionary_enabled(ColumnPath::from(name), true);
+            encoded = encoded.set_column_encoding(ColumnPath::from(name), encoding);
+            unencoded = unencoded.set_column_encoding(ColumnPath::from(name), Encoding::PLAIN);
+        }
+        for properties in [plain, encoded, unencoded] {
+            let file = write(&batch, properties.build());
+            let reader = SerializedFileReader::new(file.clone()).unwrap();
+            let stored: Vec<(PhysicalType, i32)> = reader
+                .metadata()
+                .file_metadata()
+                .schema_descr()
+                .columns()
+                .iter()
+                .map(|c| (c.physical_type(), c.type_length()))
+                .collect();
+            let flba = PhysicalType::FIXED_LEN_BYTE_ARRAY;
+            assert_eq!(
+                stored,
+                [
+                    (PhysicalType::INT32, -1),
+                    (PhysicalType::INT64, -1),
+                    (flba, 9),
+                    (flba, 16),
+                    (flba, 16)
+                ]
+            );
             for batch_size in [1, 7, 64, 333, 2000] {
                 for selection in selections(rows) {
                     both(&file, &schema, batch_size, selection);

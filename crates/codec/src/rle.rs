@@ -502,6 +502,20 @@ impl<S: ByteSource> RleDecoder<S> {
         n: usize,
         out: &mut Vec<V>,
     ) -> Result<usize> {
+        self.append_converted_with_dictionary(dictionary, n, out, |v| v)
+    }
+
+    /// As [`Self::append_with_dictionary`], each value converted by `convert` as it is
+    /// appended: a dictionary kept at a narrower width than its values are read as
+    /// (64-bit decimals read as 128-bit ones) is gathered and widened in one pass.
+    #[inline]
+    pub fn append_converted_with_dictionary<V: Copy, W: Copy>(
+        &mut self,
+        dictionary: &[V],
+        n: usize,
+        out: &mut Vec<W>,
+        convert: impl Fn(V) -> W,
+    ) -> Result<usize> {
         self.check_index_width()?;
         let mut indices = [0u32; 1024];
         let mut done = 0;
@@ -512,13 +526,13 @@ impl<S: ByteSource> RleDecoder<S> {
                     let Some(&v) = dictionary.get(value as usize) else {
                         return Err(index_error(value, dictionary.len()));
                     };
-                    out.extend(std::iter::repeat_n(v, count));
+                    out.extend(std::iter::repeat_n(convert(v), count));
                     done += count;
                 }
                 Some(Run::BitPacked(run)) => {
                     let indices = &mut indices[..run.len()];
                     run.unpack_into(indices)?;
-                    append_gathered(dictionary, indices, out)?;
+                    append_gathered(dictionary, indices, out, &convert)?;
                     done += indices.len();
                 }
             }
@@ -537,15 +551,17 @@ impl<S: ByteSource> RleDecoder<S> {
     }
 }
 
-/// Appends `dictionary[i]` for each of `indices`; an index outside the dictionary is
-/// an error (and nothing is appended).
-pub(crate) fn append_gathered<V: Copy>(
+/// Appends `convert(dictionary[i])` for each of `indices`; an index outside the
+/// dictionary is an error (and nothing is appended).
+#[inline]
+pub(crate) fn append_gathered<V: Copy, W>(
     dictionary: &[V],
     indices: &[u32],
-    out: &mut Vec<V>,
+    out: &mut Vec<W>,
+    convert: impl Fn(V) -> W,
 ) -> Result<()> {
     check_indices(indices, dictionary.len())?;
-    out.extend(indices.iter().map(|&i| dictionary[i as usize]));
+    out.extend(indices.iter().map(|&i| convert(dictionary[i as usize])));
     Ok(())
 }
 
@@ -1035,7 +1051,7 @@ mod tests {
         }
         let dictionary = [10i64, 20, 30];
         let mut out = Vec::new();
-        let err = append_gathered(&dictionary, &[0, 2, 1 << 31], &mut out).unwrap_err();
+        let err = append_gathered(&dictionary, &[0, 2, 1 << 31], &mut out, |v| v).unwrap_err();
         assert!(err.to_string().contains("2147483648"), "{err}");
         assert!(out.is_empty());
         // The error names the first index out of range and where it is.
@@ -1047,7 +1063,11 @@ mod tests {
         );
         assert!(check_indices(&[0, 1, 2, 2], 3).is_ok());
         assert!(check_indices(&[], 0).is_ok());
-        append_gathered(&dictionary, &[2, 0, 1, 2], &mut out).unwrap();
+        append_gathered(&dictionary, &[2, 0, 1, 2], &mut out, |v| v).unwrap();
+        assert_eq!(out, [30, 10, 20, 30]);
+        let mut widened = Vec::new();
+        append_gathered(&dictionary, &[2, 0, 1, 2], &mut widened, i128::from).unwrap();
+        assert_eq!(widened, [30i128, 10, 20, 30]);
         assert_eq!(out, [30, 10, 20, 30]);
     }
 

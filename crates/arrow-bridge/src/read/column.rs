@@ -6,8 +6,11 @@
 //! | physical type        | read as                           | value kind          |
 //! |----------------------|-----------------------------------|---------------------|
 //! | BOOLEAN              | anything                          | `Booleans`          |
-//! | INT32, INT64, FLOAT, DOUBLE, INT96 | anything            | `Fixed<T>`          |
-//! | FIXED_LEN_BYTE_ARRAY | anything                          | `FixedLenBytes`     |
+//! | INT32                | `Decimal64`, `Decimal128`         | `Decimals<Fixed<i32>, D>` |
+//! | INT64                | `Decimal128`                      | `Decimals<Fixed<i64>, i128>` |
+//! | INT32, INT64, FLOAT, DOUBLE, INT96 | anything else       | `Fixed<T>`          |
+//! | FIXED_LEN_BYTE_ARRAY of ≤ 16 bytes | `Decimal32`, `Decimal64`, `Decimal128` | `Decimals<FixedLenBytes, D>` |
+//! | FIXED_LEN_BYTE_ARRAY | anything else                     | `FixedLenBytes`     |
 //! | BYTE_ARRAY           | `Utf8View`, `BinaryView`          | `ViewBytes`         |
 //! | BYTE_ARRAY           | `Utf8`, `Binary`                  | `Binary<i32>`       |
 //! | BYTE_ARRAY           | anything else                     | `Binary<i64>`       |
@@ -23,7 +26,10 @@ use herringbone_format::schema::ColumnDescriptor;
 
 use super::assemble::{IntoArray, LeafOutput, key_capacity};
 use super::budget::Budget;
-use super::decode::{Binary, Booleans, Fixed, FixedLenBytes, KeyedKind, ValueKind, ViewBytes};
+use super::decode::decimal::MAX_DECIMAL_WIDTH;
+use super::decode::{
+    Binary, Booleans, Decimals, Fixed, FixedLenBytes, KeyedKind, ValueKind, ViewBytes,
+};
 use super::leaf::LeafReader;
 use crate::error::{Error, Result};
 
@@ -209,9 +215,37 @@ pub(crate) fn with_value_kind<V: KindVisitor>(
             }
         };
     }
+    // Decimals wider than their stored integers, or stored as big-endian bytes, are
+    // decoded at their Arrow width; kept as a dictionary, they keep their stored form
+    // until the dictionary's values are assembled.
+    macro_rules! decimal {
+        ($stored:expr) => {
+            match (keyed, values_type) {
+                (Some(_), _) => kind!($stored),
+                (None, DataType::Decimal32(_, _)) => {
+                    visitor.visit(Decimals::<_, i32>::new($stored, values_type.clone())?)
+                }
+                (None, DataType::Decimal64(_, _)) => {
+                    visitor.visit(Decimals::<_, i64>::new($stored, values_type.clone())?)
+                }
+                (None, _) => visitor.visit(Decimals::<_, i128>::new($stored, values_type.clone())?),
+            }
+        };
+    }
     match physical {
         Type::BOOLEAN => visitor.visit(Booleans),
+        Type::INT32
+            if matches!(
+                values_type,
+                DataType::Decimal64(..) | DataType::Decimal128(..)
+            ) =>
+        {
+            decimal!(Fixed::<i32>::new())
+        }
         Type::INT32 => kind!(Fixed::<i32>::new()),
+        Type::INT64 if matches!(values_type, DataType::Decimal128(..)) => {
+            decimal!(Fixed::<i64>::new())
+        }
         Type::INT64 => kind!(Fixed::<i64>::new()),
         Type::INT96 => kind!(Fixed::<[u8; 12]>::new()),
         Type::FLOAT => kind!(Fixed::<f32>::new()),
@@ -227,7 +261,15 @@ pub(crate) fn with_value_kind<V: KindVisitor>(
                         column.path().dotted()
                     ))
                 })?;
-            kind!(FixedLenBytes { width })
+            let stored = FixedLenBytes { width };
+            match values_type {
+                DataType::Decimal32(..) | DataType::Decimal64(..) | DataType::Decimal128(..)
+                    if width <= MAX_DECIMAL_WIDTH =>
+                {
+                    decimal!(stored)
+                }
+                _ => kind!(stored),
+            }
         }
         Type::BYTE_ARRAY => match values_type {
             DataType::Utf8View | DataType::BinaryView => kind!(ViewBytes {

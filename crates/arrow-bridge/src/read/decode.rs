@@ -7,6 +7,7 @@
 //! | [`Booleans`]      | `Vec<bool>`       | ✓ | ✓ |   |   |   |   | ✓ |
 //! | [`Fixed<T>`]      | `Vec<T>`          | ✓ | ✓ | INT32, INT64 |   |   | ✓ |   |
 //! | [`FixedLenBytes`] | [`FixedBytes`]    | ✓ | ✓ |   |   | ✓ | ✓ |   |
+//! | [`Decimals<S, D>`] | `Vec<D>`         | ✓ | ✓ | through `S` (INT32, INT64, FIXED_LEN_BYTE_ARRAY) |||||
 //! | [`Binary<O>`]     | [`ByteArrays<O>`] | ✓ | ✓ |   | ✓ | ✓ |   |   |
 //! | [`ViewBytes`]     | [`Views`]         | ✓ | ✓ |   | ✓ | ✓ |   |   |
 //! | [`KeyedKind<K>`]  | [`Keyed`]         | dictionary-encoded pages as keys, others through `K` |||||||
@@ -22,6 +23,7 @@
 
 mod boolean;
 mod byte_array;
+pub(crate) mod decimal;
 mod fixed;
 mod fixed_len;
 mod keyed;
@@ -34,6 +36,7 @@ use herringbone_format::metadata::Encoding;
 
 pub(crate) use boolean::Booleans;
 pub(crate) use byte_array::Binary;
+pub(crate) use decimal::Decimals;
 pub(crate) use fixed::Fixed;
 pub(crate) use fixed_len::FixedLenBytes;
 pub(crate) use keyed::KeyedKind;

@@ -107,6 +107,19 @@ impl<S: ByteSource> DictionaryIndexDecoder<S> {
         self.rle.append_with_dictionary(dictionary, n, out)
     }
 
+    /// As [`Self::append_gathered`], each value converted by `convert` as it is
+    /// appended (a dictionary kept narrower than the values it is read as).
+    pub fn append_gathered_converted<V: Copy, W: Copy>(
+        &mut self,
+        dictionary: &[V],
+        n: usize,
+        out: &mut Vec<W>,
+        convert: impl Fn(V) -> W,
+    ) -> Result<usize> {
+        self.rle
+            .append_converted_with_dictionary(dictionary, n, out, convert)
+    }
+
     /// Appends the byte-array dictionary values up to `n` indices address: value `i`
     /// of the dictionary is `dictionary_data[offsets[i]..offsets[i + 1]]`. Bytes go to
     /// `values` and end offsets to `offsets` (which gets the start offset first if it

@@ -8,6 +8,7 @@ use arrow_schema::DataType;
 
 use super::primitive::primitive;
 use crate::error::{Error, Result};
+use crate::read::decode::decimal::{MAX_DECIMAL_WIDTH, append_be_decimals};
 
 /// Sign-extends a big-endian two's-complement integer of at most `N` bytes.
 fn be_sign_extend<const N: usize>(bytes: &[u8]) -> Option<[u8; N]> {
@@ -54,11 +55,11 @@ pub(crate) fn array<'a>(
     narrowed(dense, nulls, len, target)
 }
 
-/// Decimals of FIXED_LEN_BYTE_ARRAY values, `width` bytes each, back to back in `data`.
-/// Widths up to 16 bytes read as a decimal of up to 128 bits (pyarrow writes
-/// `decimal128(15, 2)` as 7 bytes) are widened by a loop compiled for the width: a
-/// fixed-size copy and an arithmetic shift per value, where [`array`] copies a slice
-/// of a length known only at run time.
+/// Decimals of FIXED_LEN_BYTE_ARRAY values, `width` bytes each, back to back in `data`
+/// (a dictionary's values kept as they are stored, or a width or target the decimal
+/// kind does not take). Widths up to 16 bytes read as a decimal of up to 128 bits go
+/// through the decoder's loop compiled for the width, where [`array`] copies a slice of
+/// a length known only at run time.
 pub(crate) fn fixed_width_array(
     data: &[u8],
     width: usize,
@@ -66,48 +67,28 @@ pub(crate) fn fixed_width_array(
     len: usize,
     target: &DataType,
 ) -> Result<ArrayRef> {
-    if let DataType::Decimal256(_, _) = target {
+    if width > MAX_DECIMAL_WIDTH {
         return array(data.chunks_exact(width), nulls, len, target);
     }
-    let dense = match width {
-        1 => Some(widen::<1>(data)),
-        2 => Some(widen::<2>(data)),
-        3 => Some(widen::<3>(data)),
-        4 => Some(widen::<4>(data)),
-        5 => Some(widen::<5>(data)),
-        6 => Some(widen::<6>(data)),
-        7 => Some(widen::<7>(data)),
-        8 => Some(widen::<8>(data)),
-        9 => Some(widen::<9>(data)),
-        10 => Some(widen::<10>(data)),
-        11 => Some(widen::<11>(data)),
-        12 => Some(widen::<12>(data)),
-        13 => Some(widen::<13>(data)),
-        14 => Some(widen::<14>(data)),
-        15 => Some(widen::<15>(data)),
-        16 => Some(widen::<16>(data)),
-        _ => None,
-    };
-    match dense {
-        Some(dense) => narrowed(dense, nulls, len, target),
-        None => array(data.chunks_exact(width), nulls, len, target),
+    let capacity = data.len() / width;
+    match target {
+        DataType::Decimal32(_, _) => {
+            let mut dense = Vec::<i32>::with_capacity(capacity);
+            append_be_decimals(data, width, &mut dense, target)?;
+            primitive::<Decimal32Type>(dense, nulls, len, target)
+        }
+        DataType::Decimal64(_, _) => {
+            let mut dense = Vec::<i64>::with_capacity(capacity);
+            append_be_decimals(data, width, &mut dense, target)?;
+            primitive::<Decimal64Type>(dense, nulls, len, target)
+        }
+        DataType::Decimal128(_, _) => {
+            let mut dense = Vec::<i128>::with_capacity(capacity);
+            append_be_decimals(data, width, &mut dense, target)?;
+            primitive::<Decimal128Type>(dense, nulls, len, target)
+        }
+        _ => array(data.chunks_exact(width), nulls, len, target),
     }
-}
-
-/// Sign-extends the big-endian `W`-byte integers back to back in `data` to `i128`.
-fn widen<const W: usize>(data: &[u8]) -> Vec<i128> {
-    const { assert!(W >= 1 && W <= 16) };
-    let (values, _) = data.as_chunks::<W>();
-    values
-        .iter()
-        .map(|bytes| {
-            // The value in the top bytes; the arithmetic shift brings it down with its
-            // sign.
-            let mut top = [0u8; 16];
-            top[..W].copy_from_slice(bytes);
-            i128::from_be_bytes(top) >> (8 * (16 - W))
-        })
-        .collect()
 }
 
 /// The array of `target` (a 32-, 64- or 128-bit decimal) of 128-bit values: an error

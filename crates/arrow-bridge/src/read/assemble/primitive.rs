@@ -63,6 +63,21 @@ impl IntoArray for Vec<i64> {
     }
 }
 
+/// Decimals decoded at 128 bits (`decode::Decimals`).
+impl IntoArray for Vec<i128> {
+    fn into_array(
+        self,
+        target: &DataType,
+        nulls: Option<NullBuffer>,
+        len: usize,
+    ) -> Result<ArrayRef> {
+        match target {
+            DataType::Decimal128(_, _) => primitive::<Decimal128Type>(self, nulls, len, target),
+            _ => Err(cannot("a 128-bit decimal", target)),
+        }
+    }
+}
+
 impl IntoArray for Vec<f32> {
     fn into_array(
         self,
