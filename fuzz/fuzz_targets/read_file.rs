@@ -43,6 +43,30 @@ impl ChunkReader for SideBySide {
     }
 }
 
+/// `builder` (of the file reader or of the async stream: the same methods) with the
+/// options both readers have.
+macro_rules! with_options {
+    ($builder:expr, $options:expr) => {{
+        let options = $options;
+        let mut builder = $builder
+            .with_batch_size(options.batch_size)
+            .with_verify_crc(options.verify_crc);
+        if let Some(projection) = options.projection {
+            builder = builder.with_projection(projection);
+        }
+        if let Some(groups) = options.row_groups {
+            builder = builder.with_row_groups(groups);
+        }
+        if let Some(selection) = options.selection {
+            builder = builder.with_row_selection(selection);
+        }
+        if let Some(schema) = options.schema {
+            builder = builder.with_schema_options(schema);
+        }
+        builder
+    }};
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((&control, file)) = data.split_first() else {
         return;
@@ -91,22 +115,7 @@ fn read_async(file: Bytes, control: u8) -> Option<Vec<RecordBatch>> {
             .await
             .ok()?;
         let options = Options::new(control, builder.metadata());
-        builder = builder
-            .with_batch_size(options.batch_size)
-            .with_verify_crc(options.verify_crc)
-            .with_threads(2);
-        if let Some(projection) = options.projection {
-            builder = builder.with_projection(projection);
-        }
-        if let Some(groups) = options.row_groups {
-            builder = builder.with_row_groups(groups);
-        }
-        if let Some(selection) = options.selection {
-            builder = builder.with_row_selection(selection);
-        }
-        if let Some(schema) = options.schema {
-            builder = builder.with_schema_options(schema);
-        }
+        builder = with_options!(builder, options).with_threads(2);
         let mut stream = builder.build().ok()?;
         let mut batches = Vec::new();
         while let Some(batch) = stream.next().await {
@@ -173,22 +182,9 @@ fn read<T: ChunkReader + 'static>(
     let mut builder = builder.ok()?;
     let options = Options::new(control, builder.metadata());
     let batch_size = options.batch_size;
-    builder = builder
-        .with_batch_size(batch_size)
-        .with_verify_crc(options.verify_crc);
-    if let Some(projection) = options.projection {
-        builder = builder.with_projection(projection);
-    }
-    if let Some(groups) = options.row_groups {
-        builder = builder.with_row_groups(groups);
-    }
-    if let Some(selection) = options.selection {
-        builder = builder.with_row_selection(selection);
-    }
-    if let Some(schema) = options.schema {
-        builder = builder.with_schema_options(schema);
-    }
-    if options.offset_and_limit {
+    let offset_and_limit = options.offset_and_limit;
+    builder = with_options!(builder, options);
+    if offset_and_limit {
         builder = builder.with_offset(5).with_limit(100);
     }
     let reader = builder.build().ok()?;

@@ -1068,7 +1068,6 @@ mod tests {
         let mut widened = Vec::new();
         append_gathered(&dictionary, &[2, 0, 1, 2], &mut widened, i128::from).unwrap();
         assert_eq!(widened, [30i128, 10, 20, 30]);
-        assert_eq!(out, [30, 10, 20, 30]);
     }
 
     #[test]

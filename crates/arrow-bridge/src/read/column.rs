@@ -223,12 +223,12 @@ pub(crate) fn with_value_kind<V: KindVisitor>(
             match (keyed, values_type) {
                 (Some(_), _) => kind!($stored),
                 (None, DataType::Decimal32(_, _)) => {
-                    visitor.visit(Decimals::<_, i32>::new($stored, values_type.clone())?)
+                    visitor.visit(Decimals::<_, i32>::new($stored, values_type.clone()))
                 }
                 (None, DataType::Decimal64(_, _)) => {
-                    visitor.visit(Decimals::<_, i64>::new($stored, values_type.clone())?)
+                    visitor.visit(Decimals::<_, i64>::new($stored, values_type.clone()))
                 }
-                (None, _) => visitor.visit(Decimals::<_, i128>::new($stored, values_type.clone())?),
+                (None, _) => visitor.visit(Decimals::<_, i128>::new($stored, values_type.clone())),
             }
         };
     }

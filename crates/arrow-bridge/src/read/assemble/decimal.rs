@@ -2,13 +2,14 @@
 //! values), sign-extended to the width of the mapped decimal type.
 
 use arrow_array::ArrayRef;
+use arrow_array::types::ArrowPrimitiveType;
 use arrow_array::types::{Decimal32Type, Decimal64Type, Decimal128Type, Decimal256Type};
 use arrow_buffer::{NullBuffer, i256};
 use arrow_schema::DataType;
 
 use super::primitive::primitive;
 use crate::error::{Error, Result};
-use crate::read::decode::decimal::{MAX_DECIMAL_WIDTH, append_be_decimals};
+use crate::read::decode::decimal::{DecimalValue, MAX_DECIMAL_WIDTH, append_be_decimals};
 
 /// Sign-extends a big-endian two's-complement integer of at most `N` bytes.
 fn be_sign_extend<const N: usize>(bytes: &[u8]) -> Option<[u8; N]> {
@@ -70,25 +71,29 @@ pub(crate) fn fixed_width_array(
     if width > MAX_DECIMAL_WIDTH {
         return array(data.chunks_exact(width), nulls, len, target);
     }
-    let capacity = data.len() / width;
     match target {
-        DataType::Decimal32(_, _) => {
-            let mut dense = Vec::<i32>::with_capacity(capacity);
-            append_be_decimals(data, width, &mut dense, target)?;
-            primitive::<Decimal32Type>(dense, nulls, len, target)
-        }
-        DataType::Decimal64(_, _) => {
-            let mut dense = Vec::<i64>::with_capacity(capacity);
-            append_be_decimals(data, width, &mut dense, target)?;
-            primitive::<Decimal64Type>(dense, nulls, len, target)
-        }
-        DataType::Decimal128(_, _) => {
-            let mut dense = Vec::<i128>::with_capacity(capacity);
-            append_be_decimals(data, width, &mut dense, target)?;
-            primitive::<Decimal128Type>(dense, nulls, len, target)
-        }
+        DataType::Decimal32(_, _) => widened::<Decimal32Type>(data, width, nulls, len, target),
+        DataType::Decimal64(_, _) => widened::<Decimal64Type>(data, width, nulls, len, target),
+        DataType::Decimal128(_, _) => widened::<Decimal128Type>(data, width, nulls, len, target),
         _ => array(data.chunks_exact(width), nulls, len, target),
     }
+}
+
+/// The array of decimal type `T` of the `width`-byte big-endian values in `data`.
+fn widened<T>(
+    data: &[u8],
+    width: usize,
+    nulls: Option<NullBuffer>,
+    len: usize,
+    target: &DataType,
+) -> Result<ArrayRef>
+where
+    T: ArrowPrimitiveType,
+    T::Native: DecimalValue,
+{
+    let mut dense = Vec::with_capacity(data.len() / width);
+    append_be_decimals::<T::Native>(data, width, &mut dense, target)?;
+    primitive::<T>(dense, nulls, len, target)
 }
 
 /// The array of `target` (a 32-, 64- or 128-bit decimal) of 128-bit values: an error

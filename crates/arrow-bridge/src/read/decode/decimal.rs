@@ -30,16 +30,10 @@ pub(crate) const MAX_DECIMAL_WIDTH: usize = 16;
 
 /// An Arrow decimal's value type: `i32`, `i64` or `i128`.
 pub(crate) trait DecimalValue:
-    Copy + Default + Send + Sync + std::fmt::Debug + TryFrom<i128> + 'static
+    Copy + Default + Send + Sync + std::fmt::Debug + TryFrom<i128> + Into<i128> + 'static
 {
     /// `value`'s low bits: for a value known to fit.
     fn low_bits(value: i128) -> Self;
-    /// The value as an `i128`.
-    fn widen(self) -> i128;
-}
-
-fn widen<D: DecimalValue>(value: D) -> i128 {
-    value.widen()
 }
 
 macro_rules! decimal_value {
@@ -48,11 +42,6 @@ macro_rules! decimal_value {
             #[inline(always)]
             fn low_bits(value: i128) -> Self {
                 value as $t
-            }
-
-            #[inline(always)]
-            fn widen(self) -> i128 {
-                i128::from(self)
             }
         }
     };
@@ -281,20 +270,15 @@ pub(crate) struct Decimals<S, D> {
 }
 
 impl<S: DecimalStorage, D: DecimalValue> Decimals<S, D> {
-    /// Decimals stored as `stored` read as `target`. A FIXED_LEN_BYTE_ARRAY wider than
-    /// [`MAX_DECIMAL_WIDTH`] is an error.
-    pub(crate) fn new(stored: S, target: DataType) -> Result<Self> {
-        if stored.plain_width() > MAX_DECIMAL_WIDTH {
-            return Err(Error::corrupt(format!(
-                "a decimal of {} bytes does not fit {target}",
-                stored.plain_width()
-            )));
-        }
-        Ok(Self {
+    /// Decimals stored as `stored` read as `target`. The column table picks this kind
+    /// for FIXED_LEN_BYTE_ARRAY of at most [`MAX_DECIMAL_WIDTH`] bytes; a wider one
+    /// would fail each read with the error of `append_be_decimals`.
+    pub(crate) fn new(stored: S, target: DataType) -> Self {
+        Self {
             stored,
             target,
             _value: std::marker::PhantomData,
-        })
+        }
     }
 }
 
@@ -346,7 +330,7 @@ impl<S: DecimalStorage, D: DecimalValue> ValueKind for Decimals<S, D> {
                 Err(wide) => stored = wide,
             }
         }
-        let mut values = Vec::new();
+        let mut values = Vec::<D>::new();
         self.stored
             .append_buffer(&stored, &mut values, &self.target)?;
         if size_of::<D>() > size_of::<i64>() {
@@ -354,7 +338,7 @@ impl<S: DecimalStorage, D: DecimalValue> ValueKind for Decimals<S, D> {
             // small numbers too.
             let narrow: Option<Vec<i64>> = values
                 .iter()
-                .map(|&v| i64::try_from(widen(v)).ok())
+                .map(|&v| i64::try_from(v.into()).ok())
                 .collect();
             if let Some(narrow) = narrow {
                 return Ok(DecimalDictionary::Narrow(narrow));
@@ -495,8 +479,7 @@ mod tests {
     /// A PLAIN page of INT64 `values`, read `step` values at a time with a skip of one
     /// value between reads.
     fn read_int64_plain(values: &[i64], step: usize) -> Vec<i128> {
-        let kind =
-            Decimals::<Fixed<i64>, i128>::new(Fixed::new(), DataType::Decimal128(18, 2)).unwrap();
+        let kind = Decimals::<Fixed<i64>, i128>::new(Fixed::new(), DataType::Decimal128(18, 2));
         let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
         let mut page = kind
             .page(Encoding::PLAIN, Bytes::from(bytes), values.len(), None)
@@ -535,8 +518,7 @@ mod tests {
         let kind = Decimals::<FixedLenBytes, i128>::new(
             FixedLenBytes { width: 7 },
             DataType::Decimal128(15, 2),
-        )
-        .unwrap();
+        );
         let entries = [-5i128, 300, 0x7f_ffff_ffff_ffff];
         let page: Vec<u8> = entries.iter().flat_map(|&v| be_bytes(v, 7)).collect();
         let dictionary = Arc::new(kind.dictionary(Bytes::from(page), 3).unwrap());
@@ -568,9 +550,36 @@ mod tests {
     }
 
     #[test]
+    fn a_sixteen_byte_dictionary_is_kept_narrow_only_when_every_entry_fits_64_bits() {
+        let kind = Decimals::<FixedLenBytes, i128>::new(
+            FixedLenBytes { width: 16 },
+            DataType::Decimal128(38, 2),
+        );
+        let page = |entries: &[i128]| {
+            Bytes::from(
+                entries
+                    .iter()
+                    .flat_map(|&v| be_bytes(v, 16))
+                    .collect::<Vec<u8>>(),
+            )
+        };
+        let small = [i128::from(i64::MIN), -1, i128::from(i64::MAX)];
+        match kind.dictionary(page(&small), 3).unwrap() {
+            DecimalDictionary::Narrow(values) => {
+                assert_eq!(values, [i64::MIN, -1, i64::MAX])
+            }
+            other => panic!("a narrow dictionary expected, got {other:?}"),
+        }
+        let wide = [7, i128::from(i64::MAX) + 1, -3];
+        match kind.dictionary(page(&wide), 3).unwrap() {
+            DecimalDictionary::Target(values) => assert_eq!(values, wide),
+            other => panic!("a 128-bit dictionary expected, got {other:?}"),
+        }
+    }
+
+    #[test]
     fn a_dictionary_entry_too_wide_for_the_target_is_an_error_when_its_page_is_read() {
         let kind = Decimals::<Fixed<i64>, i32>::new(Fixed::new(), DataType::Decimal32(9, 0));
-        let kind = kind.unwrap();
         let page = Bytes::from(
             [1i64, 1 << 40]
                 .iter()
@@ -590,8 +599,7 @@ mod tests {
         let values: Vec<i32> = (0..300).map(|i| i * 37 - 5_000).collect();
         let mut encoded = Vec::new();
         herringbone_codec::encoding::delta_binary_packed::encode(&values, &mut encoded);
-        let kind =
-            Decimals::<Fixed<i32>, i64>::new(Fixed::new(), DataType::Decimal64(10, 2)).unwrap();
+        let kind = Decimals::<Fixed<i32>, i64>::new(Fixed::new(), DataType::Decimal64(10, 2));
         let mut page = kind
             .page(
                 Encoding::DELTA_BINARY_PACKED,
